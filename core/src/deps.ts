@@ -1,0 +1,61 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+
+/** Source of the current time. Injected so tests can freeze and advance it. */
+export interface Clock {
+  now(): Date;
+}
+
+/** Source of identifiers and random material. Injected so tests can make them predictable. */
+export interface IdSource {
+  /** A UUID v4. */
+  uuid(): string;
+  /** `bytes` random bytes. */
+  bytes(size: number): Buffer;
+  /** A float in [0, 1), for jitter. */
+  random(): number;
+}
+
+/** The wall clock. */
+export const systemClock: Clock = { now: () => new Date() };
+
+/** Ids from node:crypto. */
+export const cryptoIds: IdSource = {
+  uuid: () => randomUUID(),
+  bytes: (size) => randomBytes(size),
+  random: () => randomBytes(4).readUInt32BE(0) / 0x1_0000_0000,
+};
+
+/** A clock that only moves when told to: for tests. */
+export interface ManualClock extends Clock {
+  set(date: Date | string): void;
+  advance(ms: number): void;
+}
+
+/** Creates a {@link ManualClock} starting at `start`. */
+export function createManualClock(start: Date | string = "2026-01-01T00:00:00.000Z"): ManualClock {
+  let current = new Date(start).getTime();
+  return {
+    now: () => new Date(current),
+    set: (date) => {
+      current = new Date(date).getTime();
+    },
+    advance: (ms) => {
+      current += ms;
+    },
+  };
+}
+
+/** An opaque id with a prefix, e.g. `we_3f9c...`. */
+export function toPrefixedId(ids: IdSource, prefix: string, bytes = 12): string {
+  return `${prefix}_${ids.bytes(bytes).toString("hex")}`;
+}
+
+/** Hex SHA-256, used to store secrets and tokens without keeping them. */
+export function sha256Hex(value: string | Buffer): string {
+  return createHash("sha256").update(value).digest("hex");
+}
+
+/** ISO 8601 UTC with milliseconds. */
+export function toTimestamp(date: Date): string {
+  return date.toISOString();
+}

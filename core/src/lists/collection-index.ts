@@ -1,0 +1,122 @@
+/** The fields every indexed record has. Other fields are filter and sort keys. */
+export interface IndexEntry {
+  id: string;
+  created_at: string;
+  [field: string]: string | number | boolean | null;
+}
+
+/** A position in a sorted listing: the sort value and id of the last item returned. */
+export interface KeysetPosition {
+  value: string | number | null;
+  id: string;
+}
+
+/** A request for one page of a listing. */
+export interface IndexQuery<E extends IndexEntry> {
+  field: keyof E & string;
+  descending: boolean;
+  after?: KeysetPosition;
+  limit: number;
+  filter?: (entry: E) => boolean;
+}
+
+const compareValues = (a: unknown, b: unknown): number => {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return -1;
+  if (b === null || b === undefined) return 1;
+  return (a as number) < (b as number) ? -1 : 1;
+};
+
+/**
+ * An in-memory index of one collection (say, one account's products) so that a listing never reads every
+ * record: it walks sorted entries from the cursor and stops after `limit` matches. Entries sorted by
+ * `created_at` are kept sorted on every write; other sort fields are sorted lazily and cached until the
+ * next write.
+ */
+export class CollectionIndex<E extends IndexEntry> {
+  private readonly byId = new Map<string, E>();
+  private readonly sorted = new Map<string, E[]>();
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: string): E | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Adds or replaces an entry. */
+  upsert(entry: E): void {
+    const previous = this.byId.get(entry.id);
+    this.byId.set(entry.id, entry);
+    const byCreated = this.sorted.get("created_at");
+    for (const key of [...this.sorted.keys()]) if (key !== "created_at") this.sorted.delete(key);
+    if (!byCreated) return;
+    if (previous) byCreated.splice(this.position(byCreated, "created_at", previous), 1);
+    byCreated.splice(this.position(byCreated, "created_at", entry), 0, entry);
+  }
+
+  /** Removes an entry if present. */
+  remove(id: string): void {
+    const previous = this.byId.get(id);
+    if (!previous) return;
+    this.byId.delete(id);
+    const byCreated = this.sorted.get("created_at");
+    for (const key of [...this.sorted.keys()]) if (key !== "created_at") this.sorted.delete(key);
+    if (byCreated) byCreated.splice(this.position(byCreated, "created_at", previous), 1);
+  }
+
+  /** Every entry, in no particular order. */
+  values(): IterableIterator<E> {
+    return this.byId.values();
+  }
+
+  /** One page of entries after `after`, plus whether more follow. */
+  query(q: IndexQuery<E>): { items: E[]; hasMore: boolean } {
+    const list = this.sortedBy(q.field);
+    const items: E[] = [];
+    const step = q.descending ? -1 : 1;
+    let i: number;
+    if (q.after) {
+      const probe = { id: q.after.id, [q.field]: q.after.value } as unknown as E;
+      const at = this.position(list, q.field, probe);
+      // position() is the insertion point; skip the cursor entry itself when it is still there.
+      i = q.descending ? at - 1 : at;
+      if (!q.descending && list[i] && this.compare(list[i], probe, q.field) === 0) i += 1;
+    } else {
+      i = q.descending ? list.length - 1 : 0;
+    }
+    for (; i >= 0 && i < list.length; i += step) {
+      const entry = list[i];
+      if (q.filter && !q.filter(entry)) continue;
+      if (items.length === q.limit) return { items, hasMore: true };
+      items.push(entry);
+    }
+    return { items, hasMore: false };
+  }
+
+  private sortedBy(field: string): E[] {
+    let list = this.sorted.get(field);
+    if (!list) {
+      list = [...this.byId.values()].sort((a, b) => this.compare(a, b, field));
+      this.sorted.set(field, list);
+    }
+    return list;
+  }
+
+  private compare(a: E, b: E, field: string): number {
+    return compareValues(a[field], b[field]) || compareValues(a.id, b.id);
+  }
+
+  /** Binary search: index of the first entry not less than `probe`. */
+  private position(list: E[], field: string, probe: E): number {
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compare(list[mid], probe, field) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}

@@ -1,0 +1,83 @@
+/** An image of a product as stored. `media_path` is set for uploads kept in the media store. */
+export interface ProductImageRecord {
+  id: string;
+  url: string;
+  media_type: string;
+  display_order: number;
+  created_at: string;
+  media_path: string | null;
+}
+
+/** A checkout field as it belongs to a product (shared by every page of it). */
+export interface StoredCheckoutField {
+  field_key: string;
+  label: string;
+  field_type: "text" | "tel" | "email" | "date" | "textarea" | "select";
+  is_required: boolean;
+  options: string[];
+}
+
+/** A product as stored. */
+export interface ProductRecord {
+  id: string;
+  account_id: string;
+  title: string;
+  description: string | null;
+  price: number;
+  original_price: number | null;
+  delivery_price: number | null;
+  product_type: "physical" | "service";
+  images: ProductImageRecord[];
+  checkout_fields: StoredCheckoutField[] | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+/** Images in display order; ties keep their creation order. */
+export function sortImages(images: ProductImageRecord[]): ProductImageRecord[] {
+  return [...images].sort((a, b) => a.display_order - b.display_order || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+}
+
+/** The placeholder image shown for a product without images. */
+export function placeholderUrl(publicUrl: string, product: Pick<ProductRecord, "account_id" | "id">): string {
+  return `${publicUrl}/media/placeholders/${product.account_id}/${product.id}.svg`;
+}
+
+/** The product as the API returns it; list items leave `images` out. */
+export function toProductView(product: ProductRecord, publicUrl: string, withImages = true) {
+  const images = sortImages(product.images);
+  const view = {
+    id: product.id,
+    title: product.title,
+    description: product.description,
+    price: product.price,
+    original_price: product.original_price,
+    delivery_price: product.delivery_price,
+    preview_image_url: images[0]?.url ?? placeholderUrl(publicUrl, product),
+    product_type: product.product_type,
+    created_at: product.created_at,
+    updated_at: product.updated_at,
+  };
+  if (!withImages) return view;
+  return {
+    ...view,
+    images: images.map((i) => ({ id: i.id, url: i.url, media_type: i.media_type, display_order: i.display_order, created_at: i.created_at })),
+  };
+}
+
+export type ProductView = ReturnType<typeof toProductView>;
+
+/** What the products index keeps per product: enough to filter and sort without reading records. */
+export function toProductEntry(product: ProductRecord) {
+  if (product.deleted_at) return null;
+  return {
+    id: product.id,
+    created_at: product.created_at,
+    updated_at: product.updated_at,
+    title: product.title.toLowerCase(),
+    price: product.price,
+    product_type: product.product_type,
+    text: `${product.title}\n${product.description ?? ""}`.toLowerCase(),
+  };
+}

@@ -1,0 +1,206 @@
+import type { Storage } from "unstorage";
+import { toTimestamp, type Clock, type IdSource } from "../deps.js";
+import { notFound, validationError, type ValidationIssue } from "../errors.js";
+import type { EventSink } from "../events/event-sink.js";
+import { isUuid } from "../ids.js";
+import type { CursorCodec } from "../lists/cursor.js";
+import type { IndexRegistry } from "../lists/index-registry.js";
+import { listQuerySchema } from "../lists/list-query.js";
+import { paginate, withinBounds } from "../lists/paginate.js";
+import { isoDateOrDateTime } from "../lists/list-query.js";
+import type { MediaStore } from "../media/media-store.js";
+import { mediaTypeFromUrl } from "../media/sniff.js";
+import type { Lock } from "../ports/lock.js";
+import { parseInput } from "../validation.js";
+import { checkUploads, type BodyInput, type CheckedUpload } from "./product-input.js";
+import { sortImages, toProductEntry, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
+import {
+  MAX_IMAGES,
+  productCreateMultipartSchema,
+  productCreateSchema,
+  productListQuerySchema,
+  productUpdateMultipartSchema,
+  productUpdateSchema,
+} from "./schemas.js";
+
+interface Deps {
+  storage: Storage;
+  media: MediaStore;
+  clock: Clock;
+  ids: IdSource;
+  lock: Lock;
+  indexes: IndexRegistry;
+  cursors: CursorCodec;
+  events: EventSink;
+  publicUrl: () => string;
+}
+
+/** Query of `GET /products`. */
+export const productListSchema = listQuerySchema(["created_at", "updated_at", "title", "price"]).extend({
+  ...productListQuerySchema.shape,
+  created_after: isoDateOrDateTime.optional(),
+  created_before: isoDateOrDateTime.optional(),
+});
+
+/** Products of an account: create, read, list, update (with media), soft delete. */
+export function createProductsService(deps: Deps) {
+  const { storage, clock, ids } = deps;
+  const key = (accountId: string, id: string) => `acct:${accountId}:products:${id}`;
+  const indexOf = (accountId: string) => deps.indexes.get(`acct:${accountId}:products`, toProductEntry);
+  const view = (p: ProductRecord, withImages = true) => toProductView(p, deps.publicUrl(), withImages);
+
+  async function read(accountId: string, id: string): Promise<ProductRecord | null> {
+    if (!isUuid(id)) return null;
+    const record = await storage.getItem<ProductRecord>(key(accountId, id));
+    return record && !record.deleted_at ? record : null;
+  }
+
+  async function requireProduct(accountId: string, id: string): Promise<ProductRecord> {
+    const record = await read(accountId, id);
+    if (!record) throw notFound("product", id);
+    return record;
+  }
+
+  /** The one place a product changes: storage, index, and the event. */
+  async function commit(record: ProductRecord, type: "product.created" | "product.updated" | "product.deleted") {
+    await storage.setItem(key(record.account_id, record.id), record);
+    const index = await indexOf(record.account_id);
+    const entry = toProductEntry(record);
+    if (entry) index.upsert(entry);
+    else index.remove(record.id);
+    await deps.events.emit({ type, account_id: record.account_id, data: view(record) });
+  }
+
+  async function storeUploads(record: ProductRecord, uploads: CheckedUpload[], startOrder: number, at: string) {
+    const added: ProductImageRecord[] = [];
+    for (const [i, upload] of uploads.entries()) {
+      const id = ids.uuid();
+      const path = `products/${record.id}/${id}.${upload.ext}`;
+      await deps.media.put(path, upload.bytes);
+      added.push({ id, url: deps.media.urlOf(path), media_type: upload.mediaType, display_order: startOrder + i, created_at: at, media_path: path });
+    }
+    return added;
+  }
+
+  const urlImages = (urls: string[] | undefined, startOrder: number, at: string): ProductImageRecord[] =>
+    (urls ?? []).map((url, i) => ({ id: ids.uuid(), url, media_type: mediaTypeFromUrl(url), display_order: startOrder + i, created_at: at, media_path: null }));
+
+  return {
+    read,
+    require: requireProduct,
+    /** A product even when soft-deleted (placeholders of pages built from it keep working). */
+    async readAny(accountId: string, id: string): Promise<ProductRecord | null> {
+      return isUuid(id) ? storage.getItem<ProductRecord>(key(accountId, id)) : null;
+    },
+    view,
+
+    async create(accountId: string, input: BodyInput) {
+      const body = input.kind === "json" ? parseInput(productCreateSchema, input.body) : parseInput(productCreateMultipartSchema, input.fields);
+      const uploads = input.kind === "multipart" ? checkUploads(input.files) : [];
+      const urlCount = body.images?.length ?? 0;
+      if (urlCount + uploads.length > MAX_IMAGES) throw tooManyImages();
+      const at = toTimestamp(clock.now());
+      const record: ProductRecord = {
+        id: ids.uuid(),
+        account_id: accountId,
+        title: body.title,
+        description: body.description ?? null,
+        price: body.price,
+        original_price: body.original_price ?? null,
+        delivery_price: body.delivery_price ?? null,
+        product_type: body.product_type,
+        images: [],
+        checkout_fields: null,
+        created_at: at,
+        updated_at: at,
+        deleted_at: null,
+      };
+      record.images = [...urlImages(body.images, 0, at), ...(await storeUploads(record, uploads, urlCount, at))];
+      await commit(record, "product.created");
+      return view(record);
+    },
+
+    async get(accountId: string, id: string) {
+      return view(await requireProduct(accountId, id));
+    },
+
+    async list(accountId: string, query: unknown) {
+      const q = parseInput(productListSchema, query);
+      const needle = q.q?.toLowerCase();
+      return paginate({
+        index: await indexOf(accountId),
+        codec: deps.cursors,
+        sort: q.sort,
+        cursor: q.cursor,
+        perPage: q.per_page,
+        filters: { product_type: q.product_type, q: q.q, created_after: q.created_after, created_before: q.created_before },
+        filter: (e) =>
+          (!q.product_type || e.product_type === q.product_type) &&
+          (!needle || e.text.includes(needle)) &&
+          withinBounds(e.created_at, q.created_after, q.created_before),
+        load: async (entries) => {
+          const records = await Promise.all(entries.map((e) => storage.getItem<ProductRecord>(key(accountId, e.id))));
+          return records.filter((r): r is ProductRecord => r !== null).map((r) => view(r, false));
+        },
+      });
+    },
+
+    async update(accountId: string, id: string, input: BodyInput) {
+      const body = input.kind === "json" ? parseInput(productUpdateSchema, input.body ?? {}) : parseInput(productUpdateMultipartSchema, input.fields);
+      const uploads = input.kind === "multipart" ? checkUploads(input.files) : [];
+      if (!isUuid(id)) throw notFound("product", id);
+      // Serialised per product so concurrent edits of the image list never lose one.
+      return deps.lock.withLock(key(accountId, id), async () => {
+        const current = await requireProduct(accountId, id);
+        const at = toTimestamp(clock.now());
+        const issues: ValidationIssue[] = [];
+        const own = new Set(current.images.map((i) => i.id));
+        const removed = new Set(body.remove_image_ids ?? []);
+        for (const [i, rid] of [...removed].entries()) if (!own.has(rid)) issues.push({ path: `remove_image_ids.${i}`, code: "unknown_image", message: "is not an image of this product" });
+        for (const [i, item] of (body.reorder_images ?? []).entries()) {
+          if (!own.has(item.id)) issues.push({ path: `reorder_images.${i}.id`, code: "unknown_image", message: "is not an image of this product" });
+          else if (removed.has(item.id)) issues.push({ path: `reorder_images.${i}.id`, code: "conflict", message: "is also being removed" });
+        }
+        if (issues.length) throw validationError(issues);
+        const order = new Map((body.reorder_images ?? []).map((r) => [r.id, r.display_order]));
+        let images = current.images.filter((img) => !removed.has(img.id)).map((img) => ({ ...img, display_order: order.get(img.id) ?? img.display_order }));
+        const next = images.reduce((max, img) => Math.max(max, img.display_order + 1), 0);
+        const fromUrls = urlImages(body.images, next, at);
+        if (images.length + fromUrls.length + uploads.length > MAX_IMAGES) throw tooManyImages();
+        const record: ProductRecord = { ...current, images };
+        images = [...images, ...fromUrls, ...(await storeUploads(record, uploads, next + fromUrls.length, at))];
+        // Renumber so display_order is always 0..n-1 in the order shown.
+        record.images = sortImages(images).map((img, i) => ({ ...img, display_order: i }));
+        for (const field of ["title", "description", "price", "original_price", "delivery_price", "product_type"] as const) {
+          if (body[field] !== undefined) (record as unknown as Record<string, unknown>)[field] = body[field];
+        }
+        record.updated_at = at;
+        await commit(record, "product.updated");
+        return view(record);
+      });
+    },
+
+    async remove(accountId: string, id: string): Promise<void> {
+      if (!isUuid(id)) throw notFound("product", id);
+      await deps.lock.withLock(key(accountId, id), async () => {
+        const current = await requireProduct(accountId, id);
+        const at = toTimestamp(clock.now());
+        await commit({ ...current, deleted_at: at, updated_at: at }, "product.deleted");
+      });
+    },
+
+    /** Saves the checkout fields that belong to a product (used by page generation). */
+    async setCheckoutFields(accountId: string, id: string, fields: ProductRecord["checkout_fields"]) {
+      await deps.lock.withLock(key(accountId, id), async () => {
+        const current = await storage.getItem<ProductRecord>(key(accountId, id));
+        if (current) await storage.setItem(key(accountId, id), { ...current, checkout_fields: fields });
+      });
+    },
+  };
+}
+
+function tooManyImages() {
+  return validationError([{ path: "images", code: "too_many", message: `a product has at most ${MAX_IMAGES} images` }]);
+}
+
+export type ProductsService = ReturnType<typeof createProductsService>;

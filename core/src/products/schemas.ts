@@ -1,0 +1,91 @@
+import { z } from "zod";
+
+const money = z.number().finite("must be a finite number").min(0, "must not be negative").max(1_000_000_000, "is too large");
+const moneyText = z
+  .string()
+  .trim()
+  .regex(/^\d+(\.\d+)?$/, "must be a non-negative number")
+  .transform(Number)
+  .pipe(money);
+const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http or https URL" }).max(2048);
+
+export const productTypeSchema = z.enum(["physical", "service"]);
+export const MAX_IMAGES = 20;
+export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+
+const title = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters");
+const description = z.string().max(5000, "must be at most 5000 characters");
+
+/** JSON body of `POST /products`. */
+export const productCreateSchema = z.strictObject({
+  title,
+  description: description.nullable().optional(),
+  price: money,
+  original_price: money.nullable().optional(),
+  delivery_price: money.nullable().optional(),
+  product_type: productTypeSchema,
+  images: z.array(httpUrl).max(MAX_IMAGES, `at most ${MAX_IMAGES} images`).optional().describe("Image URLs, kept as they are"),
+});
+
+const reorderItem = z.strictObject({ id: z.uuid(), display_order: z.number().int().min(0).max(10_000) });
+
+/** JSON body of `PATCH /products/{id}`. */
+export const productUpdateSchema = z.strictObject({
+  title: title.optional(),
+  description: description.nullable().optional(),
+  price: money.optional(),
+  original_price: money.nullable().optional(),
+  delivery_price: money.nullable().optional(),
+  product_type: productTypeSchema.optional(),
+  images: z.array(httpUrl).max(MAX_IMAGES).optional().describe("Image URLs appended after the existing images"),
+  remove_image_ids: z.array(z.uuid()).max(100).optional(),
+  reorder_images: z.array(reorderItem).max(100).optional(),
+});
+
+const optionalText = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? null : v), schema.nullable().optional());
+const listField = <T extends z.ZodType>(item: T) =>
+  z.preprocess((v) => {
+    if (v === undefined) return undefined;
+    const values = Array.isArray(v) ? v : [v];
+    return values.flatMap((s) => (typeof s === "string" && s.trim().startsWith("[") ? safeJson(s) : String(s).split(",").map((x) => x.trim()).filter(Boolean)));
+  }, z.array(item).optional());
+
+/** Multipart fields of `POST /products`: numbers arrive as strings, files come separately. */
+export const productCreateMultipartSchema = z.strictObject({
+  title,
+  description: optionalText(description),
+  price: moneyText,
+  original_price: optionalText(moneyText),
+  delivery_price: optionalText(moneyText),
+  product_type: productTypeSchema,
+  images: listField(httpUrl),
+});
+
+/** Multipart fields of `PATCH /products/{id}`; an empty `description` clears it. */
+export const productUpdateMultipartSchema = z.strictObject({
+  title: title.optional(),
+  description: optionalText(description),
+  price: moneyText.optional(),
+  original_price: optionalText(moneyText),
+  delivery_price: optionalText(moneyText),
+  product_type: productTypeSchema.optional(),
+  images: listField(httpUrl),
+  remove_image_ids: listField(z.uuid()),
+  reorder_images: z.preprocess((v) => (typeof v === "string" ? safeJson(v) : v), z.array(reorderItem).optional()),
+});
+
+export const productListQuerySchema = z.object({
+  product_type: productTypeSchema.optional(),
+  q: z.string().max(200).optional().describe("Case-insensitive substring of the title or description"),
+});
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export type ProductCreateInput = z.output<typeof productCreateSchema>;
+export type ProductUpdateInput = z.output<typeof productUpdateSchema>;

@@ -1,0 +1,144 @@
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { mkdir, open, readdir, readFile, rename, rm, unlink } from "node:fs/promises";
+import { join, resolve, sep } from "node:path";
+import { defineDriver } from "unstorage";
+
+/** Options of {@link fsDurableDriver}. */
+export interface FsDurableOptions {
+  /** Folder that holds the records. Created when missing. */
+  base: string;
+  /** fsync every record before it becomes visible (default true). */
+  fsync?: boolean;
+}
+
+const SEGMENT = /^[A-Za-z0-9_.-]+$/;
+const TMP_DIR = ".tmp";
+
+/**
+ * A file-system driver that never exposes a half-written record: each write goes to a temporary file,
+ * is flushed, and is then renamed over the target, which POSIX makes atomic. Readers therefore see the
+ * old value or the new one. Keys map to nested folders (`a:b:c` is `a/b/c`), and `getKeys(prefix)` only
+ * walks the prefix's folder instead of the whole tree.
+ */
+export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
+  const base = resolve(options.base);
+  const tmpDir = join(base, TMP_DIR);
+  const doSync = options.fsync !== false;
+  let counter = 0;
+  // Leftovers of a crash mid-write are never visible records; drop them at start.
+  rmSync(tmpDir, { recursive: true, force: true });
+  mkdirSync(tmpDir, { recursive: true });
+
+  const toPath = (key: string): string => {
+    const parts = key.split(":").filter(Boolean);
+    if (parts.length === 0 || parts.some((p) => !SEGMENT.test(p) || p === "." || p === ".." || p === TMP_DIR)) {
+      throw new Error(`Unsafe storage key: ${JSON.stringify(key)}`);
+    }
+    return join(base, ...parts);
+  };
+
+  const readOrNull = async (key: string): Promise<Buffer | null> => {
+    try {
+      return await readFile(toPath(key));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "EISDIR") return null;
+      throw error;
+    }
+  };
+
+  const writeAtomic = async (key: string, data: string | Uint8Array): Promise<void> => {
+    const target = toPath(key);
+    const tmp = join(tmpDir, `${process.pid}-${++counter}`);
+    const handle = await open(tmp, "w");
+    try {
+      await handle.writeFile(data);
+      if (doSync) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await rename(tmp, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      await mkdir(join(target, ".."), { recursive: true });
+      await rename(tmp, target);
+    }
+  };
+
+  const walk = async (dir: string, prefix: string, out: string[]): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return;
+      throw error;
+    }
+    for (const entry of entries) {
+      if (entry.name === TMP_DIR && dir === base) continue;
+      const key = prefix ? `${prefix}:${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(join(dir, entry.name), key, out);
+      else out.push(key);
+    }
+  };
+
+  return {
+    name: "fs-durable",
+    options,
+    flags: { maxDepth: false },
+    async hasItem(key) {
+      return (await readOrNull(key)) !== null;
+    },
+    async getItem(key) {
+      const data = await readOrNull(key);
+      return data === null ? null : data.toString("utf8");
+    },
+    async getItemRaw(key) {
+      return readOrNull(key);
+    },
+    async setItem(key, value) {
+      await writeAtomic(key, value);
+    },
+    async setItemRaw(key, value) {
+      await writeAtomic(key, value as Uint8Array);
+    },
+    async removeItem(key) {
+      await unlink(toPath(key)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error;
+      });
+    },
+    async getKeys(prefix) {
+      const clean = (prefix ?? "").split(":").filter(Boolean).join(":");
+      const out: string[] = [];
+      // A prefix may end mid-segment ("products:ab"): walk the last complete folder and filter.
+      const parts = clean ? clean.split(":") : [];
+      const folderParts = parts.filter((p) => SEGMENT.test(p) && p !== "..");
+      if (folderParts.length !== parts.length) return [];
+      let dirParts = folderParts;
+      const asFolder = join(base, ...dirParts);
+      if (dirParts.length > 0 && !isDirSync(asFolder)) dirParts = dirParts.slice(0, -1);
+      await walk(join(base, ...dirParts), dirParts.join(":"), out);
+      return clean ? out.filter((k) => k.startsWith(clean)) : out;
+    },
+    async clear(prefix) {
+      const clean = (prefix ?? "").split(":").filter(Boolean);
+      if (clean.length === 0) {
+        for (const entry of readdirSync(base)) {
+          if (entry !== TMP_DIR) await rm(join(base, entry), { recursive: true, force: true });
+        }
+        return;
+      }
+      await rm(toPath(clean.join(":")), { recursive: true, force: true });
+    },
+  };
+});
+
+function isDirSync(path: string): boolean {
+  try {
+    return readdirSync(path) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** Separator used when mapping keys to paths; exported for tests that inspect the tree. */
+export const PATH_SEPARATOR = sep;

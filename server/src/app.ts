@@ -1,0 +1,95 @@
+import type { Core } from "@lp/core";
+import { LpError } from "@lp/core";
+import { H3, type H3Event } from "h3";
+import { toErrorResponse } from "./http/errors.js";
+import { requestIdOf, toHandler } from "./http/pipeline.js";
+import type { RouteDef, ServerContext, ServerSettings } from "./http/route.js";
+import { json } from "./http/respond.js";
+import { buildOpenApi } from "./openapi/build-openapi.js";
+import { adminRoutes } from "./routes/admin.js";
+import { healthRoutes } from "./routes/health.js";
+import { mediaRoutes } from "./routes/media.js";
+import { productRoutes } from "./routes/products.js";
+
+/** Options of {@link createApp}. */
+export interface AppOptions {
+  core: Core;
+  settings: ServerSettings;
+  /** Where access-log lines go; null turns the log off. Default: stderr. */
+  log?: ((line: string) => void) | null;
+  afterReset?: () => Promise<void>;
+  /** Routes added by later layers (pages, deployments, webhooks, sites). */
+  extraRoutes?: RouteDef[];
+}
+
+/** Every route of the API, in one table. */
+export function apiRoutes(options: Pick<AppOptions, "settings" | "extraRoutes">): RouteDef[] {
+  return [
+    ...healthRoutes,
+    ...productRoutes,
+    ...(options.extraRoutes ?? []),
+    ...mediaRoutes,
+    ...(options.settings.adminKey ? adminRoutes : []),
+  ];
+}
+
+/** Builds the h3 app that serves the `/v1` API, the admin API, media and health checks. */
+export function createApp(options: AppOptions) {
+  const server: ServerContext = { core: options.core, settings: options.settings, afterReset: options.afterReset };
+  const log = options.log === undefined ? (line: string) => process.stderr.write(`${line}\n`) : options.log;
+  const routes = apiRoutes(options);
+  const openapi = buildOpenApi(routes);
+  const started = new WeakMap<H3Event, number>();
+
+  const app = new H3({
+    silent: true,
+    onRequest(event) {
+      event.context.requestId = options.core.ids ? `req_${options.core.ids.bytes(12).toString("hex")}` : "req_unknown";
+      started.set(event, performance.now());
+    },
+    onResponse(response, event) {
+      response.headers.set("x-request-id", requestIdOf(event));
+      if (log) {
+        const ms = (performance.now() - (started.get(event) ?? performance.now())).toFixed(1);
+        log(`${event.req.method} ${event.url.pathname} ${response.status} ${ms}ms ${requestIdOf(event)}`);
+      }
+    },
+    onError(error, event) {
+      const cause = (error as { cause?: unknown }).cause;
+      const status = (error as { status?: number }).status;
+      // h3's own errors (bad URL encoding) are client errors; anything else is ours.
+      if (!(cause instanceof Error) && status && status < 500) {
+        return toErrorResponse(new LpError("validation_error", error.message || "Bad request."), requestIdOf(event));
+      }
+      return toErrorResponse(cause instanceof LpError ? cause : (cause ?? error), requestIdOf(event));
+    },
+  });
+
+  for (const route of routes) app.on(route.method, route.path, toHandler(route, server));
+  app.get("/v1/openapi.json", () => json(openapi));
+
+  const patterns = routes.map((r) => ({ method: r.method, regex: toRegex(r.path) }));
+  app.all("/**", (event) => {
+    const path = event.url.pathname;
+    const allowed = [...new Set(patterns.filter((p) => p.regex.test(path)).map((p) => p.method))];
+    if (allowed.length > 0) {
+      return toErrorResponse(
+        new LpError("method_not_allowed", `${event.req.method} is not allowed on ${path}; use ${allowed.join(", ")}.`, { allowed }),
+        requestIdOf(event),
+      );
+    }
+    return toErrorResponse(new LpError("not_found", `No route matches ${event.req.method} ${path}.`, { resource: "route" }), requestIdOf(event));
+  });
+
+  return { app, routes, server, openapi };
+}
+
+function toRegex(path: string): RegExp {
+  const source = path
+    .split("/")
+    .map((part) => (part.startsWith("**") ? ".+" : part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("/");
+  return new RegExp(`^${source}/?$`);
+}
+
+export type App = ReturnType<typeof createApp>;

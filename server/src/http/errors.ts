@@ -1,0 +1,51 @@
+import { LpError, type ErrorCode } from "@lp/core";
+
+/** The one table from error code to HTTP status (DESIGN §3). */
+export const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  invalid_json: 400,
+  validation_error: 400,
+  invalid_cursor: 400,
+  unauthenticated: 401,
+  insufficient_scope: 403,
+  account_mismatch: 403,
+  quota_exceeded: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  deployment_in_progress: 409,
+  idempotency_key_in_use: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  internal_error: 500,
+};
+
+/** Extra headers some errors carry. */
+function headersFor(error: LpError, plane: "account" | "app" | "admin" | "none"): Record<string, string> {
+  if (error.code === "unauthenticated") {
+    return { "www-authenticate": plane === "app" ? 'Basic realm="lp developer"' : 'Bearer realm="lp"' };
+  }
+  if (error.code === "idempotency_key_in_use") return { "retry-after": "1" };
+  if (error.code === "method_not_allowed" && Array.isArray(error.details?.allowed)) {
+    return { allow: (error.details.allowed as string[]).join(", ") };
+  }
+  return {};
+}
+
+/**
+ * Turns any thrown value into the error envelope. Unknown errors become `internal_error` without their
+ * cause, which is logged with the request id instead.
+ */
+export function toErrorResponse(error: unknown, requestId: string, plane: "account" | "app" | "admin" | "none" = "none"): Response {
+  let lp: LpError;
+  if (error instanceof LpError) lp = error;
+  else {
+    console.error(`[lp] ${requestId} internal error:`, error);
+    lp = new LpError("internal_error", "Something went wrong on our side. Quote the request id when reporting it.");
+  }
+  const details = lp.code === "method_not_allowed" ? undefined : lp.details;
+  const body = { error: { code: lp.code, message: lp.message, ...(details ? { details } : {}), request_id: requestId } };
+  return new Response(JSON.stringify(body), {
+    status: STATUS_BY_CODE[lp.code],
+    headers: { "content-type": "application/json; charset=utf-8", ...headersFor(lp, plane) },
+  });
+}

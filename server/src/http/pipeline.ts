@@ -1,0 +1,89 @@
+import type { StoredResponse } from "@lp/core";
+import type { H3Event } from "h3";
+import { authenticate } from "./auth.js";
+import { readBody } from "./body.js";
+import { toErrorResponse } from "./errors.js";
+import type { RouteContext, RouteDef, ServerContext } from "./route.js";
+
+/** Responses worth replaying for an Idempotency-Key: the request ran, and running it again would not differ. */
+const isReplayable = (status: number) => (status >= 200 && status < 400) || status === 404;
+
+/** The request id of an event, assigned by the app's `onRequest`. */
+export function requestIdOf(event: H3Event): string {
+  return (event.context.requestId as string | undefined) ?? "req_unknown";
+}
+
+function toQuery(url: URL): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of url.searchParams) {
+    const previous = out[key];
+    out[key] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+  }
+  return out;
+}
+
+async function capture(response: Response): Promise<{ response: Response; stored: StoredResponse }> {
+  const body = await response.text();
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => {
+    headers[key] = value;
+  });
+  return { response: new Response(body, { status: response.status, headers }), stored: { status: response.status, headers, body } };
+}
+
+/**
+ * Runs one route: authentication, body reading, idempotency, the handler, and errors turned into the
+ * envelope. Every outcome is a Response, so the idempotency layer sees exactly what the client sees.
+ */
+export function toHandler(route: RouteDef, server: ServerContext) {
+  return async (event: H3Event): Promise<Response> => {
+    const requestId = requestIdOf(event);
+    const req = event.req;
+    const params = (event.context.params ?? {}) as Record<string, string>;
+    try {
+      const principal = await authenticate(route, req, params, server);
+      const { input, raw } = await readBody(req, route.body ?? "none", route.bodyLimit);
+      const ctx: RouteContext = {
+        req,
+        url: event.url,
+        params,
+        query: toQuery(event.url),
+        requestId,
+        accountId: params.account_id ?? "",
+        principal,
+        input,
+        simulate: server.settings.simulate ? req.headers.get("lp-simulate") : null,
+        server,
+      };
+      const key = req.headers.get("idempotency-key");
+      if (key === null || route.plane !== "account" || (route.method !== "POST" && route.method !== "PATCH")) {
+        return await run(route, ctx);
+      }
+      const decision = await server.core.idempotency.begin(
+        { account_id: ctx.accountId, method: route.method, path: event.url.pathname, key },
+        raw,
+      );
+      if (decision.kind === "replay") {
+        const { status, headers, body } = decision.response;
+        return new Response(body, { status, headers: { ...headers, "idempotent-replayed": "true" } });
+      }
+      let outcome: { response: Response; stored: StoredResponse } | null = null;
+      try {
+        outcome = await capture(await run(route, ctx));
+        return outcome.response;
+      } finally {
+        await decision.finish(outcome && isReplayable(outcome.stored.status) ? outcome.stored : null);
+      }
+    } catch (error) {
+      return toErrorResponse(error, requestId, route.plane);
+    }
+  };
+}
+
+async function run(route: RouteDef, ctx: RouteContext): Promise<Response> {
+  try {
+    return await route.handler(ctx);
+  } catch (error) {
+    return toErrorResponse(error, ctx.requestId, route.plane);
+  }
+}

@@ -1,0 +1,36 @@
+/** A JSON response. */
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  });
+}
+
+/** `{ data }`: the envelope of account-plane success bodies. */
+export function data(payload: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return json({ data: payload }, status, headers);
+}
+
+/** A list body with `pagination`, plus a `Link: rel="next"` header when more follow. */
+export function list(
+  page: { data: unknown[]; pagination: { next_cursor: string | null; has_more: boolean } },
+  url: URL,
+): Response {
+  const headers: Record<string, string> = {};
+  if (page.pagination.has_more && page.pagination.next_cursor) {
+    const next = new URL(url);
+    next.searchParams.set("cursor", page.pagination.next_cursor);
+    headers.link = `<${next.pathname}${next.search}>; rel="next"`;
+  }
+  return json(page, 200, headers);
+}
+
+/** 204. */
+export function noContent(): Response {
+  return new Response(null, { status: 204 });
+}
+
+/** 202 with `Location` set to the poll URL. */
+export function accepted(payload: { poll_url: string } & Record<string, unknown>): Response {
+  return json({ data: payload }, 202, { location: payload.poll_url });
+}

@@ -1,0 +1,69 @@
+import type { AccountPrincipal, AppPrincipal, BodyInput, Core, Scope } from "@lp/core";
+import type { z } from "zod";
+import type { BodyKind } from "./body.js";
+
+/** Which credentials a route takes. */
+export type Plane = "account" | "app" | "admin" | "none";
+
+/** Server-wide settings the routes read. */
+export interface ServerSettings {
+  /** Honour the `Lp-Simulate` fault-injection header. */
+  simulate: boolean;
+  /** Admin key; null turns the admin API off. */
+  adminKey: string | null;
+  publicUrl: () => string;
+}
+
+/** What the server hands every route: the core and the settings. */
+export interface ServerContext {
+  core: Core;
+  settings: ServerSettings;
+  /** Runs after an admin reset, so the dev credentials can be put back. */
+  afterReset?: () => Promise<void>;
+}
+
+/** Everything a route handler receives. */
+export interface RouteContext {
+  req: Request;
+  url: URL;
+  params: Record<string, string>;
+  query: Record<string, string | string[]>;
+  requestId: string;
+  /** Set on account-plane routes: the path's account, already checked against the token. */
+  accountId: string;
+  principal: AccountPrincipal | AppPrincipal | null;
+  input: BodyInput | null;
+  /** The `Lp-Simulate` value when simulation is on, else null. */
+  simulate: string | null;
+  server: ServerContext;
+}
+
+/** OpenAPI facts of a route, taken from the zod schemas that validate it. */
+export interface RouteDocs {
+  summary: string;
+  tags: string[];
+  body?: z.ZodType;
+  multipart?: z.ZodType;
+  query?: z.ZodType;
+  responses: Record<number, { description: string; schema?: z.ZodType }>;
+}
+
+/** One operation of the API. The route table drives dispatch, 405s, OpenAPI and the isolation tests. */
+export interface RouteDef {
+  method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
+  path: string;
+  plane: Plane;
+  scope?: Scope;
+  body?: BodyKind;
+  /** Largest JSON body, when not the default 1 MiB (admin import). */
+  bodyLimit?: number;
+  docs?: RouteDocs;
+  /** Leave out of the OpenAPI document (admin, media, sites). */
+  internal?: boolean;
+  handler(ctx: RouteContext): Promise<Response> | Response;
+}
+
+/** Declares a route with its types checked. */
+export function defineRoute(route: RouteDef): RouteDef {
+  return route;
+}

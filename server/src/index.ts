@@ -1,0 +1,5 @@
+export { createApp, apiRoutes, type App, type AppOptions } from "./app.js";
+export { defineRoute, type RouteDef, type RouteContext, type ServerContext, type ServerSettings } from "./http/route.js";
+export { data, list, json, noContent, accepted } from "./http/respond.js";
+export { toErrorResponse, STATUS_BY_CODE } from "./http/errors.js";
+export { startServer, type ServeOptions, type RunningServer } from "./serve.js";

@@ -1,0 +1,95 @@
+import { z } from "zod";
+import type { RouteDef } from "../http/route.js";
+import { errorResponse } from "./resource-schemas.js";
+
+type JsonSchema = Record<string, unknown>;
+
+const toSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
+  const out = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonSchema;
+  delete out.$schema;
+  return out;
+};
+
+const ERROR_STATUSES: Record<string, string> = {
+  "400": "Invalid request (validation_error, invalid_json, invalid_cursor)",
+  "401": "Missing or invalid credentials",
+  "403": "Insufficient scope, another account, or quota exceeded",
+  "404": "Not found",
+  "409": "Conflict",
+  "413": "Payload too large",
+  "415": "Unsupported media type",
+  "422": "Idempotency key reused with another request",
+};
+
+/**
+ * The OpenAPI 3.1 document of the public API, generated from the route table and the zod schemas that
+ * validate each request, so the document cannot drift from what the server accepts.
+ */
+export function buildOpenApi(routes: RouteDef[]) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    if (route.internal || !route.docs) continue;
+    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    const docs = route.docs;
+    const parameters: unknown[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({
+      name: m[1],
+      in: "path",
+      required: true,
+      schema: { type: "string" },
+    }));
+    if (docs.query) {
+      const schema = toSchema(docs.query, "input");
+      const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+      const required = new Set((schema.required as string[] | undefined) ?? []);
+      for (const [name, prop] of Object.entries(props)) {
+        parameters.push({ name, in: "query", required: required.has(name) && prop.default === undefined, schema: prop, description: prop.description });
+      }
+    }
+    if (route.plane === "account" && (route.method === "POST" || route.method === "PATCH")) {
+      parameters.push({ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 255 } });
+    }
+    const content: Record<string, unknown> = {};
+    if (docs.body) content["application/json"] = { schema: toSchema(docs.body, "input") };
+    if (docs.multipart) content["multipart/form-data"] = { schema: toSchema(docs.multipart, "input") };
+    const responses: Record<string, unknown> = {};
+    for (const [status, res] of Object.entries(docs.responses)) {
+      responses[status] = res.schema ? { description: res.description, content: { "application/json": { schema: toSchema(res.schema, "output") } } } : { description: res.description };
+    }
+    for (const [status, description] of Object.entries(ERROR_STATUSES)) {
+      responses[status] ??= { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+    }
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = {
+      summary: docs.summary,
+      tags: docs.tags,
+      operationId: operationId(route),
+      ...(route.scope ? { "x-required-scope": route.scope } : {}),
+      security: route.plane === "app" ? [{ basicAuth: [] }] : [{ bearerAuth: [route.scope] }],
+      parameters,
+      ...(Object.keys(content).length ? { requestBody: { required: route.body === "json" || route.body === "json-or-multipart", content } } : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Landing Page Service API (lp)", version: "1.0.0", description: "Generated from the schemas lp validates requests with." },
+    servers: [{ url: "/" }],
+    paths,
+    components: {
+      schemas: { Error: toSchema(errorResponse, "output") },
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "Access token of an account" },
+        basicAuth: { type: "http", scheme: "basic", description: "application_id:client_secret of a partner application" },
+      },
+    },
+  };
+}
+
+function operationId(route: RouteDef): string {
+  const words = route.path
+    .split("/")
+    .filter((p) => p && p !== "v1" && p !== "accounts" && !p.startsWith(":"))
+    .map((p) => p.replace(/[^a-z0-9]+(.)/gi, (_, c: string) => c.toUpperCase()));
+  const suffix = route.path.endsWith("}") || /:\w+$/.test(route.path) ? "One" : "";
+  return `${route.method.toLowerCase()}${words.map((w) => w[0].toUpperCase() + w.slice(1)).join("")}${suffix}`;
+}

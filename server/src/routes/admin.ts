@@ -1,0 +1,58 @@
+import { defineRoute, type RouteDef } from "../http/route.js";
+import { data, json } from "../http/respond.js";
+
+/** The local admin API (DESIGN §4): accounts, tokens, applications, reset, export, import. */
+export const adminRoutes: RouteDef[] = [
+  defineRoute({
+    method: "POST",
+    path: "/_admin/accounts",
+    plane: "admin",
+    body: "optional-json",
+    internal: true,
+    handler: async ({ server, input }) => data(await server.core.accounts.create(input?.kind === "json" ? input.body : undefined), 201),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/_admin/tokens",
+    plane: "admin",
+    body: "json",
+    internal: true,
+    handler: async ({ server, input }) => data(await server.core.accounts.createToken(input?.kind === "json" ? input.body : undefined), 201),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/_admin/apps",
+    plane: "admin",
+    body: "json",
+    internal: true,
+    handler: async ({ server, input }) => data(await server.core.accounts.createApp(input?.kind === "json" ? input.body : undefined), 201),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/_admin/reset",
+    plane: "admin",
+    body: "optional-json",
+    internal: true,
+    handler: async ({ server }) => {
+      await server.core.admin.reset();
+      await server.afterReset?.();
+      return data({ reset: true });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/_admin/export",
+    plane: "admin",
+    internal: true,
+    handler: async ({ server }) => json(await server.core.admin.export()),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/_admin/import",
+    plane: "admin",
+    body: "json",
+    bodyLimit: 512 * 1024 * 1024,
+    internal: true,
+    handler: async ({ server, input }) => data(await server.core.admin.import(input?.kind === "json" ? input.body : undefined)),
+  }),
+];

@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
+import { createCore, createStores, ensureDevCredentials, type Core, type DevCredentials, type StorageKind } from "@lp/core";
+import { toNodeHandler } from "h3/node";
+import { listen } from "listhen";
+import { createApp } from "./app.js";
+
+/** Options of {@link startServer} (the flags of `lp serve`). */
+export interface ServeOptions {
+  host?: string;
+  port?: number;
+  storage?: StorageKind;
+  dataDir?: string;
+  publicUrl?: string;
+  admin?: boolean;
+  adminKey?: string;
+  /** Access-log sink; null for none. Default: stderr. */
+  log?: ((line: string) => void) | null;
+  /** Webhook retry schedule in milliseconds (kept for the delivery engine). */
+  retrySchedule?: number[];
+}
+
+/** A started server. */
+export interface RunningServer {
+  url: string;
+  adminKey: string | null;
+  credentials: DevCredentials;
+  core: Core;
+  /** Stops accepting, finishes in-flight requests and background work, and closes the stores. */
+  close(): Promise<void>;
+}
+
+/** Starts the whole API on a port: what `lp serve` runs. */
+export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? "127.0.0.1";
+  const kind = options.storage ?? "fs";
+  const stores = createStores(kind, kind === "fs" ? resolve(options.dataDir ?? ".lp") : undefined);
+  let publicUrl = options.publicUrl?.replace(/\/+$/, "") ?? "";
+  const core = await createCore({ stores, publicUrl: () => publicUrl });
+  const credentials = await ensureDevCredentials(stores.data, core.clock, core.ids);
+  const adminKey = options.admin === false ? null : (options.adminKey ?? `lpadm_${randomBytes(18).toString("base64url")}`);
+  const { app } = createApp({
+    core,
+    settings: { simulate: true, adminKey, publicUrl: () => publicUrl },
+    log: options.log,
+    afterReset: async () => {
+      await ensureDevCredentials(stores.data, core.clock, core.ids);
+    },
+  });
+  const listener = await listen(toNodeHandler(app), {
+    hostname: host,
+    port: options.port ?? 4010,
+    autoClose: false,
+    qr: false,
+    showURL: false,
+    open: false,
+    clipboard: false,
+    public: false,
+  });
+  const address = listener.server.address();
+  const port = typeof address === "object" && address ? address.port : (options.port ?? 4010);
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  if (!publicUrl) publicUrl = url;
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    adminKey,
+    credentials,
+    core,
+    close() {
+      closing ??= (async () => {
+        await listener.close();
+        await core.onIdle();
+        await stores.dispose();
+      })();
+      return closing;
+    },
+  };
+}

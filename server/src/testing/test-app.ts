@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createCore, createManualClock, createStores, ensureDevCredentials, type StorageKind } from "@lp/core";
+import { createApp } from "../app.js";
+
+/** Options of {@link createTestApp}. */
+export interface TestAppOptions {
+  storage?: StorageKind;
+  start?: string;
+}
+
+/**
+ * A complete app over fresh storage with a frozen clock and the dev credentials, for tests that go
+ * through `app.request()`. `fs` storage lives in a temporary folder removed by `close()`.
+ */
+export async function createTestApp(options: TestAppOptions = {}) {
+  const kind = options.storage ?? "memory";
+  const dir = kind === "fs" ? mkdtempSync(join(tmpdir(), "lp-test-")) : undefined;
+  const stores = createStores(kind, dir);
+  const clock = createManualClock(options.start ?? "2026-03-01T10:00:00.000Z");
+  const publicUrl = "http://lp.test";
+  const core = await createCore({ stores, clock, publicUrl: () => publicUrl });
+  const creds = await ensureDevCredentials(stores.data, clock, core.ids);
+  const adminKey = "lpadm_test_key";
+  const built = createApp({ core, settings: { simulate: true, adminKey, publicUrl: () => publicUrl }, log: null });
+  const account = `/v1/accounts/${creds.account_id}`;
+
+  /** A request with the dev token unless `token` says otherwise (null sends none). */
+  async function call(method: string, path: string, init: { body?: unknown; token?: string | null; headers?: Record<string, string>; raw?: BodyInit } = {}) {
+    const headers: Record<string, string> = { ...init.headers };
+    const token = init.token === undefined ? creds.token : init.token;
+    if (token) headers.authorization ??= `Bearer ${token}`;
+    let body: BodyInit | undefined = init.raw;
+    if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const res = await built.app.request(path.startsWith("/") ? path : `${account}/${path}`, { method, headers, body });
+    const text = await res.text();
+    let json: any = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  }
+
+  return {
+    ...built,
+    core,
+    clock,
+    creds,
+    adminKey,
+    account,
+    call,
+    admin: (method: string, path: string, body?: unknown) => call(method, path, { body, token: adminKey }),
+    async close() {
+      await core.onIdle();
+      await stores.dispose();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
