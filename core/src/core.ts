@@ -9,6 +9,11 @@ import { createMediaStore } from "./media/media-store.js";
 import { createLocalLock, type Lock } from "./ports/lock.js";
 import { createLocalQueue, type JobQueue } from "./ports/queue.js";
 import { createProductsService } from "./products/products-service.js";
+import { createTemplateGenerator } from "./generation/template-generator.js";
+import type { Generator } from "./generation/generation-input.js";
+import { createPagesService } from "./pages/pages-service.js";
+import { createDeploymentsService, type DeploymentsService } from "./deployments/deployments-service.js";
+import { createSitesService } from "./deployments/sites-service.js";
 import type { Stores } from "./storage/create-storage.js";
 
 /** What the core is built from. Everything with side effects is injected. */
@@ -21,7 +26,21 @@ export interface CoreDeps {
   lock?: Lock;
   queue?: JobQueue;
   events?: EventSink;
+  /** Writes page copy; the offline template generator by default. */
+  generator?: Generator;
+  /** Waits; injected so tests never sleep. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Pauses per step of background work, to make progress visible. Mutable at run time. */
+  delays?: Delays;
 }
+
+/** Pauses per step of background work (0: none). */
+export interface Delays {
+  generationStepMs: number;
+  deploymentStepMs: number;
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
 /** Builds the domain: every service over the given stores. */
 export async function createCore(deps: CoreDeps) {
@@ -39,6 +58,29 @@ export async function createCore(deps: CoreDeps) {
   const accounts = createAccountsService({ storage, clock, ids });
   const products = createProductsService({ ...base, media });
   const idempotency = createIdempotency({ storage, clock, lock });
+  const delays: Delays = deps.delays ?? { generationStepMs: 0, deploymentStepMs: 0 };
+  const sleep = deps.sleep ?? realSleep;
+  const pages = createPagesService({
+    ...base,
+    media,
+    queue,
+    generator: deps.generator ?? createTemplateGenerator(),
+    products,
+    accounts,
+    sleep,
+    stepDelayMs: () => delays.generationStepMs,
+    onPageDeleted: (page) => deployments.onPageDeleted(page),
+  });
+  const deployments: DeploymentsService = createDeploymentsService({
+    ...base,
+    queue,
+    pages,
+    sleep,
+    stepDelayMs: () => delays.deploymentStepMs,
+  });
+  const sites = createSitesService({ storage, clock, ids, events });
+  await pages.recover();
+  await deployments.recover();
 
   return {
     clock,
@@ -49,7 +91,11 @@ export async function createCore(deps: CoreDeps) {
     media,
     accounts,
     products,
+    pages,
+    deployments,
+    sites,
     idempotency,
+    delays,
     admin: {
       async reset() {
         await queue.onIdle();

@@ -10,6 +10,9 @@ import { adminRoutes } from "./routes/admin.js";
 import { healthRoutes } from "./routes/health.js";
 import { mediaRoutes } from "./routes/media.js";
 import { productRoutes } from "./routes/products.js";
+import { pageRoutes } from "./routes/pages.js";
+import { deploymentRoutes } from "./routes/deployments.js";
+import { siteRoutes } from "./routes/sites.js";
 
 /** Options of {@link createApp}. */
 export interface AppOptions {
@@ -27,8 +30,11 @@ export function apiRoutes(options: Pick<AppOptions, "settings" | "extraRoutes">)
   return [
     ...healthRoutes,
     ...productRoutes,
+    ...pageRoutes,
+    ...deploymentRoutes,
     ...(options.extraRoutes ?? []),
     ...mediaRoutes,
+    ...siteRoutes,
     ...(options.settings.adminKey ? adminRoutes : []),
   ];
 }
@@ -43,6 +49,7 @@ export function createApp(options: AppOptions) {
 
   const app = new H3({
     silent: true,
+    allowMalformedURL: true, // a bad escape (`/products/%zz`) is then an id that matches no pattern: a 404 with a request id
     onRequest(event) {
       event.context.requestId = options.core.ids ? `req_${options.core.ids.bytes(12).toString("hex")}` : "req_unknown";
       started.set(event, performance.now());

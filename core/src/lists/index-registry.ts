@@ -21,6 +21,11 @@ export class IndexRegistry {
     return index as unknown as Promise<CollectionIndex<E>>;
   }
 
+  /** Forgets the index of one prefix (its records were removed). */
+  drop(prefix: string): void {
+    this.indexes.delete(prefix);
+  }
+
   /** Forgets every index (after a reset or an import). */
   clear(): void {
     this.indexes.clear();

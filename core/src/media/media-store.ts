@@ -1,4 +1,5 @@
 import type { Storage } from "unstorage";
+import { removePrefix } from "../storage/remove-prefix.js";
 import { mediaTypeFromKey } from "./sniff.js";
 
 const MEDIA_PATH = /^[a-z0-9_-]+(\/[A-Za-z0-9_-]+)*\/[A-Za-z0-9_-]+\.(png|jpg|gif|webp|avif|svg)$/;
@@ -25,7 +26,7 @@ export function createMediaStore(storage: Storage, publicUrl: () => string) {
       return { bytes, mediaType: mediaTypeFromKey(path) };
     },
     async removePrefix(prefix: string): Promise<void> {
-      await storage.clear(toKey(prefix));
+      await removePrefix(storage, toKey(prefix));
     },
   };
 }

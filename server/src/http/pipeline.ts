@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { StoredResponse } from "@lp/core";
 import type { H3Event } from "h3";
 import { authenticate } from "./auth.js";
@@ -8,9 +9,13 @@ import type { RouteContext, RouteDef, ServerContext } from "./route.js";
 /** Responses worth replaying for an Idempotency-Key: the request ran, and running it again would not differ. */
 const isReplayable = (status: number) => (status >= 200 && status < 400) || status === 404;
 
-/** The request id of an event, assigned by the app's `onRequest`. */
+/**
+ * The request id of an event, assigned by the app's `onRequest`. An error raised before that hook ran
+ * gets a fresh one here, so its envelope and its `X-Request-Id` header still agree.
+ */
 export function requestIdOf(event: H3Event): string {
-  return (event.context.requestId as string | undefined) ?? "req_unknown";
+  event.context.requestId ??= `req_${randomBytes(12).toString("hex")}`;
+  return event.context.requestId as string;
 }
 
 function toQuery(url: URL): Record<string, string | string[]> {

@@ -20,7 +20,10 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const stores = createStores(kind, dir);
   const clock = createManualClock(options.start ?? "2026-03-01T10:00:00.000Z");
   const publicUrl = "http://lp.test";
-  const core = await createCore({ stores, clock, publicUrl: () => publicUrl });
+  // Background steps wait on this instead of real time: a test releases them when it wants them to go on.
+  const waiting: (() => void)[] = [];
+  const sleep = () => new Promise<void>((resolve) => waiting.push(resolve));
+  const core = await createCore({ stores, clock, sleep, publicUrl: () => publicUrl });
   const creds = await ensureDevCredentials(stores.data, clock, core.ids);
   const adminKey = "lpadm_test_key";
   const built = createApp({ core, settings: { simulate: true, adminKey, publicUrl: () => publicUrl }, log: null });
@@ -55,8 +58,15 @@ export async function createTestApp(options: TestAppOptions = {}) {
     adminKey,
     account,
     call,
+    /** Lets every background step paused on a delay go on. */
+    release() {
+      for (const resolve of waiting.splice(0)) resolve();
+    },
     admin: (method: string, path: string, body?: unknown) => call(method, path, { body, token: adminKey }),
     async close() {
+      core.delays.generationStepMs = 0;
+      core.delays.deploymentStepMs = 0;
+      for (const resolve of waiting.splice(0)) resolve();
       await core.onIdle();
       await stores.dispose();
       if (dir) rmSync(dir, { recursive: true, force: true });

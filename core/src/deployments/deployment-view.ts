@@ -1,0 +1,73 @@
+import type { PageRecord } from "../pages/page-view.js";
+import type { RenderablePage } from "../render/renderable-page.js";
+
+/** Steps of a deployment, in order. */
+export const DEPLOY_STEPS = ["rendering", "uploading", "activating"] as const;
+export type DeployStep = (typeof DEPLOY_STEPS)[number];
+
+/** A deployment as stored (its fields are the API's). */
+export interface DeploymentRecord {
+  id: string;
+  page_id: string;
+  account_id: string;
+  status: "deploying" | "succeeded" | "failed";
+  deploy_step: DeployStep | null;
+  error_code: string | null;
+  error_message: string | null;
+  deployed_url: string | null;
+  deployed_at: string | null;
+  created_at: string;
+  updated_at: string;
+  simulate: string | null;
+}
+
+/** The immutable files of one deployment: the rendered page and the snapshot it was rendered from. */
+export interface SiteSnapshot {
+  html: string;
+  page: RenderablePage;
+  deployment_id: string;
+}
+
+/** What a site address points at; replaced in one write when a deployment activates. */
+export interface SitePointer {
+  page_id: string;
+  deployment_id: string;
+  activated_at: string;
+}
+
+/** The deployment as the API returns it. */
+export function toDeploymentView(d: DeploymentRecord) {
+  return {
+    id: d.id,
+    page_id: d.page_id,
+    status: d.status,
+    deploy_step: d.deploy_step,
+    error_code: d.error_code,
+    error_message: d.error_message,
+    deployed_url: d.deployed_url,
+    deployed_at: d.deployed_at,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+  };
+}
+
+/** Index entry: deployment history is listed newest first and filtered by status. */
+export function toDeploymentEntry(d: DeploymentRecord) {
+  return { id: d.id, created_at: d.created_at, status: d.status };
+}
+
+/** The renderer's view of a page record. */
+export function toRenderable(page: PageRecord): RenderablePage {
+  return {
+    id: page.id,
+    slug: page.slug,
+    language: page.language,
+    product: page.product,
+    content: page.content,
+    global_theme: page.global_theme,
+    seo_config: page.seo_config,
+    checkout_fields: page.checkout_fields,
+    hero_image_url: page.hero_image_url,
+    banner_image_url: page.banner_image_url,
+  };
+}

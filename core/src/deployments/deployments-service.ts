@@ -1,0 +1,166 @@
+import type { Storage } from "unstorage";
+import { z } from "zod";
+import { toTimestamp, type Clock, type IdSource } from "../deps.js";
+import { LpError, notFound } from "../errors.js";
+import type { EventSink } from "../events/event-sink.js";
+import { isUuid } from "../ids.js";
+import type { CursorCodec } from "../lists/cursor.js";
+import type { IndexRegistry } from "../lists/index-registry.js";
+import { perPageSchema } from "../lists/list-query.js";
+import { paginate } from "../lists/paginate.js";
+import type { PageRecord } from "../pages/page-view.js";
+import type { PagesService } from "../pages/pages-service.js";
+import type { Lock } from "../ports/lock.js";
+import type { JobQueue } from "../ports/queue.js";
+import { removePrefix } from "../storage/remove-prefix.js";
+import { parseInput } from "../validation.js";
+import { runDeployment, siteKeys } from "./deploy-run.js";
+import { toDeploymentEntry, toDeploymentView, type DeploymentRecord } from "./deployment-view.js";
+
+/** Query of `GET /pages/{id}/deployments`. */
+export const deploymentListSchema = z.object({
+  status: z.enum(["deploying", "succeeded", "failed"]).optional(),
+  cursor: z.string().min(1).max(1024).optional(),
+  per_page: perPageSchema,
+});
+
+/** Dependencies of the deployments service. */
+export interface DeploymentsDeps {
+  storage: Storage;
+  clock: Clock;
+  ids: IdSource;
+  lock: Lock;
+  queue: JobQueue;
+  indexes: IndexRegistry;
+  cursors: CursorCodec;
+  events: EventSink;
+  pages: PagesService;
+  publicUrl: () => string;
+  sleep: (ms: number) => Promise<void>;
+  stepDelayMs: () => number;
+}
+
+/** Deployments of pages: one in flight per page, history, cancellation and crash recovery. */
+export function createDeploymentsService(deps: DeploymentsDeps) {
+  const { storage, clock } = deps;
+  const key = (a: string, pageId: string, id: string) => `acct:${a}:deployments:${pageId}:${id}`;
+  const activeKey = (a: string, pageId: string) => `acct:${a}:activedeploy:${pageId}`;
+  const inflightKey = (a: string, pageId: string, id: string) => `inflight:deployments:${a}:${pageId}:${id}`;
+  const indexOf = (a: string, pageId: string) => deps.indexes.get(`acct:${a}:deployments:${pageId}`, toDeploymentEntry);
+  const pollUrl = (a: string, pageId: string, id: string) => `/v1/accounts/${a}/pages/${pageId}/deployments/${id}`;
+  const read = (d: Pick<DeploymentRecord, "account_id" | "page_id" | "id">) => storage.getItem<DeploymentRecord>(key(d.account_id, d.page_id, d.id));
+
+  /** The one place a deployment is written; settling it frees the page for the next one. */
+  async function save(d: DeploymentRecord) {
+    await storage.setItem(key(d.account_id, d.page_id, d.id), d);
+    (await indexOf(d.account_id, d.page_id)).upsert(toDeploymentEntry(d));
+    if (d.status !== "deploying") {
+      const active = await storage.getItem<{ deployment_id: string }>(activeKey(d.account_id, d.page_id));
+      if (active?.deployment_id === d.id) await storage.removeItem(activeKey(d.account_id, d.page_id));
+      await storage.removeItem(inflightKey(d.account_id, d.page_id, d.id));
+    }
+  }
+
+  const runDeps = { ...deps, read, save };
+
+  async function fail(d: DeploymentRecord, code: string, message: string) {
+    const failed: DeploymentRecord = { ...d, status: "failed", error_code: code, error_message: message, updated_at: toTimestamp(clock.now()) };
+    await save(failed);
+    await deps.events.emit({ type: "deployment.failed", account_id: d.account_id, data: toDeploymentView(failed) });
+  }
+
+  return {
+    /** Starts a deployment of the page as it stands, unless one is in flight (409). */
+    async start(accountId: string, pageId: string, simulate: string | null) {
+      await deps.pages.requirePage(accountId, pageId);
+      // The lock makes check-and-claim atomic: concurrent starts see the first one's claim.
+      return deps.lock.withLock(`deploy:${accountId}:${pageId}`, async () => {
+        const active = await storage.getItem<{ deployment_id: string }>(activeKey(accountId, pageId));
+        if (active) {
+          const url = pollUrl(accountId, pageId, active.deployment_id);
+          throw new LpError("deployment_in_progress", "A deployment of this page is already in flight; poll it before starting another.", {
+            active_deployment_id: active.deployment_id,
+            poll_url: url,
+          });
+        }
+        const at = toTimestamp(clock.now());
+        const d: DeploymentRecord = {
+          id: deps.ids.uuid(),
+          page_id: pageId,
+          account_id: accountId,
+          status: "deploying",
+          deploy_step: "rendering",
+          error_code: null,
+          error_message: null,
+          deployed_url: null,
+          deployed_at: null,
+          created_at: at,
+          updated_at: at,
+          simulate,
+        };
+        await storage.setItem(activeKey(accountId, pageId), { deployment_id: d.id });
+        await storage.setItem(inflightKey(accountId, pageId, d.id), { at });
+        await save(d);
+        await deps.events.emit({ type: "deployment.started", account_id: accountId, data: toDeploymentView(d) });
+        deps.queue.add(`deployment ${d.id}`, () => runDeployment(runDeps, d));
+        return { deployment_id: d.id, poll_url: pollUrl(accountId, pageId, d.id), deployed_url: null, deployed_at: null };
+      });
+    },
+
+    async get(accountId: string, pageId: string, id: string) {
+      await deps.pages.requirePage(accountId, pageId);
+      const d = isUuid(id) ? await read({ account_id: accountId, page_id: pageId, id }) : null;
+      if (!d) throw notFound("deployment", id);
+      return toDeploymentView(d);
+    },
+
+    async list(accountId: string, pageId: string, query: unknown) {
+      const q = parseInput(deploymentListSchema, query);
+      await deps.pages.requirePage(accountId, pageId);
+      return paginate({
+        index: await indexOf(accountId, pageId),
+        codec: deps.cursors,
+        sort: "-created_at",
+        cursor: q.cursor,
+        perPage: q.per_page,
+        filters: { page_id: pageId, status: q.status },
+        filter: (e) => !q.status || e.status === q.status,
+        load: async (entries) => {
+          const found = await Promise.all(entries.map((e) => read({ account_id: accountId, page_id: pageId, id: e.id })));
+          return found.filter((d): d is DeploymentRecord => d !== null).map(toDeploymentView);
+        },
+      });
+    },
+
+    /** Cancels what is in flight and removes the site and the history of a page being deleted. */
+    async onPageDeleted(page: PageRecord) {
+      const active = await storage.getItem<{ deployment_id: string }>(activeKey(page.account_id, page.id));
+      if (active) {
+        const d = await read({ account_id: page.account_id, page_id: page.id, id: active.deployment_id });
+        if (d?.status === "deploying") await fail(d, "cancelled", "The page was deleted during the deployment.");
+      }
+      await storage.removeItem(activeKey(page.account_id, page.id));
+      const pointer = await storage.getItem<{ page_id: string }>(siteKeys.pointer(page.account_id, page.slug));
+      if (pointer?.page_id === page.id) await storage.removeItem(siteKeys.pointer(page.account_id, page.slug));
+      await removePrefix(storage, siteKeys.allFiles(page.account_id, page.id));
+      await removePrefix(storage, `acct:${page.account_id}:deployments:${page.id}`);
+      deps.indexes.drop(`acct:${page.account_id}:deployments:${page.id}`);
+    },
+
+    /** Fails deployments a previous process left deploying, at the step they were in. */
+    async recover(): Promise<number> {
+      let count = 0;
+      for (const k of await storage.getKeys("inflight:deployments")) {
+        const [, , accountId, pageId, id] = k.split(":");
+        const d = await read({ account_id: accountId, page_id: pageId, id });
+        if (d?.status === "deploying") {
+          await fail(d, "worker_terminated", `The server stopped while the deployment was at step ${d.deploy_step}.`);
+          count++;
+        } else await storage.removeItem(k);
+      }
+      return count;
+    },
+  };
+}
+
+export type DeploymentsService = ReturnType<typeof createDeploymentsService>;

@@ -1,0 +1,65 @@
+import type { Storage } from "unstorage";
+import { toTimestamp, type Clock, type IdSource } from "../deps.js";
+import type { EventSink } from "../events/event-sink.js";
+import { isAccountId } from "../ids.js";
+import { validateCheckoutSubmission, type CheckoutFieldError } from "../render/checkout-submission.js";
+import { renderCheckoutConfirmation } from "../render/system-pages.js";
+import { siteKeys } from "./deploy-run.js";
+import type { SitePointer, SiteSnapshot } from "./deployment-view.js";
+
+const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,80})$/;
+
+/** A checkout form post as stored. */
+export interface CheckoutRecord {
+  id: string;
+  account_id: string;
+  page_id: string;
+  deployment_id: string;
+  values: Record<string, string>;
+  created_at: string;
+}
+
+/** The live sites: what each address serves, and the checkout posts they receive. */
+export function createSitesService(deps: { storage: Storage; clock: Clock; ids: IdSource; events: EventSink }) {
+  const { storage } = deps;
+
+  async function find(accountId: string, slug: string): Promise<SiteSnapshot | null> {
+    if (!isAccountId(accountId) || !SLUG.test(slug)) return null;
+    const pointer = await storage.getItem<SitePointer>(siteKeys.pointer(accountId, slug));
+    if (!pointer) return null;
+    return storage.getItem<SiteSnapshot>(siteKeys.files(accountId, pointer.page_id, pointer.deployment_id));
+  }
+
+  return {
+    find,
+
+    /**
+     * Checks a checkout post against the deployed page's fields, stores it and emits
+     * `checkout.submitted`. Returns the page to show, or the field errors.
+     */
+    async submitCheckout(
+      accountId: string,
+      slug: string,
+      form: Record<string, string>,
+    ): Promise<{ kind: "missing" } | { kind: "invalid"; errors: CheckoutFieldError[]; site: SiteSnapshot } | { kind: "ok"; html: string; record: CheckoutRecord }> {
+      const site = await find(accountId, slug);
+      if (!site) return { kind: "missing" };
+      const result = validateCheckoutSubmission(site.page.checkout_fields, form);
+      if (!result.ok) return { kind: "invalid", errors: result.errors, site };
+      const record: CheckoutRecord = {
+        id: deps.ids.uuid(),
+        account_id: accountId,
+        page_id: site.page.id,
+        deployment_id: site.deployment_id,
+        values: result.values,
+        created_at: toTimestamp(deps.clock.now()),
+      };
+      await storage.setItem(`acct:${accountId}:checkouts:${record.id}`, record);
+      const { account_id: _account, ...data } = record;
+      await deps.events.emit({ type: "checkout.submitted", account_id: accountId, data });
+      return { kind: "ok", html: renderCheckoutConfirmation(site.page, result.values), record };
+    },
+  };
+}
+
+export type SitesService = ReturnType<typeof createSitesService>;

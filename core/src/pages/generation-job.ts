@@ -1,0 +1,157 @@
+import type { Storage } from "unstorage";
+import { toTimestamp, type Clock, type IdSource } from "../deps.js";
+import type { EventSink } from "../events/event-sink.js";
+import { defaultCheckoutFields } from "../generation/checkout-fields.js";
+import type { Generator } from "../generation/generation-input.js";
+import { createBannerSvg, createHeroSvg } from "../generation/images.js";
+import { formatPrice } from "../generation/format-price.js";
+import type { MediaStore } from "../media/media-store.js";
+import type { ProductsService } from "../products/products-service.js";
+import { defaultTheme, type GlobalTheme } from "../render/theme.js";
+import type { JobRecord, PageRecord } from "./page-view.js";
+import { toJobView } from "./page-view.js";
+
+/** Raised inside a step to fail the job with a code. */
+export class JobFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What a generation run needs from the rest of the core. */
+export interface GenerationDeps {
+  storage: Storage;
+  media: MediaStore;
+  clock: Clock;
+  ids: IdSource;
+  events: EventSink;
+  generator: Generator;
+  products: ProductsService;
+  sleep: (ms: number) => Promise<void>;
+  /** Pause per step, to make progress visible (`slow` simulation, server flags). */
+  stepDelayMs: () => number;
+  saveJob: (job: JobRecord) => Promise<void>;
+  /** Stores the finished page (slug allocation, index) and returns it. */
+  createPage: (job: JobRecord, draft: Omit<PageRecord, "slug">, title: string) => Promise<PageRecord>;
+  builderUrl: (pageId: string) => string;
+  currencyOf: (accountId: string) => Promise<string>;
+}
+
+const STEP_DETAIL = {
+  analyzing_product: "Reading the product: title, prices, images and type",
+  writing_copy: "Writing the headline, benefits, FAQ and call to action",
+  generating_images: "Drawing the hero and banner images from the theme",
+  building_page: "Assembling sections, checkout form and route",
+  done: "The page is ready",
+} as const;
+
+/**
+ * Runs one generation job through its steps, persisting each transition so a poll always shows where it
+ * is. A failure keeps the step it died in and records `error: { code, message }`.
+ */
+export async function runGeneration(deps: GenerationDeps, initial: JobRecord): Promise<void> {
+  let job = initial;
+  const slow = job.request.simulate === "slow";
+  const step = async (name: JobRecord["step"]) => {
+    job = { ...job, step: name, step_detail: STEP_DETAIL[name], updated_at: toTimestamp(deps.clock.now()) };
+    await deps.saveJob(job);
+    const pause = slow ? 1000 : deps.stepDelayMs();
+    if (pause > 0) await deps.sleep(pause);
+    if (job.request.simulate === "generation_failed" && name === "generating_images") {
+      throw new JobFailure("generation_failed", "Image generation failed (simulated with Lp-Simulate: generation_failed).");
+    }
+  };
+  try {
+    await step("analyzing_product");
+    const product = await deps.products.read(job.account_id, job.request.product_id);
+    if (!product) throw new JobFailure("product_not_found", "The product was deleted before the page could be generated.");
+    const currency = await deps.currencyOf(job.account_id);
+
+    await step("writing_copy");
+    const generated = await deps.generator.generate({
+      product,
+      currency,
+      language: job.request.language,
+      marketing_angle: job.request.marketing_angle ?? undefined,
+    });
+    job = { ...job, warnings: [...job.warnings, ...generated.warnings] };
+
+    await step("generating_images");
+    const pageId = deps.ids.uuid();
+    const theme = seedTheme(defaultTheme(currency), job.request.design);
+    const language = generated.content.language;
+    const hero = `pages/${pageId}/hero.svg`;
+    const banner = `pages/${pageId}/banner.svg`;
+    await deps.media.put(hero, createHeroSvg({ title: product.title, subtitle: generated.content.subheadline, theme }));
+    await deps.media.put(banner, createBannerSvg({ title: product.title, price_label: formatPrice(product.price, currency, language), theme }));
+
+    await step("building_page");
+    const fields = job.request.checkout_fields ?? product.checkout_fields ?? defaultCheckoutFields(product.product_type, language);
+    if (job.request.checkout_fields || !product.checkout_fields) {
+      // Checkout fields belong to the product: a later page for it keeps them.
+      await deps.products.setCheckoutFields(job.account_id, product.id, fields);
+    }
+    const at = toTimestamp(deps.clock.now());
+    const page = await deps.createPage(
+      job,
+      {
+        id: pageId,
+        account_id: job.account_id,
+        status: "draft",
+        language,
+        product: {
+          id: product.id,
+          title: product.title,
+          description: product.description,
+          price: product.price,
+          original_price: product.original_price,
+          delivery_price: product.delivery_price,
+          product_type: product.product_type,
+          images: product.images.map((i) => ({ url: i.url, media_type: i.media_type })),
+        },
+        content: generated.content,
+        global_theme: theme,
+        seo_config: { title: product.title, description: generated.content.subheadline },
+        checkout_fields: fields,
+        hero_image_url: deps.media.urlOf(hero),
+        banner_image_url: deps.media.urlOf(banner),
+        deployed_url: null,
+        job_id: job.job_id,
+        created_at: at,
+        updated_at: at,
+      },
+      product.title,
+    );
+    job = {
+      ...job,
+      status: "completed",
+      step: "done",
+      step_detail: STEP_DETAIL.done,
+      page_id: page.id,
+      builder_url: deps.builderUrl(page.id),
+      updated_at: at,
+      completed_at: at,
+    };
+    await deps.saveJob(job);
+  } catch (error) {
+    const failure = error instanceof JobFailure ? error : new JobFailure("internal_error", "The generation pipeline failed unexpectedly.");
+    if (!(error instanceof JobFailure)) console.error(`[lp] generation job ${job.job_id} failed:`, error);
+    job = { ...job, status: "failed", error: { code: failure.code, message: failure.message }, updated_at: toTimestamp(deps.clock.now()) };
+    await deps.saveJob(job);
+    await deps.events.emit({ type: "page.generation_failed", account_id: job.account_id, data: toJobView(job) });
+  }
+}
+
+function seedTheme(theme: GlobalTheme, design: Record<string, string | undefined>): GlobalTheme {
+  return {
+    ...theme,
+    primaryColor: design.primary_color ?? theme.primaryColor,
+    secondaryColor: design.secondary_color ?? theme.secondaryColor,
+    backgroundColor: design.background_color ?? theme.backgroundColor,
+    textColor: design.text_color ?? theme.textColor,
+    fontFamily: design.font_family ?? theme.fontFamily,
+  };
+}

@@ -1,0 +1,120 @@
+import type { PageContent } from "../generation/content.js";
+import type { CheckoutField } from "../generation/checkout-fields.js";
+import type { Warning } from "../generation/generation-input.js";
+import type { GlobalTheme, SeoConfig } from "../render/theme.js";
+
+/** A page as stored: its components (content sections), route (slug), theme and SEO. */
+export interface PageRecord {
+  id: string;
+  account_id: string;
+  slug: string;
+  status: "draft" | "published";
+  language: string;
+  /** The product as it was when the page was generated: the page is a snapshot, regenerated to refresh. */
+  product: {
+    id: string;
+    title: string;
+    description: string | null;
+    price: number;
+    original_price: number | null;
+    delivery_price: number | null;
+    product_type: "physical" | "service";
+    images: { url: string; media_type: string }[];
+  };
+  content: PageContent;
+  global_theme: GlobalTheme;
+  seo_config: SeoConfig;
+  checkout_fields: CheckoutField[];
+  hero_image_url: string | null;
+  banner_image_url: string | null;
+  deployed_url: string | null;
+  job_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A generation job as stored. */
+export interface JobRecord {
+  job_id: string;
+  account_id: string;
+  status: "processing" | "completed" | "failed";
+  step: "analyzing_product" | "writing_copy" | "generating_images" | "building_page" | "done";
+  step_detail: string;
+  page_id: string | null;
+  builder_url: string | null;
+  warnings: Warning[];
+  error: { code: string; message: string } | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  /** What was asked, kept so the job can run from storage alone. */
+  request: {
+    product_id: string;
+    language: string;
+    marketing_angle: string | null;
+    design: Record<string, string | undefined>;
+    checkout_fields: CheckoutField[] | null;
+    simulate: string | null;
+  };
+}
+
+/** The job as the API returns it (spec: Page generation job). */
+export function toJobView(job: JobRecord) {
+  return {
+    job_id: job.job_id,
+    status: job.status,
+    step: job.step,
+    step_detail: job.step_detail,
+    page_id: job.page_id,
+    builder_url: job.builder_url,
+    warnings: job.warnings,
+    error: job.error,
+    created_at: job.created_at,
+    updated_at: job.updated_at,
+    completed_at: job.completed_at,
+  };
+}
+
+/** The page as list items show it. */
+export function toPageSummary(page: PageRecord) {
+  return {
+    id: page.id,
+    slug: page.slug,
+    status: page.status,
+    product: { id: page.product.id, title: page.product.title, price: page.product.price },
+    deployed_url: page.deployed_url,
+    created_at: page.created_at,
+    updated_at: page.updated_at,
+  };
+}
+
+/** The page as get and update return it. */
+export function toPageView(page: PageRecord, builderUrl: string) {
+  const summary = toPageSummary(page);
+  return {
+    ...summary,
+    product: { ...summary.product, currency: page.global_theme.currency, product_type: page.product.product_type },
+    global_theme: page.global_theme,
+    seo_config: page.seo_config,
+    language: page.language,
+    builder_url: builderUrl,
+  };
+}
+
+/** What the pages index keeps per page. */
+export function toPageEntry(page: PageRecord) {
+  return {
+    id: page.id,
+    created_at: page.created_at,
+    updated_at: page.updated_at,
+    slug: page.slug,
+    status: page.status,
+    product_id: page.product.id,
+    text: `${page.slug}\n${page.product.title}`.toLowerCase(),
+  };
+}
+
+/** What the jobs index keeps per job: enough to count those still processing against the quota. */
+export function toJobEntry(job: JobRecord) {
+  return { id: job.job_id, created_at: job.created_at, status: job.status };
+}

@@ -1,0 +1,253 @@
+import type { Storage } from "unstorage";
+import type { AccountsService } from "../accounts/accounts-service.js";
+import { toTimestamp, type Clock, type IdSource } from "../deps.js";
+import { LpError, notFound } from "../errors.js";
+import type { EventSink } from "../events/event-sink.js";
+import type { Generator } from "../generation/generation-input.js";
+import { isUuid } from "../ids.js";
+import type { CursorCodec } from "../lists/cursor.js";
+import type { IndexRegistry } from "../lists/index-registry.js";
+import { paginate, withinBounds } from "../lists/paginate.js";
+import type { MediaStore } from "../media/media-store.js";
+import type { Lock } from "../ports/lock.js";
+import type { JobQueue } from "../ports/queue.js";
+import type { ProductsService } from "../products/products-service.js";
+import { applyMergePatch } from "../render/merge-patch.js";
+import { toGlobalTheme, type SeoConfig } from "../render/theme.js";
+import { parseInput } from "../validation.js";
+import { runGeneration } from "./generation-job.js";
+import { toJobEntry, toJobView, toPageEntry, toPageSummary, toPageView, type JobRecord, type PageRecord } from "./page-view.js";
+import { pageCreateSchema, pageListSchema, pageUpdateSchema } from "./schemas.js";
+import { toSlug, toUniqueSlug } from "./slug.js";
+
+/** Dependencies of the pages service. */
+export interface PagesDeps {
+  storage: Storage;
+  media: MediaStore;
+  clock: Clock;
+  ids: IdSource;
+  lock: Lock;
+  queue: JobQueue;
+  indexes: IndexRegistry;
+  cursors: CursorCodec;
+  events: EventSink;
+  generator: Generator;
+  products: ProductsService;
+  accounts: AccountsService;
+  publicUrl: () => string;
+  sleep: (ms: number) => Promise<void>;
+  stepDelayMs: () => number;
+  /** Called when a page goes away (deployments and sites clean up after it). */
+  onPageDeleted?: (page: PageRecord) => Promise<void>;
+}
+
+/** Pages and their generation jobs. */
+export function createPagesService(deps: PagesDeps) {
+  const { storage, clock, ids } = deps;
+  const pageKey = (a: string, id: string) => `acct:${a}:pages:${id}`;
+  const jobKey = (a: string, id: string) => `acct:${a}:jobs:${id}`;
+  const inflightKey = (a: string, id: string) => `inflight:jobs:${a}:${id}`;
+  const pagesIndex = (a: string) => deps.indexes.get(`acct:${a}:pages`, toPageEntry);
+  const jobsIndex = (a: string) => deps.indexes.get(`acct:${a}:jobs`, toJobEntry);
+  const builderUrl = (id: string) => `${deps.publicUrl()}/builder/${id}`;
+  const pollUrl = (a: string, jobId: string) => `/v1/accounts/${a}/pages/jobs/${jobId}`;
+
+  async function saveJob(job: JobRecord) {
+    await storage.setItem(jobKey(job.account_id, job.job_id), job);
+    (await jobsIndex(job.account_id)).upsert(toJobEntry(job));
+    if (job.status !== "processing") await storage.removeItem(inflightKey(job.account_id, job.job_id));
+  }
+
+  async function readPage(a: string, id: string): Promise<PageRecord | null> {
+    return isUuid(id) ? storage.getItem<PageRecord>(pageKey(a, id)) : null;
+  }
+
+  async function requirePage(a: string, id: string): Promise<PageRecord> {
+    const page = await readPage(a, id);
+    if (!page) throw notFound("page", id);
+    return page;
+  }
+
+  /** The one place a page is written: record, index, event. */
+  async function commitPage(page: PageRecord, type: "page.created" | "page.updated") {
+    await storage.setItem(pageKey(page.account_id, page.id), page);
+    (await pagesIndex(page.account_id)).upsert(toPageEntry(page));
+    await deps.events.emit({ type, account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) });
+  }
+
+  async function createPage(job: JobRecord, draft: Omit<PageRecord, "slug">, title: string): Promise<PageRecord> {
+    return deps.lock.withLock(`slugs:${job.account_id}`, async () => {
+      const index = await pagesIndex(job.account_id);
+      const taken = new Set([...index.values()].map((e) => e.slug));
+      const page: PageRecord = { ...draft, slug: toUniqueSlug(toSlug(title), (s) => taken.has(s)) };
+      await storage.setItem(`pageowners:${page.id}`, { account_id: page.account_id });
+      await commitPage(page, "page.created");
+      return page;
+    });
+  }
+
+  const schedule = (job: JobRecord) =>
+    deps.queue.add(`generation ${job.job_id}`, () =>
+      runGeneration(
+        {
+          ...deps,
+          saveJob,
+          createPage,
+          builderUrl,
+          currencyOf: async (a) => (await deps.accounts.get(a))?.currency ?? "USD",
+        },
+        job,
+      ),
+    );
+
+  return {
+    /** A page by id alone, for the builder preview (its URL names no account). */
+    async findPage(id: string): Promise<PageRecord | null> {
+      if (!isUuid(id)) return null;
+      const owner = await storage.getItem<{ account_id: string }>(`pageowners:${id}`);
+      return owner ? readPage(owner.account_id, id) : null;
+    },
+    readPage,
+    requirePage,
+    commitPage,
+    builderUrl,
+
+    /** Starts a generation job; answers at once with its id and poll URL. */
+    async create(accountId: string, body: unknown, simulate: string | null) {
+      const input = parseInput(pageCreateSchema, body ?? {});
+      if (input.product_id !== undefined && !(await deps.products.read(accountId, input.product_id))) {
+        throw notFound("product", input.product_id);
+      }
+      return deps.lock.withLock(`quota:${accountId}`, async () => {
+        const account = await deps.accounts.require(accountId);
+        const used = (await pagesIndex(accountId)).size + [...(await jobsIndex(accountId)).values()].filter((j) => j.status === "processing").length;
+        if (used >= account.page_quota) {
+          throw new LpError("quota_exceeded", `The account's page quota of ${account.page_quota} is reached; delete a page first.`, {
+            limit: account.page_quota,
+            used,
+          });
+        }
+        const productId = input.product
+          ? (await deps.products.create(accountId, { kind: "json", body: { ...input.product, description: input.product.description } })).id
+          : input.product_id!;
+        const at = toTimestamp(clock.now());
+        const job: JobRecord = {
+          job_id: ids.uuid(),
+          account_id: accountId,
+          status: "processing",
+          step: "analyzing_product",
+          step_detail: "Queued",
+          page_id: null,
+          builder_url: null,
+          warnings: [],
+          error: null,
+          created_at: at,
+          updated_at: at,
+          completed_at: null,
+          request: {
+            product_id: productId,
+            language: input.options?.language ?? "en",
+            marketing_angle: input.options?.marketing_angle ?? null,
+            design: { ...input.design },
+            checkout_fields: input.checkout_fields ?? null,
+            simulate,
+          },
+        };
+        await storage.setItem(inflightKey(accountId, job.job_id), { at });
+        await saveJob(job);
+        schedule(job);
+        return { job_id: job.job_id, poll_url: pollUrl(accountId, job.job_id) };
+      });
+    },
+
+    async getJob(accountId: string, jobId: string) {
+      const job = isUuid(jobId) ? await storage.getItem<JobRecord>(jobKey(accountId, jobId)) : null;
+      if (!job) throw notFound("job", jobId);
+      return toJobView(job);
+    },
+
+    async get(accountId: string, id: string) {
+      return toPageView(await requirePage(accountId, id), builderUrl(id));
+    },
+
+    async list(accountId: string, query: unknown) {
+      const q = parseInput(pageListSchema, query);
+      const needle = q.q?.toLowerCase();
+      return paginate({
+        index: await pagesIndex(accountId),
+        codec: deps.cursors,
+        sort: q.sort,
+        cursor: q.cursor,
+        perPage: q.per_page,
+        filters: { status: q.status, product_id: q.product_id, q: q.q, created_after: q.created_after, created_before: q.created_before },
+        filter: (e) =>
+          (!q.status || e.status === q.status) &&
+          (!q.product_id || e.product_id === q.product_id) &&
+          (!needle || e.text.includes(needle)) &&
+          withinBounds(e.created_at, q.created_after, q.created_before),
+        load: async (entries) => {
+          const pages = await Promise.all(entries.map((e) => readPage(accountId, e.id)));
+          return pages.filter((p): p is PageRecord => p !== null).map(toPageSummary);
+        },
+      });
+    },
+
+    async update(accountId: string, id: string, body: unknown) {
+      const patch = parseInput(pageUpdateSchema, body ?? {});
+      if (!isUuid(id)) throw notFound("page", id);
+      return deps.lock.withLock(pageKey(accountId, id), async () => {
+        const page = await requirePage(accountId, id);
+        const next: PageRecord = { ...page, updated_at: toTimestamp(clock.now()) };
+        if (patch.global_theme) next.global_theme = toGlobalTheme(applyMergePatch(page.global_theme, patch.global_theme), page.global_theme.currency);
+        if (patch.seo_config) next.seo_config = applyMergePatch(page.seo_config, patch.seo_config) as SeoConfig;
+        await commitPage(next, "page.updated");
+        return toPageView(next, builderUrl(id));
+      });
+    },
+
+    /** Records a successful deployment on the page: its address, and `published`. */
+    async markDeployed(accountId: string, id: string, url: string) {
+      await deps.lock.withLock(pageKey(accountId, id), async () => {
+        const page = await readPage(accountId, id);
+        if (page) await commitPage({ ...page, status: "published", deployed_url: url, updated_at: toTimestamp(clock.now()) }, "page.updated");
+      });
+    },
+
+    /** Deletes the page with its components, route, deployments, media and live site. */
+    async remove(accountId: string, id: string): Promise<void> {
+      if (!isUuid(id)) throw notFound("page", id);
+      await deps.lock.withLock(pageKey(accountId, id), async () => {
+        const page = await requirePage(accountId, id);
+        await deps.onPageDeleted?.(page);
+        await storage.removeItem(pageKey(accountId, id));
+        await storage.removeItem(`pageowners:${id}`);
+        (await pagesIndex(accountId)).remove(id);
+        await deps.media.removePrefix(`pages/${id}`);
+        await deps.events.emit({ type: "page.deleted", account_id: accountId, data: toPageSummary(page) });
+      });
+    },
+
+    /** Fails the jobs a previous process left processing (it died with them). */
+    async recover(): Promise<number> {
+      let count = 0;
+      for (const key of await storage.getKeys("inflight:jobs")) {
+        const [, , accountId, jobId] = key.split(":");
+        const job = await storage.getItem<JobRecord>(jobKey(accountId, jobId));
+        if (job?.status === "processing") {
+          const failed: JobRecord = {
+            ...job,
+            status: "failed",
+            error: { code: "worker_terminated", message: `The server stopped while the job was at step ${job.step}.` },
+            updated_at: toTimestamp(clock.now()),
+          };
+          await saveJob(failed);
+          await deps.events.emit({ type: "page.generation_failed", account_id: accountId, data: toJobView(failed) });
+          count++;
+        } else await storage.removeItem(key);
+      }
+      return count;
+    },
+  };
+}
+
+export type PagesService = ReturnType<typeof createPagesService>;
