@@ -1,6 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
-import { createCore, createStores, ensureDevCredentials, type Core, type DevCredentials, type StorageKind } from "@lp/core";
+import {
+  createCore,
+  createOpenAIGenerator,
+  createStores,
+  ensureDevCredentials,
+  type Core,
+  type DevCredentials,
+  type Generator,
+  type StorageKind,
+} from "@lp/core";
 import { toNodeHandler } from "h3/node";
 import { listen } from "listhen";
 import { createApp } from "./app.js";
@@ -18,6 +27,25 @@ export interface ServeOptions {
   log?: ((line: string) => void) | null;
   /** Webhook retry schedule in milliseconds (kept for the delivery engine). */
   retrySchedule?: number[];
+  /** Spread every deployment over about this long (three steps), so polling loops can be exercised. */
+  deployDelayMs?: number;
+  /** Pause per generation step, likewise. */
+  generationStepMs?: number;
+  /** Refuse webhook receivers on private, loopback and link-local addresses. */
+  publicOnly?: boolean;
+  /** Where `LP_AI_BASE_URL`, `LP_AI_API_KEY` and `LP_AI_MODEL` are read; default process.env. */
+  env?: Record<string, string | undefined>;
+}
+
+/** The page generator the environment asks for: an OpenAI-compatible endpoint, or the offline template. */
+function generatorFromEnv(env: Record<string, string | undefined>): Generator | undefined {
+  if (!env.LP_AI_BASE_URL) return undefined;
+  return createOpenAIGenerator({
+    baseUrl: env.LP_AI_BASE_URL.replace(/\/+$/, ""),
+    apiKey: env.LP_AI_API_KEY ?? "",
+    model: env.LP_AI_MODEL ?? "gpt-4o-mini",
+    fetch: globalThis.fetch,
+  });
 }
 
 /** A started server. */
@@ -36,7 +64,15 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const kind = options.storage ?? "fs";
   const stores = createStores(kind, kind === "fs" ? resolve(options.dataDir ?? ".lp") : undefined);
   let publicUrl = options.publicUrl?.replace(/\/+$/, "") ?? "";
-  const core = await createCore({ stores, publicUrl: () => publicUrl });
+  const core = await createCore({
+    stores,
+    publicUrl: () => publicUrl,
+    generator: generatorFromEnv(options.env ?? process.env),
+    delays: {
+      generationStepMs: options.generationStepMs ?? 0,
+      deploymentStepMs: Math.round((options.deployDelayMs ?? 0) / 3),
+    },
+  });
   const credentials = await ensureDevCredentials(stores.data, core.clock, core.ids);
   const adminKey = options.admin === false ? null : (options.adminKey ?? `lpadm_${randomBytes(18).toString("base64url")}`);
   const { app } = createApp({

@@ -1,0 +1,129 @@
+import { pageContentSchema, type PageContent, type Section } from "./content.js";
+import type { GenerationInput, GenerationResult, Generator } from "./generation-input.js";
+import { buildPageMessages } from "./openai-prompt.js";
+import { generateTemplateContent } from "./template-generator.js";
+
+/** How to reach an OpenAI-compatible chat-completions endpoint. */
+export interface OpenAIGeneratorOptions {
+  /** E.g. `https://api.openai.com/v1` or a local server's `/v1`. */
+  baseUrl: string;
+  /** Sent as a bearer token; may be empty for local servers that need none. */
+  apiKey: string;
+  model: string;
+  /** Injected so tests and hosts control the network. */
+  fetch: typeof globalThis.fetch;
+  /** Whole-request budget, body included. */
+  timeoutMs?: number;
+  temperature?: number;
+}
+
+/** A failure whose message is safe to show in a job warning. */
+class AiFailure extends Error {}
+
+/**
+ * A generator backed by any OpenAI-compatible chat-completions endpoint. It never fails a job:
+ * on any problem (network, status, timeout, unparsable or invalid answer) it returns the template
+ * generator's page with an `ai_fallback` warning saying why.
+ */
+export function createOpenAIGenerator(options: OpenAIGeneratorOptions): Generator {
+  const { timeoutMs = 20_000 } = options;
+  return {
+    name: "openai",
+    async generate(input: GenerationInput): Promise<GenerationResult> {
+      try {
+        const content = await requestContent(options, timeoutMs, input);
+        return { content: bindToInput(content, input), warnings: [] };
+      } catch (error) {
+        const reason = error instanceof AiFailure ? error.message : `unexpected error: ${describe(error)}`;
+        const fallback = generateTemplateContent(input);
+        return {
+          content: fallback.content,
+          warnings: [
+            { code: "ai_fallback", message: `AI generation failed (${reason}); the page was written by the template generator.` },
+            ...fallback.warnings,
+          ],
+        };
+      }
+    },
+  };
+}
+
+async function requestContent(options: OpenAIGeneratorOptions, timeoutMs: number, input: GenerationInput): Promise<PageContent> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+    let response: Response;
+    let body: string;
+    try {
+      response = await options.fetch(`${options.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
+        method: "POST",
+        headers,
+        signal: controller.signal,
+        body: JSON.stringify({
+          model: options.model,
+          messages: buildPageMessages(input),
+          response_format: { type: "json_object" },
+          temperature: options.temperature ?? 0.7,
+        }),
+      });
+      body = await response.text();
+    } catch (error) {
+      throw new AiFailure(controller.signal.aborted ? `no answer within ${timeoutMs} ms` : `request failed: ${describe(error)}`);
+    }
+    if (!response.ok) throw new AiFailure(`HTTP ${response.status} from the AI endpoint`);
+    return parseAnswer(body);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Digs the message out of a chat-completions body and validates it as page content. */
+function parseAnswer(body: string): PageContent {
+  let completion: unknown;
+  try {
+    completion = JSON.parse(body);
+  } catch {
+    throw new AiFailure("the endpoint's response is not JSON");
+  }
+  const message = (completion as { choices?: { message?: { content?: unknown } }[] })?.choices?.[0]?.message?.content;
+  if (typeof message !== "string") throw new AiFailure("the response has no choices[0].message.content");
+  let answer: unknown;
+  try {
+    // Some models wrap JSON in a Markdown fence even when asked for a JSON object.
+    answer = JSON.parse(message.trim().replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, ""));
+  } catch {
+    throw new AiFailure("the model's answer is not valid JSON");
+  }
+  const parsed = pageContentSchema.safeParse(answer);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
+    throw new AiFailure(`the model's answer does not match the page content schema: ${issues.join("; ")}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * Keeps the answer to facts the model cannot know: images are limited to the product's own URLs
+ * (a made-up URL would be an external request on the page), and the language is the one asked for.
+ */
+function bindToInput(content: PageContent, input: GenerationInput): PageContent {
+  const allowed = input.product.images.map((image) => image.url);
+  const sections = content.sections.flatMap((section): Section[] => {
+    if (section.type === "hero") {
+      return [{ ...section, image_url: section.image_url && allowed.includes(section.image_url) ? section.image_url : (allowed[0] ?? null) }];
+    }
+    if (section.type === "gallery") {
+      const images = section.images.filter((image) => allowed.includes(image.url));
+      return images.length ? [{ ...section, images }] : [];
+    }
+    return [section];
+  });
+  const language = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(input.language) ? input.language : content.language;
+  return { ...content, language, sections: sections.length ? sections : content.sections };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,37 @@
+import type { PageContent } from "../generation/content.js";
+import type { CheckoutField } from "../generation/checkout-fields.js";
+import type { GlobalTheme, SeoConfig } from "./theme.js";
+
+/** Everything the renderer needs to build a page: a snapshot, no storage access. */
+export interface RenderablePage {
+  id: string;
+  slug: string;
+  language: string;
+  product: {
+    title: string;
+    description: string | null;
+    price: number;
+    original_price: number | null;
+    delivery_price: number | null;
+    product_type: "physical" | "service";
+    images: { url: string; media_type: string }[];
+  };
+  content: PageContent;
+  global_theme: GlobalTheme;
+  seo_config: SeoConfig;
+  checkout_fields: CheckoutField[];
+  /** Generated 1200x630 SVG; also the default Open Graph image. */
+  hero_image_url: string | null;
+  /** Generated 1200x300 SVG shown with the offer. */
+  banner_image_url: string | null;
+}
+
+/** How a page is rendered. */
+export interface RenderOptions {
+  /** Where the checkout form posts; null in the builder preview, which shows the form disabled. */
+  checkoutAction: string | null;
+  /** Prefix for host-relative media URLs (`/media/...`), e.g. the public URL of the server. */
+  assetBase?: string;
+  /** Builder preview: a banner on top, and never indexed. */
+  preview?: boolean;
+}

@@ -1,0 +1,123 @@
+import { z } from "zod";
+import { isColor } from "./color.js";
+
+/** A page's theme; the keys are camelCase on the wire as well (DESIGN §7). */
+export interface GlobalTheme {
+  currency: string;
+  primaryColor: string;
+  secondaryColor: string;
+  accentColor: string;
+  backgroundColor: string;
+  textColor: string;
+  fontFamily: string;
+}
+
+/** A page's SEO settings; every key is optional. */
+export interface SeoConfig {
+  title?: string;
+  description?: string;
+  keywords?: string[] | string;
+  ogImage?: string;
+  canonicalUrl?: string;
+  noindex?: boolean;
+}
+
+/** The keys a theme patch may carry, in the order error messages list them. */
+export const globalThemeKeys = ["currency", "primaryColor", "secondaryColor", "accentColor", "backgroundColor", "textColor", "fontFamily"] as const;
+/** The keys an SEO patch may carry. */
+export const seoConfigKeys = ["title", "description", "keywords", "ogImage", "canonicalUrl", "noindex"] as const;
+
+const systemFontStack = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
+
+/** The theme a page starts with before the creation's `design` seeds its colours. */
+export function defaultTheme(currency: string): GlobalTheme {
+  return {
+    currency: isCurrencyCode(currency?.toUpperCase?.()) ? currency.toUpperCase() : "USD",
+    primaryColor: "#1d4ed8",
+    secondaryColor: "#7c3aed",
+    accentColor: "#f59e0b",
+    backgroundColor: "#ffffff",
+    textColor: "#111827",
+    fontFamily: systemFontStack,
+  };
+}
+
+/**
+ * A complete theme from a possibly partial or stale one (keys removed by a merge patch, or
+ * written before validation tightened): valid values are kept, the rest come from the defaults.
+ */
+export function toGlobalTheme(value: unknown, currency = "USD"): GlobalTheme {
+  const input = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
+  const theme = defaultTheme(isCurrencyCode(input.currency) ? input.currency : currency);
+  for (const key of ["primaryColor", "secondaryColor", "accentColor", "backgroundColor", "textColor"] as const) {
+    if (isColor(input[key])) theme[key] = (input[key] as string).trim();
+  }
+  if (isFontStack(input.fontFamily)) theme.fontFamily = input.fontFamily.trim();
+  return theme;
+}
+
+/** ISO 4217 shape: three upper-case letters. */
+export function isCurrencyCode(value: unknown): value is string {
+  return typeof value === "string" && /^[A-Z]{3}$/.test(value);
+}
+
+/**
+ * A font stack safe to place in CSS: names, quotes, commas and spaces only. Quotes must pair up,
+ * or the rest of the stylesheet would be swallowed into a string.
+ */
+export function isFontStack(value: unknown): value is string {
+  if (typeof value !== "string" || value.trim() === "" || value.length > 200) return false;
+  if (!/^[\p{L}\p{N} ,'"._-]+$/u.test(value)) return false;
+  return (value.match(/"/g)?.length ?? 0) % 2 === 0 && (value.match(/'/g)?.length ?? 0) % 2 === 0;
+}
+
+/** True for absolute http(s) URLs. */
+export function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== "string" || value.length > 2048 || /\s/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+/** Strict object whose unknown-key error names the keys that are allowed. */
+function patchObject<S extends z.ZodRawShape>(what: string, shape: S) {
+  const allowed = Object.keys(shape).join(", ");
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === "unrecognized_keys" ? `Unknown ${what} key(s): ${issue.keys.join(", ")}. Allowed keys: ${allowed}.` : undefined,
+  });
+}
+
+const color = z.string().refine(isColor, "must be a colour: #rgb, #rrggbb, #rrggbbaa, rgb(), rgba(), hsl() or a CSS colour name");
+const patchable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+/** A JSON Merge Patch for `global_theme`: each key a valid value, or null to reset it to the default. */
+export const globalThemePatchSchema = patchObject("global_theme", {
+  currency: patchable(z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as EUR (three upper-case letters)")),
+  primaryColor: patchable(color),
+  secondaryColor: patchable(color),
+  accentColor: patchable(color),
+  backgroundColor: patchable(color),
+  textColor: patchable(color),
+  fontFamily: patchable(z.string().refine(isFontStack, "must be a font stack: names, quotes, commas and spaces only (no ; { } < >)")),
+});
+
+const httpUrl = z.string().refine(isHttpUrl, "must be an absolute http(s) URL");
+
+/** A JSON Merge Patch for `seo_config`: each key a valid value, or null to remove it. */
+export const seoConfigPatchSchema = patchObject("seo_config", {
+  title: patchable(z.string().trim().min(1).max(200)),
+  description: patchable(z.string().trim().min(1).max(500)),
+  keywords: patchable(z.union([z.array(z.string().trim().min(1).max(100)).max(50), z.string().trim().max(1000)])),
+  ogImage: patchable(httpUrl),
+  canonicalUrl: patchable(httpUrl),
+  noindex: patchable(z.boolean()),
+});
+
+/** Parsed theme patch. */
+export type GlobalThemePatch = z.infer<typeof globalThemePatchSchema>;
+/** Parsed SEO patch. */
+export type SeoConfigPatch = z.infer<typeof seoConfigPatchSchema>;
