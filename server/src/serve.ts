@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { createServer as createNetServer } from "node:net";
 import { resolve } from "node:path";
 import {
   createCore,
@@ -9,10 +10,12 @@ import {
   type DevCredentials,
   type Generator,
   type StorageKind,
+  type Stores,
 } from "@lp/core";
 import { toNodeHandler } from "h3/node";
 import { listen } from "listhen";
 import { createApp } from "./app.js";
+import { lockDataDir } from "./data-dir-lock.js";
 
 /** Options of {@link startServer} (the flags of `lp serve`). */
 export interface ServeOptions {
@@ -62,12 +65,24 @@ export interface RunningServer {
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
   const kind = options.storage ?? "fs";
-  const stores = createStores(kind, kind === "fs" ? resolve(options.dataDir ?? ".lp") : undefined);
+  const dataDir = kind === "fs" ? resolve(options.dataDir ?? ".lp") : undefined;
+  const unlock = dataDir ? lockDataDir(dataDir) : () => {};
+  try {
+    return await boot(options, host, createStores(kind, dataDir), unlock);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+}
+
+async function boot(options: ServeOptions, host: string, stores: Stores, unlock: () => void): Promise<RunningServer> {
   let publicUrl = options.publicUrl?.replace(/\/+$/, "") ?? "";
   const core = await createCore({
     stores,
     publicUrl: () => publicUrl,
     generator: generatorFromEnv(options.env ?? process.env),
+    retrySchedule: options.retrySchedule,
+    publicOnly: options.publicOnly,
     delays: {
       generationStepMs: options.generationStepMs ?? 0,
       deploymentStepMs: Math.round((options.deployDelayMs ?? 0) / 3),
@@ -83,9 +98,14 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       await ensureDevCredentials(stores.data, core.clock, core.ids);
     },
   });
+  const wanted = options.port ?? 4010;
+  // listhen would quietly move to another port; a script that expects this one must hear about it instead.
+  if (wanted !== 0 && !(await isPortFree(wanted, host))) {
+    throw new Error(`Port ${wanted} on ${host} is already in use; stop what uses it or pass --port 0 for a free port.`);
+  }
   const listener = await listen(toNodeHandler(app), {
     hostname: host,
-    port: options.port ?? 4010,
+    port: wanted,
     autoClose: false,
     qr: false,
     showURL: false,
@@ -106,10 +126,19 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     close() {
       closing ??= (async () => {
         await listener.close();
-        await core.onIdle();
+        await core.close();
         await stores.dispose();
+        unlock();
       })();
       return closing;
     },
   };
+}
+
+function isPortFree(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createNetServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, host, () => probe.close(() => resolve(true)));
+  });
 }
