@@ -1,7 +1,7 @@
 import { createAccountsService } from "./accounts/accounts-service.js";
 import { clearStores, exportStores, importStores } from "./admin/data-transfer.js";
 import { cryptoIds, systemClock, toTimestamp, type Clock, type IdSource } from "./deps.js";
-import { nullEventSink, type EventSink } from "./events/event-sink.js";
+import type { EventSink } from "./events/event-sink.js";
 import { createIdempotency } from "./idempotency/idempotency.js";
 import { createCursorCodec } from "./lists/cursor.js";
 import { IndexRegistry } from "./lists/index-registry.js";
@@ -15,6 +15,9 @@ import { createPagesService } from "./pages/pages-service.js";
 import { createDeploymentsService, type DeploymentsService } from "./deployments/deployments-service.js";
 import { createSitesService } from "./deployments/sites-service.js";
 import type { Stores } from "./storage/create-storage.js";
+import { combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/create-webhooks.js";
+import type { FetchLike } from "./webhooks/http-attempt.js";
+import type { Scheduler } from "./webhooks/scheduler.js";
 
 /** What the core is built from. Everything with side effects is injected. */
 export interface CoreDeps {
@@ -32,6 +35,16 @@ export interface CoreDeps {
   sleep?: (ms: number) => Promise<void>;
   /** Pauses per step of background work, to make progress visible. Mutable at run time. */
   delays?: Delays;
+  /** Sends webhook requests (verification, deliveries); the global fetch by default. */
+  fetch?: FetchLike;
+  /** Timers for future webhook attempts; a manual scheduler in tests. */
+  scheduler?: Scheduler;
+  /** Webhook retry delays in ms; DESIGN §9's schedule by default. */
+  retrySchedule?: readonly number[];
+  /** Refuse webhook urls on private, loopback, link-local and metadata addresses (`--public`). */
+  publicOnly?: boolean;
+  /** Finer webhook settings (timeouts, DNS), mostly for tests. */
+  webhooks?: Omit<WebhookOptions, "fetch" | "scheduler" | "retrySchedule" | "publicOnly">;
 }
 
 /** Pauses per step of background work (0: none). */
@@ -48,14 +61,17 @@ export async function createCore(deps: CoreDeps) {
   const ids = deps.ids ?? cryptoIds;
   const lock = deps.lock ?? createLocalLock();
   const queue = deps.queue ?? createLocalQueue();
-  const events = deps.events ?? nullEventSink;
   const storage = deps.stores.data;
   const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids));
   const indexes = new IndexRegistry(storage);
   const media = createMediaStore(deps.stores.media, deps.publicUrl);
+  const accounts = createAccountsService({ storage, clock, ids });
+  const { fetch, scheduler, retrySchedule, publicOnly } = deps;
+  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts });
+  // Every service emits to the webhook engine (and to an injected sink as well, when one is given).
+  const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
   const base = { storage, clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
 
-  const accounts = createAccountsService({ storage, clock, ids });
   const products = createProductsService({ ...base, media });
   const idempotency = createIdempotency({ storage, clock, lock });
   const delays: Delays = deps.delays ?? { generationStepMs: 0, deploymentStepMs: 0 };
@@ -79,6 +95,8 @@ export async function createCore(deps: CoreDeps) {
     stepDelayMs: () => delays.deploymentStepMs,
   });
   const sites = createSitesService({ storage, clock, ids, events });
+  // Endpoints load first: the recoveries below may emit events that must fan out to them.
+  await webhooks.start();
   await pages.recover();
   await deployments.recover();
 
@@ -96,22 +114,35 @@ export async function createCore(deps: CoreDeps) {
     sites,
     idempotency,
     delays,
+    webhooks,
     admin: {
       async reset() {
         await queue.onIdle();
+        await webhooks.suspend();
         await clearStores(deps.stores);
         indexes.clear();
+        await webhooks.reload();
       },
       export: () => exportStores(deps.stores, toTimestamp(clock.now())),
       async import(doc: unknown) {
         await queue.onIdle();
+        await webhooks.suspend();
         const counts = await importStores(deps.stores, doc);
         indexes.clear();
+        await webhooks.reload();
         return counts;
       },
     },
     /** Waits for background work to finish (tests, graceful shutdown). */
-    onIdle: () => queue.onIdle(),
+    async onIdle() {
+      await queue.onIdle();
+      await webhooks.onIdle();
+    },
+    /** Finishes background work, then stops webhook timers; pending deliveries stay stored for the next start. */
+    async close() {
+      await queue.onIdle();
+      await webhooks.close();
+    },
   };
 }
 

@@ -13,6 +13,8 @@ import { productRoutes } from "./routes/products.js";
 import { pageRoutes } from "./routes/pages.js";
 import { deploymentRoutes } from "./routes/deployments.js";
 import { siteRoutes } from "./routes/sites.js";
+import { webhookRoutes } from "./routes/webhooks.js";
+import { withWebhookDocs } from "./openapi/webhook-schemas.js";
 
 /** Options of {@link createApp}. */
 export interface AppOptions {
@@ -32,6 +34,7 @@ export function apiRoutes(options: Pick<AppOptions, "settings" | "extraRoutes">)
     ...productRoutes,
     ...pageRoutes,
     ...deploymentRoutes,
+    ...webhookRoutes,
     ...(options.extraRoutes ?? []),
     ...mediaRoutes,
     ...siteRoutes,
@@ -44,7 +47,7 @@ export function createApp(options: AppOptions) {
   const server: ServerContext = { core: options.core, settings: options.settings, afterReset: options.afterReset };
   const log = options.log === undefined ? (line: string) => process.stderr.write(`${line}\n`) : options.log;
   const routes = apiRoutes(options);
-  const openapi = buildOpenApi(routes);
+  const openapi = withWebhookDocs(buildOpenApi(routes));
   const started = new WeakMap<H3Event, number>();
 
   const app = new H3({
@@ -73,9 +76,11 @@ export function createApp(options: AppOptions) {
   });
 
   for (const route of routes) app.on(route.method, route.path, toHandler(route, server));
+  for (const route of routes) if (route.method === "GET") app.on("HEAD", route.path, toHandler(route, server)); // HEAD is GET without a body
   app.get("/v1/openapi.json", () => json(openapi));
 
   const patterns = routes.map((r) => ({ method: r.method, regex: toRegex(r.path) }));
+  patterns.push({ method: "GET", regex: toRegex("/v1/openapi.json") }); // so POST on it is a 405 naming GET
   app.all("/**", (event) => {
     const path = event.url.pathname;
     const allowed = [...new Set(patterns.filter((p) => p.regex.test(path)).map((p) => p.method))];

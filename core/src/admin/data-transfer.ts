@@ -3,7 +3,8 @@ import type { Stores } from "../storage/create-storage.js";
 import { LpError } from "../errors.js";
 import { parseInput } from "../validation.js";
 
-const KEY = /^[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)*$/;
+/** A storage key: segments start with a letter, digit, `_` or `-`, so `..` and hidden names never get in. */
+const KEY = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(:[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
 
 /** Format of `GET /_admin/export` and `POST /_admin/import`. */
 export const exportSchema = z.strictObject({

@@ -4,7 +4,7 @@ import { z } from "zod";
 export const isoDateOrDateTime = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/, "must be an ISO 8601 date or date-time")
-  .refine((v) => !Number.isNaN(Date.parse(v)), "must be a real date")
+  .refine(isRealDate, "must be a real date")
   .describe("ISO 8601 date or date-time; exclusive bound");
 
 /** `per_page`: 1 to 100, default 20. Query strings arrive as text, so digits are coerced. */
@@ -37,4 +37,11 @@ export function toSort(sort: string): { field: string; descending: boolean } {
 export interface Page<T> {
   data: T[];
   pagination: { next_cursor: string | null; has_more: boolean };
+}
+
+/** `Date.parse` rolls 2026-02-30 over to March; a real date keeps its day and month. */
+function isRealDate(value: string): boolean {
+  const [y, m, d] = value.slice(0, 10).split("-").map(Number);
+  const day = new Date(Date.UTC(y, m - 1, d));
+  return !Number.isNaN(Date.parse(value)) && day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
 }

@@ -146,7 +146,7 @@ export function createProductsService(deps: Deps) {
     },
 
     async update(accountId: string, id: string, input: BodyInput) {
-      const body = input.kind === "json" ? parseInput(productUpdateSchema, input.body ?? {}) : parseInput(productUpdateMultipartSchema, input.fields);
+      const body = input.kind === "json" ? parseInput(productUpdateSchema, input.body === undefined ? {} : input.body) : parseInput(productUpdateMultipartSchema, input.fields);
       const uploads = input.kind === "multipart" ? checkUploads(input.files) : [];
       if (!isUuid(id)) throw notFound("product", id);
       // Serialised per product so concurrent edits of the image list never lose one.

@@ -1,7 +1,8 @@
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, rm, unlink } from "node:fs/promises";
+import { mkdirSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { readdir, rm } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
 import { defineDriver } from "unstorage";
+import { readFileOrNull, writeFileAtomic } from "./fs-io.js";
 
 /** Options of {@link fsDurableDriver}. */
 export interface FsDurableOptions {
@@ -16,8 +17,8 @@ const TMP_DIR = ".tmp";
 
 /**
  * A file-system driver that never exposes a half-written record: each write goes to a temporary file,
- * is flushed, and is then renamed over the target, which POSIX makes atomic. Readers therefore see the
- * old value or the new one. Keys map to nested folders (`a:b:c` is `a/b/c`), and `getKeys(prefix)` only
+ * is flushed, and is then renamed over the target, which POSIX makes atomic (see fs-io.ts). Readers
+ * therefore see the old value or the new one. Keys map to nested folders (`a:b:c` is `a/b/c`), and `getKeys(prefix)` only
  * walks the prefix's folder instead of the whole tree.
  */
 export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
@@ -25,45 +26,25 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
   const tmpDir = join(base, TMP_DIR);
   const doSync = options.fsync !== false;
   let counter = 0;
+  // Unique per driver instance, so two stores in one process never share a temporary name.
+  const instance = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   // Leftovers of a crash mid-write are never visible records; drop them at start.
   rmSync(tmpDir, { recursive: true, force: true });
   mkdirSync(tmpDir, { recursive: true });
 
   const toPath = (key: string): string => {
-    const parts = key.split(":").filter(Boolean);
-    if (parts.length === 0 || parts.some((p) => !SEGMENT.test(p) || p === "." || p === ".." || p === TMP_DIR)) {
+    // Empty segments are refused rather than collapsed, so `a::b` and `a:b` never alias one file.
+    const parts = key.split(":");
+    if (parts.some((p) => !SEGMENT.test(p) || p === "." || p === ".." || p === TMP_DIR)) {
       throw new Error(`Unsafe storage key: ${JSON.stringify(key)}`);
     }
     return join(base, ...parts);
   };
 
-  const readOrNull = async (key: string): Promise<Buffer | null> => {
-    try {
-      return await readFile(toPath(key));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "EISDIR") return null;
-      throw error;
-    }
-  };
+  const readOrNull = (key: string): Promise<Buffer | null> => readFileOrNull(toPath(key), isMissing);
 
-  const writeAtomic = async (key: string, data: string | Uint8Array): Promise<void> => {
-    const target = toPath(key);
-    const tmp = join(tmpDir, `${process.pid}-${++counter}`);
-    const handle = await open(tmp, "w");
-    try {
-      await handle.writeFile(data);
-      if (doSync) await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await rename(tmp, target);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      await mkdir(join(target, ".."), { recursive: true });
-      await rename(tmp, target);
-    }
-  };
+  const writeAtomic = (key: string, data: string | Uint8Array): Promise<void> =>
+    writeFileAtomic(toPath(key), join(tmpDir, `${instance}-${++counter}`), data, doSync);
 
   const walk = async (dir: string, prefix: string, out: string[]): Promise<void> => {
     let entries;
@@ -86,7 +67,13 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
     options,
     flags: { maxDepth: false },
     async hasItem(key) {
-      return (await readOrNull(key)) !== null;
+      // A stat, not a read: media files can be megabytes.
+      try {
+        return statSync(toPath(key)).isFile();
+      } catch (error) {
+        if (isMissing(error)) return false;
+        throw error;
+      }
     },
     async getItem(key) {
       const data = await readOrNull(key);
@@ -102,9 +89,11 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
       await writeAtomic(key, value as Uint8Array);
     },
     async removeItem(key) {
-      await unlink(toPath(key)).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== "ENOENT") throw error;
-      });
+      try {
+        unlinkSync(toPath(key));
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
     },
     async getKeys(prefix) {
       const clean = (prefix ?? "").split(":").filter(Boolean).join(":");
@@ -132,9 +121,15 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
   };
 });
 
+/** ENOENT, or ENOTDIR when a parent of the path is a record rather than a folder. */
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
 function isDirSync(path: string): boolean {
   try {
-    return readdirSync(path) !== undefined;
+    return statSync(path).isDirectory();
   } catch {
     return false;
   }

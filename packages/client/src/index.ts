@@ -1,1 +1,18 @@
-// placeholder
+export { createClient, type Client, type ClientOptions } from "./client.js";
+export { ApiError, ClientConfigError, TransportError, WaitTimeoutError, isApiError, type ErrorBody } from "./errors.js";
+export { imageFromFile } from "./multipart.js";
+export { paginate, collect } from "./paginate.js";
+export { DEFAULT_INTERVAL_MS, DEFAULT_TIMEOUT_MS, type WaitOptions } from "./wait.js";
+export { planeOf, type FetchLike, type Plane, type QueryValue, type RawResponse, type RequestOptions } from "./transport.js";
+export type { WriteOptions } from "./resources/products.js";
+export type { ProductsApi } from "./resources/products.js";
+export type { PagesApi, JobsApi } from "./resources/pages.js";
+export type { DeploymentsApi } from "./resources/deployments.js";
+export type { WebhooksApi } from "./resources/webhooks.js";
+export type { AdminApi } from "./resources/admin.js";
+export type * from "./types/common.js";
+export type * from "./types/products.js";
+export type * from "./types/pages.js";
+export type * from "./types/deployments.js";
+export type * from "./types/webhooks.js";
+export type * from "./types/admin.js";

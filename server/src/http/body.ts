@@ -69,18 +69,19 @@ async function parseMultipart(bytes: Uint8Array, type: string): Promise<BodyInpu
       issues: [{ path: "body", code: "invalid_multipart", message: "malformed multipart/form-data" }],
     });
   }
-  const fields: Record<string, string | string[]> = {};
+  // A Map, then own properties: assigning `fields["__proto__"]` would swap the object's prototype.
+  const collected = new Map<string, string | string[]>();
   const files: Upload[] = [];
   for (const [name, value] of form.entries()) {
     if (typeof value === "string") {
-      const previous = fields[name];
-      fields[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+      const previous = collected.get(name);
+      collected.set(name, previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value]);
     } else {
       files.push({ field: name, filename: value.name || "upload", bytes: new Uint8Array(await value.arrayBuffer()) });
     }
   }
   // A field sent once stays a string; the schemas decide which fields may repeat.
-  return { kind: "multipart", fields, files };
+  return { kind: "multipart", fields: Object.fromEntries(collected), files };
 }
 
 /** Multipart bodies are fingerprinted by their hash, which keeps a 200 MiB body out of memory twice. */

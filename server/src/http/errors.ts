@@ -1,4 +1,5 @@
 import { LpError, type ErrorCode } from "@lp/core";
+import { HTTPResponse } from "h3";
 
 /** The one table from error code to HTTP status (DESIGN §3). */
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -35,7 +36,7 @@ function headersFor(error: LpError, plane: "account" | "app" | "admin" | "none")
  * Turns any thrown value into the error envelope. Unknown errors become `internal_error` without their
  * cause, which is logged with the request id instead.
  */
-export function toErrorResponse(error: unknown, requestId: string, plane: "account" | "app" | "admin" | "none" = "none"): Response {
+export function toErrorResponse(error: unknown, requestId: string, plane: "account" | "app" | "admin" | "none" = "none"): HTTPResponse {
   let lp: LpError;
   if (error instanceof LpError) lp = error;
   else {
@@ -44,7 +45,7 @@ export function toErrorResponse(error: unknown, requestId: string, plane: "accou
   }
   const details = lp.code === "method_not_allowed" ? undefined : lp.details;
   const body = { error: { code: lp.code, message: lp.message, ...(details ? { details } : {}), request_id: requestId } };
-  return new Response(JSON.stringify(body), {
+  return new HTTPResponse(JSON.stringify(body), {
     status: STATUS_BY_CODE[lp.code],
     headers: { "content-type": "application/json; charset=utf-8", ...headersFor(lp, plane) },
   });

@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { StoredResponse } from "@lp/core";
-import type { H3Event } from "h3";
+import { HTTPResponse, type H3Event } from "h3";
 import { authenticate } from "./auth.js";
 import { readBody } from "./body.js";
 import { toErrorResponse } from "./errors.js";
+import type { RouteResponse } from "./respond.js";
 import type { RouteContext, RouteDef, ServerContext } from "./route.js";
 
 /** Responses worth replaying for an Idempotency-Key: the request ran, and running it again would not differ. */
@@ -19,21 +20,33 @@ export function requestIdOf(event: H3Event): string {
 }
 
 function toQuery(url: URL): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  const out = new Map<string, string | string[]>();
   for (const [key, value] of url.searchParams) {
-    const previous = out[key];
-    out[key] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+    const previous = out.get(key);
+    out.set(key, previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value]);
   }
-  return out;
+  // Own properties, `__proto__` included: assigning `out["__proto__"]` would swap the object's prototype
+  // (`?__proto__=x` then made `query.sort` read Array.prototype.sort).
+  return Object.fromEntries(out);
 }
 
-async function capture(response: Response): Promise<{ response: Response; stored: StoredResponse }> {
-  const body = await response.text();
+async function capture(response: RouteResponse, requestId: string): Promise<{ response: RouteResponse; stored: StoredResponse }> {
+  const status = response.status ?? 200;
+  const body = response instanceof Response ? await response.text() : bodyText(response.body);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, key) => {
     headers[key] = value;
   });
-  return { response: new Response(body, { status: response.status, headers }), stored: { status: response.status, headers, body } };
+  const stored = { status, headers: { ...headers, "x-request-id": requestId }, body };
+  return { response: new HTTPResponse(body, { status, headers }), stored };
+}
+
+/** The body of an `HTTPResponse` as text (the helpers in respond.ts only make strings or null). */
+function bodyText(body: unknown): string {
+  if (body === null || body === undefined) return "";
+  if (typeof body === "string") return body;
+  if (body instanceof Uint8Array) return Buffer.from(body).toString("utf8");
+  throw new Error("A replayable response needs a text body");
 }
 
 /**
@@ -41,7 +54,7 @@ async function capture(response: Response): Promise<{ response: Response; stored
  * envelope. Every outcome is a Response, so the idempotency layer sees exactly what the client sees.
  */
 export function toHandler(route: RouteDef, server: ServerContext) {
-  return async (event: H3Event): Promise<Response> => {
+  return async (event: H3Event): Promise<RouteResponse> => {
     const requestId = requestIdOf(event);
     const req = event.req;
     const params = (event.context.params ?? {}) as Record<string, string>;
@@ -70,11 +83,13 @@ export function toHandler(route: RouteDef, server: ServerContext) {
       );
       if (decision.kind === "replay") {
         const { status, headers, body } = decision.response;
-        return new Response(body, { status, headers: { ...headers, "idempotent-replayed": "true" } });
+        // The replay is the original exchange: its request id too, which a stored error body quotes.
+        if (headers["x-request-id"]) event.context.requestId = headers["x-request-id"];
+        return new HTTPResponse(body, { status, headers: { ...headers, "idempotent-replayed": "true" } });
       }
-      let outcome: { response: Response; stored: StoredResponse } | null = null;
+      let outcome: { response: RouteResponse; stored: StoredResponse } | null = null;
       try {
-        outcome = await capture(await run(route, ctx));
+        outcome = await capture(await run(route, ctx), requestId);
         return outcome.response;
       } finally {
         await decision.finish(outcome && isReplayable(outcome.stored.status) ? outcome.stored : null);
@@ -85,7 +100,7 @@ export function toHandler(route: RouteDef, server: ServerContext) {
   };
 }
 
-async function run(route: RouteDef, ctx: RouteContext): Promise<Response> {
+async function run(route: RouteDef, ctx: RouteContext): Promise<RouteResponse> {
   try {
     return await route.handler(ctx);
   } catch (error) {

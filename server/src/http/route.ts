@@ -1,6 +1,7 @@
 import type { AccountPrincipal, AppPrincipal, BodyInput, Core, Scope } from "@lp/core";
 import type { z } from "zod";
 import type { BodyKind } from "./body.js";
+import type { RouteResponse } from "./respond.js";
 
 /** Which credentials a route takes. */
 export type Plane = "account" | "app" | "admin" | "none";
@@ -60,7 +61,7 @@ export interface RouteDef {
   docs?: RouteDocs;
   /** Leave out of the OpenAPI document (admin, media, sites). */
   internal?: boolean;
-  handler(ctx: RouteContext): Promise<Response> | Response;
+  handler(ctx: RouteContext): Promise<RouteResponse> | RouteResponse;
 }
 
 /** Declares a route with its types checked. */

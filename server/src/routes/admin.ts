@@ -53,6 +53,11 @@ export const adminRoutes: RouteDef[] = [
     body: "json",
     bodyLimit: 512 * 1024 * 1024,
     internal: true,
-    handler: async ({ server, input }) => data(await server.core.admin.import(input?.kind === "json" ? input.body : undefined)),
+    handler: async ({ server, input }) => {
+      const counts = await server.core.admin.import(input?.kind === "json" ? input.body : undefined);
+      // The import replaced every record: put this server's dev credentials back, as a reset does.
+      await server.afterReset?.();
+      return data(counts);
+    },
   }),
 ];

@@ -120,3 +120,17 @@ describe("pages and generation jobs", () => {
     expect(res.json.error.details.required_scope).toBe("pages:write");
   });
 });
+
+describe("list date bounds", () => {
+  it("refuses a date that does not exist", async () => {
+    const t = await createTestApp();
+    try {
+      const res = await t.call("GET", "pages?created_after=2026-02-30");
+      expect(res.status).toBe(400);
+      expect(res.json.error.details.issues[0].path).toBe("created_after");
+      expect((await t.call("GET", "products?created_before=2026-02-28T10:00:00Z")).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

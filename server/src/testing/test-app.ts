@@ -1,13 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createCore, createManualClock, createStores, ensureDevCredentials, type StorageKind } from "@lp/core";
+import { createCore, createManualClock, createManualScheduler, createStores, ensureDevCredentials, type CoreDeps, type StorageKind } from "@lp/core";
 import { createApp } from "../app.js";
 
 /** Options of {@link createTestApp}. */
 export interface TestAppOptions {
   storage?: StorageKind;
   start?: string;
+  /** More core dependencies (webhook fetch, retry schedule, timeouts). */
+  coreDeps?: Partial<Omit<CoreDeps, "stores" | "clock" | "publicUrl">>;
 }
 
 /**
@@ -22,11 +24,15 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const publicUrl = "http://lp.test";
   // Background steps wait on this instead of real time: a test releases them when it wants them to go on.
   const waiting: (() => void)[] = [];
-  const sleep = () => new Promise<void>((resolve) => waiting.push(resolve));
-  const core = await createCore({ stores, clock, sleep, publicUrl: () => publicUrl });
+  let closing = false;
+  const sleep = () => (closing ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve)));
+  // Webhook retries wait on this scheduler, which moves only when a test advances it (with the clock).
+  const scheduler = createManualScheduler(clock);
+  const core = await createCore({ stores, clock, sleep, scheduler, publicUrl: () => publicUrl, ...options.coreDeps });
   const creds = await ensureDevCredentials(stores.data, clock, core.ids);
   const adminKey = "lpadm_test_key";
-  const built = createApp({ core, settings: { simulate: true, adminKey, publicUrl: () => publicUrl }, log: null });
+  const afterReset = async () => void (await ensureDevCredentials(stores.data, clock, core.ids));
+  const built = createApp({ core, settings: { simulate: true, adminKey, publicUrl: () => publicUrl }, log: null, afterReset });
   const account = `/v1/accounts/${creds.account_id}`;
 
   /** A request with the dev token unless `token` says otherwise (null sends none). */
@@ -54,6 +60,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     ...built,
     core,
     clock,
+    scheduler,
     creds,
     adminKey,
     account,
@@ -66,8 +73,9 @@ export async function createTestApp(options: TestAppOptions = {}) {
     async close() {
       core.delays.generationStepMs = 0;
       core.delays.deploymentStepMs = 0;
+      closing = true;
       for (const resolve of waiting.splice(0)) resolve();
-      await core.onIdle();
+      await core.close();
       await stores.dispose();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },

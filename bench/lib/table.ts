@@ -1,0 +1,22 @@
+/** One line of the benchmark report. */
+export interface Row {
+  scenario: string;
+  measured: string;
+  target: string;
+  /** true met, false missed, null informational. */
+  met: boolean | null;
+}
+
+/** Formats a number with a fixed count of decimals and thousands separators. */
+export const fmt = (n: number, decimals = 0) =>
+  Number.isFinite(n) ? n.toLocaleString("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals }) : "n/a";
+
+/** Prints the rows as an aligned text table. */
+export function printTable(rows: Row[]): string {
+  const cells = rows.map((r) => [r.scenario, r.measured, r.target, r.met === null ? "-" : r.met ? "met" : "NOT MET"]);
+  const head = ["scenario", "measured", "target", "result"];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]) => `| ${c.map((v, i) => v.padEnd(widths[i])).join(" | ")} |`;
+  const sep = `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`;
+  return [line(head), sep, ...cells.map(line)].join("\n");
+}

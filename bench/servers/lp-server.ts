@@ -1,0 +1,40 @@
+/**
+ * lp's server for the benchmark, seeded before it reports. Environment: BENCH_STORAGE (memory | fs),
+ * BENCH_DIR (fs data dir), BENCH_SEED (products to create first). Prints one JSON line:
+ * { url, account, token, productId, seedMs, firstListMs }.
+ */
+import { startServer } from "../../server/src/serve.js";
+import { seedFsDir, seedThroughCore } from "./seed.js";
+
+const storage = process.env.BENCH_STORAGE === "fs" ? "fs" : "memory";
+const count = Number(process.env.BENCH_SEED ?? "0");
+const dataDir = process.env.BENCH_DIR;
+
+let seedMs = 0;
+let productId: string | null = null;
+if (storage === "fs" && count > 0) {
+  const t0 = performance.now();
+  productId = await seedFsDir(dataDir!, count);
+  seedMs = performance.now() - t0;
+}
+
+const server = await startServer({ storage, dataDir, port: 0, log: null });
+const account = server.credentials.account_id;
+if (storage === "memory" && count > 0) {
+  const t0 = performance.now();
+  productId = await seedThroughCore(server.core, account, count);
+  seedMs = performance.now() - t0;
+}
+// The first listing builds the account's index (from disk on fs): reported apart from the warm figures.
+const t1 = performance.now();
+const first = await server.core.products.list(account, { per_page: "20" });
+const firstListMs = performance.now() - t1;
+productId ??= first.data[0]?.id ?? null;
+productId ??= (await server.core.products.create(account, { kind: "json", body: { title: "Only", price: 1, product_type: "service" } })).id;
+(globalThis as { gc?: () => void }).gc?.();
+
+process.stdout.write(`${JSON.stringify({ url: server.url, account, token: server.credentials.token, productId, seedMs, firstListMs })}\n`);
+process.on("SIGTERM", async () => {
+  await server.close();
+  process.exit(0);
+});

@@ -1,0 +1,222 @@
+/**
+ * Webhook engine figures (issue 5): delivery throughput to a local receiver at concurrency 4 against a
+ * bare fetch loop at the same concurrency, and the latency from an API call that emits an event to the
+ * first attempt reaching the receiver. Self-contained: its own server, receiver and storage, 127.0.0.1.
+ */
+import { spawn } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateSecret, sign } from "../packages/webhooks/src/index.js";
+import { startServer, type RunningServer } from "../server/src/serve.js";
+
+/** One figure. `met` says whether `target` holds. */
+export interface BenchRow {
+  name: string;
+  value: number;
+  unit: string;
+  target?: string;
+  met?: boolean;
+}
+
+const CONCURRENCY = 4;
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** A receiver that answers 200 at once (the challenge too) and reports each arrival. */
+async function startSink(onRequest: (body: string) => void = () => {}): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      onRequest(body);
+      const parsed = JSON.parse(body) as { type?: string; data?: { challenge?: string } };
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(parsed.type === "webhook.verification" ? JSON.stringify({ challenge: parsed.data?.challenge }) : "{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, server };
+}
+
+async function withServer<T>(storage: "memory" | "fs", work: (server: RunningServer) => Promise<T>): Promise<T> {
+  const dir = storage === "fs" ? mkdtempSync(join(tmpdir(), "lp-bench-webhooks-")) : undefined;
+  const server = await startServer({ storage, dataDir: dir, port: 0, log: null, admin: false });
+  try {
+    return await work(server);
+  } finally {
+    await server.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The throughput receiver: a separate process (like `lp listen`), so it does not share the event loop. */
+const SINK_SOURCE = `
+const { createServer } = require("node:http");
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    let reply = "{}";
+    try { const p = JSON.parse(Buffer.concat(chunks).toString()); if (p.type === "webhook.verification") reply = JSON.stringify({ challenge: p.data.challenge }); } catch {}
+    res.writeHead(200, { "content-type": "application/json" }).end(reply);
+  });
+});
+server.listen(0, "127.0.0.1", () => process.stdout.write(server.address().port + "\\n"));
+`;
+
+async function startChildSink(): Promise<{ url: string; close(): void }> {
+  const child = spawn(process.execPath, ["-e", SINK_SOURCE], { stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.once("error", reject);
+    child.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
+  });
+  return { url: `http://127.0.0.1:${port}/hooks`, close: () => void child.kill() };
+}
+
+/** A throughput run: items per second of wall time, and this process's CPU milliseconds per item. */
+interface Throughput {
+  rate: number;
+  cpuMs: number;
+}
+
+function measure(count: number, started: number, cpu: NodeJS.CpuUsage): Throughput {
+  const used = process.cpuUsage(cpu);
+  return { rate: count / ((performance.now() - started) / 1000), cpuMs: (used.user + used.system) / 1000 / count };
+}
+
+/** Deliveries per second through the engine (emit → signed POST → stored outcome). */
+async function engineThroughput(storage: "memory" | "fs", count: number): Promise<Throughput> {
+  const sink = await startChildSink();
+  try {
+    return await withServer(storage, async ({ core, credentials }) => {
+      await core.webhooks.endpoints.create(credentials.application_id, { url: sink.url, events: ["product.created"], concurrency_limit: CONCURRENCY });
+      const data = { id: "bench", title: "Bench lamp", price: 10 };
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      for (let i = 0; i < count; i++) await core.webhooks.sink.emit({ type: "product.created", account_id: credentials.account_id, data });
+      await core.onIdle();
+      return measure(count, started, cpu);
+    });
+  } finally {
+    sink.close();
+  }
+}
+
+/**
+ * The same requests with plain fetch, `CONCURRENCY` at a time: one event body and its signed headers,
+ * computed once, so the difference is what the engine does per delivery (store, sign, record, retry).
+ */
+async function bareFetchThroughput(count: number): Promise<Throughput> {
+  const sink = await startChildSink();
+  try {
+    const body = JSON.stringify({
+      id: "evt_0000019a3c2b1f00000001a1b2c3d4e5",
+      type: "product.created",
+      timestamp: new Date().toISOString(),
+      account_id: "acct_dev",
+      environment: "production",
+      data: { id: "bench", title: "Bench lamp", price: 10 },
+    });
+    const headers = {
+      "content-type": "application/json",
+      "user-agent": "lp-webhooks/1",
+      ...sign({ id: "dlv_0000019a3c2b1f000001a1b2c3d4e5f6", timestamp: new Date(), body, secrets: generateSecret() }),
+      "webhook-event-type": "product.created",
+      "webhook-attempt": "1",
+    };
+    let next = 0;
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next++ < count) {
+          const res = await fetch(sink.url, { method: "POST", body, headers, redirect: "manual" });
+          await res.text();
+        }
+      }),
+    );
+    return measure(count, started, cpu);
+  } finally {
+    sink.close();
+  }
+}
+
+/** Milliseconds from starting `POST /products` over HTTP to the product.created attempt arriving. */
+async function emitToAttempt(storage: "memory" | "fs", rounds: number): Promise<number[]> {
+  let arrived: (() => void) | null = null;
+  const sink = await startSink((body) => {
+    if (body.includes('"product.created"')) arrived?.();
+  });
+  try {
+    return await withServer(storage, async ({ core, credentials, url }) => {
+      await core.webhooks.endpoints.create(credentials.application_id, { url: sink.url, events: ["product.created"] });
+      const latencies: number[] = [];
+      for (let i = 0; i < rounds; i++) {
+        const reached = new Promise<void>((resolve) => (arrived = resolve));
+        const started = performance.now();
+        const res = await fetch(`${url}/v1/accounts/${credentials.account_id}/products`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${credentials.token}`, "content-type": "application/json" },
+          body: JSON.stringify({ title: `Lamp ${i}`, price: 10, product_type: "physical" }),
+        });
+        await res.text();
+        await reached;
+        latencies.push(performance.now() - started);
+        await core.onIdle();
+      }
+      return latencies;
+    });
+  } finally {
+    sink.server.close();
+  }
+}
+
+/** Runs the webhook scenarios; `quick` shortens them. */
+export async function benchWebhooks(options: { quick?: boolean } = {}): Promise<BenchRow[]> {
+  const count = options.quick ? 400 : 2000;
+  const rounds = options.quick ? 40 : 200;
+  // Warm up sockets, JIT and the engine's code paths, then interleave the two sides and take each
+  // side's median run, so neither pays for running first or for a noisy moment on a small machine.
+  await bareFetchThroughput(count);
+  await engineThroughput("memory", count);
+  await engineThroughput("memory", count);
+  const bareRuns: Throughput[] = [];
+  const engineRuns: Throughput[] = [];
+  for (let run = 0; run < 3; run++) {
+    bareRuns.push(await bareFetchThroughput(count));
+    engineRuns.push(await engineThroughput("memory", count));
+  }
+  const bare = percentile(bareRuns.map((r) => r.rate), 50);
+  const engine = percentile(engineRuns.map((r) => r.rate), 50);
+  const bareCpu = percentile(bareRuns.map((r) => r.cpuMs), 50);
+  const engineCpu = percentile(engineRuns.map((r) => r.cpuMs), 50);
+  const engineFs = (await engineThroughput("fs", Math.round(count / 4))).rate;
+  const memory = await emitToAttempt("memory", rounds);
+  const fs = await emitToAttempt("fs", Math.round(rounds / 2));
+  const ratio = engine / bare;
+  const p50 = percentile(memory, 50);
+  return [
+    { name: "webhooks: bare fetch loop, concurrency 4", value: round(bare, 0), unit: "req/s" },
+    { name: "webhooks: engine deliveries, concurrency 4 (memory)", value: round(engine, 0), unit: "deliveries/s" },
+    { name: "webhooks: engine / bare fetch", value: round(ratio), unit: "ratio", target: ">= 0.7", met: ratio >= 0.7 },
+    { name: "webhooks: CPU per request, bare fetch loop", value: round(bareCpu, 3), unit: "ms" },
+    { name: "webhooks: CPU per delivery, engine (memory)", value: round(engineCpu, 3), unit: "ms" },
+    { name: "webhooks: engine deliveries, concurrency 4 (fs, fsync)", value: round(engineFs, 0), unit: "deliveries/s" },
+    { name: "webhooks: API call to first attempt p50 (memory)", value: round(p50), unit: "ms", target: "<= 20", met: p50 <= 20 },
+    { name: "webhooks: API call to first attempt p95 (memory)", value: round(percentile(memory, 95)), unit: "ms" },
+    { name: "webhooks: API call to first attempt p50 (fs, fsync)", value: round(percentile(fs, 50)), unit: "ms" },
+  ];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await benchWebhooks({ quick: process.argv.includes("--quick") });
+  console.table(rows);
+}

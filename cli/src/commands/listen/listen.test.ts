@@ -1,0 +1,106 @@
+import { createReceiver, sign } from "@lp/webhooks";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { main } from "../../main.js";
+import { createFakeIo, type FakeIo } from "../../testing/fake-io.js";
+import { createHarness, type Harness } from "../../testing/harness.js";
+import { toOptions } from "./listen.js";
+
+const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+/** Posts a signed event like the service does. */
+async function send(url: string, type: string, id: string, secret = SECRET) {
+  const body = JSON.stringify({ id: `evt_${id}`, type, timestamp: new Date().toISOString(), account_id: "acct_dev", environment: "production", data: {} });
+  const headers = { ...sign({ id, timestamp: new Date(), body, secrets: secret }), "content-type": "application/json", "webhook-event-type": type, "webhook-attempt": "1" };
+  const response = await fetch(url, { method: "POST", body, headers });
+  return { status: response.status, body: await response.text() };
+}
+
+/** Starts `lp listen` in-process and resolves with its URL once the readiness line is out. */
+async function listen(args: string[], fake: FakeIo = createFakeIo()) {
+  const done = main(["listen", ...args], fake.io);
+  const ready = await Promise.race([fake.waitForStderr(/Ready: receiving webhooks at (\S+)/), done.then((code) => Promise.reject(new Error(`exited ${code}: ${fake.stderr}`)))]);
+  return { url: /Ready: receiving webhooks at (\S+)/.exec(ready)![1], done, fake };
+}
+
+describe("listen: parsing", () => {
+  it("reads expectations and refuses contradictory flags", () => {
+    const opts = toOptions({ args: [], flags: { port: "0", expect: ["product.created:2", "page.created"], respond: "500,200" } });
+    expect(opts).toMatchObject({ expect: [{ type: "product.created", count: 2 }, { type: "page.created", count: 1 }], respond: [500, 200], timeoutMs: 300_000 });
+    expect(() => toOptions({ args: [], flags: { port: "0", register: true } })).toThrow("--register needs --events a,b.");
+    expect(() => toOptions({ args: [], flags: { port: "0", register: true, events: "a", secret: ["s"] } })).toThrow(/drop --secret/);
+    expect(() => toOptions({ args: [], flags: { port: "0", forwardTo: "http://x", respond: "200" } })).toThrow(/drop --respond/);
+    expect(() => toOptions({ args: [], flags: { port: "0", respond: "99" } })).toThrow(/--respond/);
+    expect(() => toOptions({ args: [], flags: { port: "0", expect: ["a:b:c"] } })).toThrow(/--expect/);
+  });
+});
+
+describe("listen: receiving", () => {
+  it("verifies, prints NDJSON and exits 0 once every expectation is met", async () => {
+    const { url, done, fake } = await listen(["--secret", SECRET, "--expect", "product.created:2", "--json"]);
+    expect((await send(url, "product.created", "msg_1")).status).toBe(200);
+    expect((await send(url, "product.created", "msg_1")).status).toBe(200); // a retry of the same message
+    expect((await send(url, "product.created", "msg_2")).status).toBe(200);
+    expect(await done).toBe(0);
+    const lines = fake.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.webhook_id, l.verified, l.duplicate, l.status])).toEqual([["msg_1", true, false, 200], ["msg_1", true, true, 200], ["msg_2", true, false, 200]]);
+  });
+
+  it("answers 400 with the reason to a bad signature, and exits 1 with a summary when expectations are missed", async () => {
+    const { url, done, fake } = await listen(["--secret", SECRET, "--expect", "page.created", "--timeout", "200ms"]);
+    const rejected = await send(url, "page.created", "msg_bad", "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+    expect(rejected.status).toBe(400);
+    expect(JSON.parse(rejected.body).error).toBe("no_matching_signature");
+    expect(await done).toBe(1);
+    expect(fake.stdout).toBe("");
+    expect(fake.stderr).toContain("Rejected msg_bad with 400: no_matching_signature");
+    expect(fake.stderr).toMatch(/Error: Expectations not met: page\.created 0\/1\. Received 1 request\(s\); events: none; 1 rejected \(no_matching_signature\)\. \(code: expectation_unmet\)/);
+  });
+
+  it("replies with scripted statuses and answers verification challenges", async () => {
+    const { url, done, fake } = await listen(["--secret", SECRET, "--respond", "500,200"]);
+    expect((await send(url, "product.created", "m1")).status).toBe(500);
+    expect((await send(url, "product.created", "m1")).status).toBe(200);
+    const body = JSON.stringify({ type: "webhook.verification", data: { challenge: "nonce-123" } });
+    const challenge = await fetch(url, { method: "POST", body, headers: { ...sign({ id: "c1", timestamp: new Date(), body, secrets: SECRET }), "content-type": "application/json" } });
+    expect(challenge.status).toBe(200);
+    expect(await challenge.text()).toContain("nonce-123");
+    fake.shutdown();
+    expect(await done).toBe(0);
+    expect(fake.stdout.trim().split("\n")).toHaveLength(2);
+    expect(fake.stderr).toContain("Answered a verification challenge (200).");
+  });
+
+  it("forwards verified deliveries with their headers and answers with the target's status", async () => {
+    const target = await createReceiver({ secret: SECRET, respond: 202 });
+    try {
+      const { url, done, fake } = await listen(["--secret", SECRET, "--forward-to", `${target.url}/hooks`]);
+      expect((await send(url, "product.updated", "fw1")).status).toBe(202);
+      expect(target.deliveries.map((d) => [d.path, d.verified, d.webhookId])).toEqual([["/hooks", true, "fw1"]]);
+      fake.shutdown();
+      expect(await done).toBe(0);
+    } finally {
+      await target.close();
+    }
+  });
+});
+
+describe("listen --register (against the app)", () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await createHarness();
+  });
+  afterEach(() => h.close());
+
+  it("creates an endpoint pointing at itself, prints its secret, and deletes it on exit", async () => {
+    const fake = createFakeIo({ cwd: h.home, env: h.env });
+    const done = main(["listen", "--register", "--events", "product.created", "--print-secret"], fake.io, { fetch: h.fetch });
+    await fake.waitForStderr(/Ready: receiving webhooks at /);
+    const [endpoint] = (await h.lp(["webhooks", "list", "--json"])).json();
+    expect(endpoint).toMatchObject({ status: "active", events: ["product.created"] });
+    expect(fake.stdout).toMatch(/^whsec_\S+\n$/);
+    expect(fake.stderr).toContain("Answered a verification challenge (200).");
+    fake.shutdown();
+    expect(await done).toBe(0);
+    expect((await h.lp(["webhooks", "list", "--json"])).json()).toEqual([]);
+  });
+});

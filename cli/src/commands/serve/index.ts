@@ -1,0 +1,26 @@
+import type { Command } from "commander";
+import { examples, lazy } from "../../runtime/define.js";
+
+/** `lp serve`: the whole API on this machine. */
+export function register(serve: Command): void {
+  serve
+    .description("Run the landing page service locally (API, admin API, media, builder, sites)")
+    .option("--host <host>", "interface to bind", "127.0.0.1")
+    .option("--port <port>", "port; 0 picks a free one", "4010")
+    .option("--storage <kind>", "fs or memory", "fs")
+    .option("--data-dir <dir>", "where fs storage and credentials.json live", ".lp")
+    .option("--public-url <url>", "base of public addresses (media, builder, sites); default the listening URL")
+    .option("--no-admin", "turn the /_admin API off")
+    .option("--retry-schedule <list>", "webhook retry delays, e.g. 0,1s,2s")
+    .option("--deploy-delay <duration>", "spread each deployment over this long, to exercise polling")
+    .option("--generation-delay <duration>", "pause per page generation step")
+    .option("--public", "refuse webhook URLs on loopback and private addresses, like the hosted service")
+    .option("--seed [file]", "load products from fixtures/products.json (or FILE) into an empty dev account")
+    .option("--print-env", "print LP_API_URL=... lines for the credentials on stdout once ready")
+    .option("--quiet", "no access log");
+  examples(serve, [
+    "lp serve",
+    "lp serve --storage memory --port 0 --print-env > .env",
+    "LP_ADMIN_KEY=secret lp serve --seed --retry-schedule 0,1s,2s --deploy-delay 6s",
+  ]).action(lazy(() => import("./serve.js")));
+}

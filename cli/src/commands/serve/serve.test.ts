@@ -1,0 +1,62 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient } from "@lp/client";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { main } from "../../main.js";
+import { createFakeIo } from "../../testing/fake-io.js";
+import { toEnvLines, toOptions } from "./serve.js";
+
+describe("serve: parsing", () => {
+  it("parses durations and passes later options through", () => {
+    const opts = toOptions({
+      args: [],
+      flags: { host: "127.0.0.1", port: "0", storage: "memory", dataDir: ".lp", admin: false, retrySchedule: "0,1s,2s", deployDelay: "6s", public: true, seed: true },
+    });
+    expect(opts).toMatchObject({ port: 0, storage: "memory", admin: false, retrySchedule: [0, 1000, 2000], deployDelayMs: 6000, publicOnly: true, seed: true });
+    expect(() => toOptions({ args: [], flags: { port: "70000", storage: "fs" } })).toThrow(/--port/);
+    expect(() => toOptions({ args: [], flags: { port: "1", storage: "redis" } })).toThrow(/--storage/);
+  });
+
+  it("prints env lines, without LP_ADMIN_KEY when the admin API is off", () => {
+    const creds = { api_url: "http://h", account: "a", token: "t", app_id: "i", app_secret: "s", admin_key: null };
+    expect(toEnvLines(creds)).toBe("LP_API_URL=http://h\nLP_TOKEN=t\nLP_ACCOUNT=a\nLP_APP_ID=i\nLP_APP_SECRET=s\n");
+  });
+});
+
+describe("serve: running", () => {
+  let cwd: string;
+  beforeEach(() => {
+    cwd = mkdtempSync(join(tmpdir(), "lp-serve-"));
+  });
+  afterEach(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it("hands startServer the flags, with LP_ADMIN_KEY as the admin key", async () => {
+    const fake = createFakeIo({ cwd, env: { LP_ADMIN_KEY: "adm" } });
+    let given: Record<string, unknown> = {};
+    const startServer = async (options: Record<string, unknown>) => {
+      given = options;
+      throw new Error("not starting in this test");
+    };
+    const code = await main(["serve", "--port", "0", "--retry-schedule", "0,1s", "--deploy-delay", "3s", "--public", "--no-admin", "--data-dir", "d"], fake.io, { startServer });
+    expect(code).toBe(1);
+    expect(given).toMatchObject({ port: 0, storage: "fs", dataDir: join(cwd, "d"), admin: false, adminKey: "adm", retrySchedule: [0, 1000], deployDelayMs: 3000, publicOnly: true });
+  });
+
+  it("starts, writes credentials (0600), seeds, prints env lines, and stops on a signal", async () => {
+    const fake = createFakeIo({ cwd });
+    const running = main(["serve", "--storage", "memory", "--port", "0", "--print-env", "--quiet", "--seed"], fake.io);
+    await fake.waitForStderr(/Ready at /);
+    const env = Object.fromEntries(fake.stdout.trim().split("\n").map((line) => line.split("=", 2)));
+    expect(Object.keys(env)).toEqual(["LP_API_URL", "LP_TOKEN", "LP_ACCOUNT", "LP_APP_ID", "LP_APP_SECRET", "LP_ADMIN_KEY"]);
+    const credsPath = join(cwd, ".lp", "credentials.json");
+    expect(statSync(credsPath).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(credsPath, "utf8"))).toMatchObject({ api_url: env.LP_API_URL, token: env.LP_TOKEN, account: env.LP_ACCOUNT });
+    const client = createClient({ baseUrl: env.LP_API_URL, token: env.LP_TOKEN, accountId: env.LP_ACCOUNT });
+    expect((await client.products.list()).data).toHaveLength(5);
+    fake.shutdown();
+    expect(await running).toBe(0);
+    expect(fake.stderr).toMatch(/Stopped\.\n$/);
+    expect(existsSync(credsPath)).toBe(false);
+  });
+});

@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The built CLI: these tests run what users run. */
+export const BIN = fileURLToPath(new URL("../../dist/bin.js", import.meta.url));
+
+/** Fails loudly when the CLI was not built (CI runs `npm run build` before the tests). */
+export function assertBuilt(): void {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run 'npm run build' at the repository root before these tests.`);
+}
+
+/** A private folder, and an environment with nothing of the caller's LP_* or config in it. */
+export function createSandbox() {
+  const dir = mkdtempSync(join(tmpdir(), "lp-e2e-"));
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir, XDG_CONFIG_HOME: join(dir, "config"), NO_COLOR: "1", LP_POLL_INTERVAL_MS: "50" };
+  return { dir, env, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A running `lp` process with its output so far and ways to wait on it. */
+export interface LpProcess {
+  child: ChildProcess;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves with the match once `pattern` appears on the stream; rejects if the process exits first. */
+  waitFor(stream: "stdout" | "stderr", pattern: RegExp): Promise<RegExpExecArray>;
+  exited: Promise<number | null>;
+}
+
+/** Spawns `node cli/dist/bin.js ...args`. Stdin is a pipe, left open unless `stdin` is given. */
+export function spawnLp(args: string[], options: { env: Record<string, string>; cwd: string; stdin?: string }): LpProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { env: options.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
+  const out = { stdout: "", stderr: "" };
+  const waiters = new Set<() => void>();
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  for (const name of ["stdout", "stderr"] as const) {
+    child[name]!.setEncoding("utf8").on("data", (chunk: string) => {
+      out[name] += chunk;
+      for (const check of waiters) check();
+    });
+  }
+  if (options.stdin !== undefined) child.stdin!.end(options.stdin);
+  return {
+    child,
+    get stdout() {
+      return out.stdout;
+    },
+    get stderr() {
+      return out.stderr;
+    },
+    waitFor(stream, pattern) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(out[stream]);
+          if (!match) return;
+          waiters.delete(check);
+          resolve(match);
+        };
+        waiters.add(check);
+        check();
+        void exited.then((code) => {
+          if (!waiters.has(check)) return;
+          waiters.delete(check);
+          reject(new Error(`lp ${args.join(" ")} exited (${code}) before ${pattern} on ${stream}.\nstdout: ${out.stdout}\nstderr: ${out.stderr}`));
+        });
+      });
+    },
+    exited,
+  };
+}
+
+/** Runs `lp ...args` to completion. */
+export async function runLp(args: string[], options: { env: Record<string, string>; cwd: string; stdin?: string }) {
+  const proc = spawnLp(args, { ...options, stdin: options.stdin ?? "" });
+  const code = await proc.exited;
+  return { code, stdout: proc.stdout, stderr: proc.stderr, json: () => JSON.parse(proc.stdout) };
+}
+
+/** `lp serve --storage memory --port 0 --print-env` in a sandbox, ready, with its env lines parsed. */
+export async function startServe(extra: string[] = []) {
+  assertBuilt();
+  const sandbox = createSandbox();
+  const proc = spawnLp(["serve", "--storage", "memory", "--port", "0", "--print-env", "--quiet", ...extra], { env: sandbox.env, cwd: sandbox.dir });
+  await proc.waitFor("stderr", /^Ready at /m);
+  await proc.waitFor("stdout", /^LP_APP_SECRET=.*\n/m);
+  const lpEnv = Object.fromEntries(proc.stdout.trim().split("\n").map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
+  return {
+    proc,
+    sandbox,
+    /** The sandbox env plus the server's LP_* lines: what a script would `source`. */
+    env: { ...sandbox.env, ...lpEnv } as Record<string, string>,
+    lp: (args: string[], opts: { env?: Record<string, string>; stdin?: string } = {}) => runLp(args, { env: { ...sandbox.env, ...lpEnv, ...opts.env }, cwd: sandbox.dir, stdin: opts.stdin }),
+    async stop() {
+      if (proc.child.exitCode === null) proc.child.kill("SIGTERM");
+      const code = await proc.exited;
+      sandbox.remove();
+      return code;
+    },
+  };
+}
+
+/** What {@link startServe} returns. */
+export type Served = Awaited<ReturnType<typeof startServe>>;

@@ -1,0 +1,91 @@
+import type { Deployment, Job } from "@lp/client";
+import type { Context } from "./context.js";
+import { parseDuration } from "./durations.js";
+import { CliError, UsageError } from "./errors.js";
+import { EXIT } from "./exit-codes.js";
+import { createProgress } from "./progress.js";
+
+/** `--wait`, `--interval`, `--timeout` as parsed. */
+export interface WaitOptions {
+  wait: boolean;
+  intervalMs: number;
+  timeoutMs: number;
+}
+
+/**
+ * Parses the wait flags. `--interval` must be 2s to 5s, the polling rate the service asks for;
+ * `LP_POLL_INTERVAL_MS` overrides it without bounds (tests, local servers).
+ */
+export function toWaitOptions(flags: { wait?: boolean; interval?: string; timeout?: string }, env: Record<string, string | undefined>): WaitOptions {
+  let intervalMs = parseDuration(flags.interval ?? "2s", "--interval");
+  if (intervalMs < 2000 || intervalMs > 5000) throw new UsageError(`--interval: must be from 2s to 5s, got ${flags.interval}.`);
+  const override = env.LP_POLL_INTERVAL_MS;
+  if (override !== undefined && override !== "") intervalMs = parseDuration(override, "LP_POLL_INTERVAL_MS");
+  return { wait: flags.wait === true, intervalMs, timeoutMs: parseDuration(flags.timeout ?? "5m", "--timeout") };
+}
+
+/** Which asynchronous resource is awaited, and how to describe it. */
+interface Waitable<T> {
+  label: string;
+  poll(onProgress: (resource: T) => void): Promise<T>;
+  describe(resource: T): string;
+  failure(resource: T): { code: string; message: string } | null;
+  hint: string;
+}
+
+/**
+ * Polls with a spinner (or plain lines off a terminal) and returns the settled resource. Calls
+ * `print` with the final resource, or the last one seen on timeout, then throws for failure (exit 1)
+ * or timeout (exit 8) so the error line comes last.
+ */
+async function settle<T>(ctx: Context, target: Waitable<T>, print: (resource: T) => void): Promise<T> {
+  const progress = createProgress(ctx.io);
+  let resource: T;
+  try {
+    resource = await target.poll((r) => progress.update(`${target.label}: ${target.describe(r)}`));
+  } catch (error) {
+    progress.stop();
+    const last = (error as { name?: string; last?: T }).name === "WaitTimeoutError" ? (error as { last: T }).last : undefined;
+    if (last === undefined) throw error;
+    print(last);
+    throw new CliError(EXIT.pending, `${target.label} still pending (${target.describe(last)}); ${target.hint}`, { code: "wait_timeout" });
+  }
+  progress.stop();
+  print(resource);
+  const failed = target.failure(resource);
+  if (failed) throw new CliError(EXIT.error, `${target.label} failed: ${failed.message}`, { code: failed.code });
+  return resource;
+}
+
+/** Waits for a generation job; see {@link settle}. */
+export async function settleJob(ctx: Context, jobId: string, wait: WaitOptions, print: (job: Job) => void): Promise<Job> {
+  const client = await ctx.client();
+  return settle<Job>(
+    ctx,
+    {
+      label: `Job ${jobId}`,
+      poll: (onProgress) => client.waitForJob(jobId, { intervalMs: wait.intervalMs, timeoutMs: wait.timeoutMs, onProgress }),
+      describe: (job) => (job.step_detail ? `${job.step} (${job.step_detail})` : job.step),
+      failure: (job) => (job.status === "failed" ? (job.error ?? { code: "job_failed", message: "the job failed" }) : null),
+      hint: `continue with 'lp jobs get ${jobId} --wait'.`,
+    },
+    print,
+  );
+}
+
+/** Waits for a deployment; see {@link settle}. */
+export async function settleDeployment(ctx: Context, pageId: string, id: string, wait: WaitOptions, print: (d: Deployment) => void): Promise<Deployment> {
+  const client = await ctx.client();
+  return settle<Deployment>(
+    ctx,
+    {
+      label: `Deployment ${id}`,
+      poll: (onProgress) => client.waitForDeployment(pageId, id, { intervalMs: wait.intervalMs, timeoutMs: wait.timeoutMs, onProgress }),
+      describe: (d) => (d.status === "deploying" ? (d.deploy_step ?? "deploying") : d.status),
+      failure: (d) =>
+        d.status === "failed" ? { code: d.error_code ?? "deployment_failed", message: `${d.error_message ?? "the deployment failed"} (step: ${d.deploy_step ?? "?"})` } : null,
+      hint: `continue with 'lp deployments get ${pageId} ${id} --wait'.`,
+    },
+    print,
+  );
+}

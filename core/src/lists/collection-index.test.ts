@@ -1,0 +1,100 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { CollectionIndex, type IndexEntry } from "./collection-index.js";
+
+interface Entry extends IndexEntry {
+  title: string;
+  price: number | null;
+}
+
+const FIELDS = ["created_at", "title", "price"] as const;
+
+const cmp = (a: unknown, b: unknown) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : (a as number) < (b as number) ? -1 : 1);
+const reference = (entries: Entry[], field: string, descending: boolean) => {
+  const sorted = [...entries].sort((a, b) => cmp(a[field], b[field]) || cmp(a.id, b.id));
+  return (descending ? sorted.reverse() : sorted).map((e) => e.id);
+};
+
+const entryArb = fc.record({
+  id: fc.stringMatching(/^[0-9a-f]{4}$/),
+  created_at: fc.constantFrom("2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z", "2026-01-03T00:00:00.000Z"),
+  title: fc.constantFrom("a", "b", "c", "d"),
+  price: fc.option(fc.integer({ min: 0, max: 5 }), { nil: null }),
+});
+
+/** Pages through the index from the start, running `between` after each page. */
+function walk(index: CollectionIndex<Entry>, field: (typeof FIELDS)[number], descending: boolean, limit: number, between?: () => void) {
+  const seen: string[] = [];
+  let after: { value: string | number | null; id: string } | undefined;
+  for (let guard = 0; guard < 10_000; guard++) {
+    const { items, hasMore } = index.query({ field, descending, after, limit });
+    seen.push(...items.map((e) => e.id));
+    if (!hasMore) return seen;
+    const last = items[items.length - 1];
+    after = { value: last[field], id: last.id };
+    between?.();
+  }
+  throw new Error("no end");
+}
+
+describe("CollectionIndex", () => {
+  it("pages through entries in sort order, each exactly once", () => {
+    fc.assert(
+      fc.property(fc.array(entryArb, { maxLength: 60 }), fc.constantFrom(...FIELDS), fc.boolean(), fc.integer({ min: 1, max: 9 }), (entries, field, desc, limit) => {
+        const index = new CollectionIndex<Entry>();
+        const byId = new Map<string, Entry>();
+        for (const e of entries) {
+          index.upsert(e);
+          byId.set(e.id, e);
+        }
+        expect(index.size).toBe(byId.size);
+        expect(walk(index, field, desc, limit)).toEqual(reference([...byId.values()], field, desc));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("visits every untouched entry once, in order, while others are inserted, updated and removed between pages", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(entryArb, { selector: (e) => e.id, minLength: 1, maxLength: 50 }),
+        fc.array(fc.tuple(fc.constantFrom("upsert", "remove"), entryArb), { maxLength: 40 }),
+        fc.constantFrom(...FIELDS),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 7 }),
+        (initial, changes, field, desc, limit) => {
+          const index = new CollectionIndex<Entry>();
+          for (const e of initial) index.upsert(e);
+          const touched = new Set(changes.map(([, e]) => e.id));
+          const stable = initial.filter((e) => !touched.has(e.id));
+          let step = 0;
+          const seen = walk(index, field, desc, limit, () => {
+            for (const [op, e] of changes.slice(step, step + 3)) {
+              if (op === "upsert") index.upsert(e);
+              else index.remove(e.id);
+            }
+            step += 3;
+          });
+          expect(new Set(seen).size).toBe(seen.length);
+          const order = reference(stable, field, desc);
+          expect(seen.filter((id) => order.includes(id))).toEqual(order);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("applies a filter and still reports whether more follow", () => {
+    const index = new CollectionIndex<Entry>();
+    for (let i = 0; i < 10; i++) index.upsert({ id: `id${i}`, created_at: `2026-01-0${i}T00:00:00.000Z`, title: i % 2 ? "odd" : "even", price: i });
+    const odd = (e: Entry) => e.title === "odd";
+    expect(index.query({ field: "price", descending: false, limit: 5, filter: odd })).toEqual({ items: expect.any(Array), hasMore: false });
+    const page = index.query({ field: "price", descending: false, limit: 4, filter: odd });
+    expect(page.items.map((e) => e.id)).toEqual(["id1", "id3", "id5", "id7"]);
+    expect(page.hasMore).toBe(true);
+    index.remove("id9");
+    expect(index.query({ field: "price", descending: false, limit: 4, filter: odd }).hasMore).toBe(false);
+    index.remove("missing");
+    expect(index.get("id9")).toBeUndefined();
+  });
+});

@@ -1,0 +1,48 @@
+import { createStorage } from "unstorage";
+import { describe, expect, it } from "vitest";
+import { createMediaStore } from "./media-store.js";
+import { mediaTypeFromUrl, sniffImageType } from "./sniff.js";
+
+const hex = (h: string) => Buffer.from(h.replace(/ /g, ""), "hex");
+
+describe("media store", () => {
+  it("stores, serves and removes media under checked paths only", async () => {
+    const storage = createStorage();
+    const media = createMediaStore(storage, () => "http://lp.test");
+    await media.put("products/abc/img-1.png", hex("89504e47"));
+    await media.put("pages/p1/hero.svg", "<svg/>");
+    expect(media.urlOf("products/abc/img-1.png")).toBe("http://lp.test/media/products/abc/img-1.png");
+    expect(await media.get("products/abc/img-1.png")).toEqual({ bytes: hex("89504e47"), mediaType: "image/png" });
+    expect((await media.get("pages/p1/hero.svg"))?.mediaType).toBe("image/svg+xml");
+    for (const bad of ["../meta/x.png", "products/../x.png", "products/abc/img-1.exe", "products//x.png", "/products/x.png", "products/a:b/x.png", "x.png", "Products/a/x.png"]) {
+      expect(media.isValidPath(bad), bad).toBe(false);
+      expect(await media.get(bad)).toBeNull();
+      await expect(media.put(bad, "x")).rejects.toThrow();
+    }
+    await media.removePrefix("products/abc");
+    expect(await media.get("products/abc/img-1.png")).toBeNull();
+    expect(await media.get("pages/p1/hero.svg")).not.toBeNull();
+  });
+});
+
+describe("image sniffing", () => {
+  it("judges images by their bytes", () => {
+    expect(sniffImageType(hex("89504e470d0a1a0a 0000"))).toBe("image/png");
+    expect(sniffImageType(hex("ffd8ffe0 0010"))).toBe("image/jpeg");
+    expect(sniffImageType(Buffer.from("GIF89a...."))).toBe("image/gif");
+    expect(sniffImageType(Buffer.from("RIFF\0\0\0\0WEBPVP8 "))).toBe("image/webp");
+    expect(sniffImageType(Buffer.concat([hex("00000020"), Buffer.from("ftypavif")]))).toBe("image/avif");
+    expect(sniffImageType(Buffer.from("\uFEFF<?xml version=\"1.0\"?>\n<!-- c --><svg xmlns=\"x\"></svg>"))).toBe("image/svg+xml");
+    for (const bad of ["<html><svg></svg></html>", "GIF88a", "RIFF\0\0\0\0WAVE", "", "<svgx>", "\u0000<svg>"]) {
+      expect(sniffImageType(Buffer.from(bad)), JSON.stringify(bad)).toBeNull();
+    }
+    expect(sniffImageType(hex("89504e47"))).toBeNull();
+  });
+
+  it("guesses URL image types from the extension, defaulting to JPEG", () => {
+    expect(mediaTypeFromUrl("https://x/a.PNG?v=1#f")).toBe("image/png");
+    expect(mediaTypeFromUrl("https://x/a.webp")).toBe("image/webp");
+    expect(mediaTypeFromUrl("https://x/photo")).toBe("image/jpeg");
+    expect(mediaTypeFromUrl("https://x.png/photo")).toBe("image/jpeg");
+  });
+});

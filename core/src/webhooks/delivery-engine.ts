@@ -1,0 +1,192 @@
+import PQueue from "p-queue";
+import { toTimestamp, type Clock, type IdSource } from "../deps.js";
+import type { Lock } from "../ports/lock.js";
+import type { AddressGuard } from "./address-guard.js";
+import { postJson, type FetchLike } from "./http-attempt.js";
+import { toAttemptOutcome, toGate, type Gate } from "./attempt-outcome.js";
+import type { DeliveryRecord, EndpointRecord } from "./records.js";
+import { createCircuitKeeper } from "./circuit-keeper.js";
+import type { Scheduler, TimerHandle } from "./scheduler.js";
+import { toAttemptHeaders } from "./signing.js";
+import type { DeliveryRef, WebhookStore } from "./webhook-store.js";
+import type { WorkTracker } from "./work-tracker.js";
+
+/** What the engine is built from. */
+export interface EngineDeps {
+  store: WebhookStore;
+  clock: Clock;
+  ids: IdSource;
+  lock: Lock;
+  scheduler: Scheduler;
+  fetch: FetchLike;
+  guard: AddressGuard;
+  retrySchedule: readonly number[];
+  timeoutMs: number;
+  monotonic: () => number;
+  work: WorkTracker;
+  onError: (what: string, error: unknown) => void;
+}
+
+/**
+ * Runs deliveries: one p-queue per endpoint at its `concurrency_limit`, timers (from the injected
+ * scheduler) for future attempts, and the endpoint's circuit. Every decision reads the stored delivery
+ * under its lock, so a timer, a retry and a recovery can race without sending twice. A token per
+ * delivery makes the latest `schedule` the only one that counts.
+ */
+export function createDeliveryEngine(deps: EngineDeps) {
+  const { store, clock } = deps;
+  const queues = new Map<string, PQueue>();
+  const timers = new Map<string, TimerHandle>();
+  const tokens = new Map<string, number>();
+  let closed = false;
+  const now = () => clock.now().getTime();
+  const circuits = createCircuitKeeper({ store, clock, scheduler: deps.scheduler, wake: (ref) => schedule(ref, now()), onError: deps.onError });
+
+  function queueFor(endpoint: EndpointRecord): PQueue {
+    let queue = queues.get(endpoint.id);
+    if (!queue) queues.set(endpoint.id, (queue = new PQueue({ concurrency: endpoint.concurrency_limit })));
+    return queue;
+  }
+
+  /** Makes `ref` run at `dueAt` (ms; now or earlier runs at once), replacing any earlier plan for it. */
+  function schedule(ref: DeliveryRef, dueAt: number): void {
+    if (closed) return;
+    const token = (tokens.get(ref.id) ?? 0) + 1;
+    tokens.set(ref.id, token);
+    timers.get(ref.id)?.cancel();
+    timers.delete(ref.id);
+    const delay = dueAt - now();
+    if (delay <= 0) return enqueue(ref, token);
+    timers.set(ref.id, deps.scheduler.setTimeout(() => {
+      timers.delete(ref.id);
+      enqueue(ref, token);
+    }, delay));
+  }
+
+  function enqueue(ref: DeliveryRef, token: number): void {
+    if (closed) return;
+    deps.work.track(run(ref, token).catch((error) => deps.onError(`delivery ${ref.id}`, error)));
+  }
+
+  async function run(ref: DeliveryRef, token: number): Promise<void> {
+    // Stale runs (a newer schedule, a reset, a close) lapse here.
+    if (closed || tokens.get(ref.id) !== token) return;
+    await deps.lock.withLock(`webhook-delivery:${ref.id}`, async () => {
+      if (closed || tokens.get(ref.id) !== token) return;
+      const delivery = await store.readDelivery(ref.endpoint_id, ref.id);
+      if (!delivery || delivery.status !== "pending") {
+        if (!delivery) await store.dropPendingMarker(ref.id);
+        return;
+      }
+      const endpoint = store.endpoint(ref.endpoint_id);
+      if (!endpoint) return settle(delivery, {});
+      const gate = toGate(endpoint, delivery, circuits.isProbing(endpoint.id), now());
+      if (gate.kind !== "send") return park(gate, endpoint, delivery, ref);
+      if (gate.probe) circuits.startProbe(endpoint);
+      try {
+        await attempt(endpoint, delivery, ref, gate.probe);
+      } finally {
+        if (gate.probe) circuits.endProbe(endpoint.id);
+      }
+    });
+  }
+
+  /** Holds, parks or skips a delivery the gate did not let through. */
+  async function park(gate: Exclude<Gate, { kind: "send" }>, endpoint: EndpointRecord, delivery: DeliveryRecord, ref: DeliveryRef): Promise<void> {
+    if (gate.kind === "skip") return settle(delivery, { status: "skipped", next_attempt_at: null, skipped_reason: gate.reason });
+    circuits.park(gate.kind === "hold" ? "held" : "waiting", endpoint, ref);
+    const at = gate.kind === "wait" && gate.until > now() ? toTimestamp(new Date(gate.until)) : null;
+    if (delivery.next_attempt_at !== at) await settle(delivery, { next_attempt_at: at });
+  }
+
+  /** Saves a delivery's new state; one of a deleted endpoint is dropped instead (its history went with it). */
+  async function settle(delivery: DeliveryRecord, changes: Partial<DeliveryRecord>): Promise<void> {
+    if (!store.endpoint(delivery.endpoint_id)) {
+      tokens.delete(delivery.id);
+      return store.dropPendingMarker(delivery.id);
+    }
+    const next = { ...delivery, ...changes, updated_at: toTimestamp(clock.now()) };
+    if (next.status !== "pending") tokens.delete(delivery.id);
+    await store.saveDelivery(next, delivery.status === "pending");
+  }
+
+  /**
+   * One attempt. Only the HTTP exchange takes a slot of the endpoint's queue, so recording a result never
+   * holds back the next request. The gate is checked again inside the slot: while this delivery waited
+   * for it, the circuit may have opened or the endpoint been paused.
+   */
+  async function attempt(endpoint: EndpointRecord, delivery: DeliveryRecord, ref: DeliveryRef, probe: boolean): Promise<void> {
+    const sent = await queueFor(endpoint).add(async () => {
+      const current = store.endpoint(endpoint.id);
+      const again = current ? toGate(current, delivery, !probe && circuits.isProbing(current.id), now()) : null;
+      if (!current || !again) return { gate: { kind: "skip", reason: "endpoint_deleted" } as const };
+      if (again.kind !== "send") return { gate: again };
+      const started = clock.now();
+      const body = JSON.stringify(delivery.payload);
+      const blocked = await deps.guard.check(current.url);
+      const result = blocked
+        ? { status_code: null, latency_ms: 0, error: `blocked: ${blocked}`, response_body: null, truncated: false }
+        : await postJson({
+            fetch: deps.fetch,
+            url: current.url,
+            body,
+            headers: toAttemptHeaders({ id: delivery.id, body, endpoint: current, now: started, eventType: delivery.event_type, attempt: delivery.attempts.length + 1 }),
+            timeoutMs: deps.timeoutMs,
+            monotonic: deps.monotonic,
+          });
+      return { started, result };
+    });
+    if (!sent || "gate" in sent) return park(sent?.gate ?? { kind: "hold" }, endpoint, delivery, ref);
+    const outcome = toAttemptOutcome(delivery, sent.result, sent.started, now(), deps.retrySchedule, deps.ids.random);
+    await settle(delivery, outcome.changes);
+    circuits.record(endpoint.id, outcome.ok, probe, outcome.gone);
+    if (outcome.nextAt !== null) schedule(ref, outcome.nextAt);
+  }
+
+  return {
+    schedule,
+    /** Sends what an endpoint held or parked: after it became active again (verification). */
+    resume: (endpointId: string) => circuits.resume(endpointId),
+    setConcurrency(endpointId: string, limit: number): void {
+      const queue = queues.get(endpointId);
+      if (queue) queue.concurrency = limit;
+    },
+    /** Forgets an endpoint that was deleted: nothing of it runs any more. */
+    forget(endpointId: string): void {
+      queues.delete(endpointId);
+      circuits.forget(endpointId);
+    },
+    /** Picks up every pending delivery after a start: the markers say which. */
+    async recover(): Promise<number> {
+      const refs = await store.pendingRefs();
+      for (const ref of refs) {
+        const delivery = await store.readDelivery(ref.endpoint_id, ref.id);
+        if (!delivery || delivery.status !== "pending") await store.dropPendingMarker(ref.id);
+        else schedule(ref, delivery.next_attempt_at ? Date.parse(delivery.next_attempt_at) : now());
+      }
+      return refs.length;
+    },
+    /** Stops timers; queued runs lapse, attempts in flight finish (and are saved). */
+    async close(): Promise<void> {
+      closed = true;
+      for (const timer of timers.values()) timer.cancel();
+      timers.clear();
+      circuits.forget();
+      await deps.work.onIdle();
+      await store.flush();
+    },
+    /** Forgets all in-memory state (after an admin reset or import). */
+    reset(): void {
+      for (const timer of timers.values()) timer.cancel();
+      timers.clear();
+      tokens.clear();
+      queues.clear();
+      circuits.forget();
+    },
+    get closed() {
+      return closed;
+    },
+  };
+}
+
+export type DeliveryEngine = ReturnType<typeof createDeliveryEngine>;

@@ -1,0 +1,131 @@
+import PQueue from "p-queue";
+import type { AccountsService } from "../accounts/accounts-service.js";
+import { toTimestamp, type Clock, type IdSource } from "../deps.js";
+import type { DomainEvent, EventSink } from "../events/event-sink.js";
+import type { DeliveryEngine } from "./delivery-engine.js";
+import { toDeliveryId, toOrderedId } from "./ordered-id.js";
+import type { DeliveryRecord, EndpointRecord, EventRecord } from "./records.js";
+import type { WebhookStore } from "./webhook-store.js";
+import type { WorkTracker } from "./work-tracker.js";
+
+/** What the outbox needs. */
+export interface OutboxDeps {
+  store: WebhookStore;
+  accounts: Pick<AccountsService, "get" | "getApp">;
+  clock: Clock;
+  ids: IdSource;
+  engine: DeliveryEngine;
+  work: WorkTracker;
+  onError: (what: string, error: unknown) => void;
+}
+
+/** A new delivery of `event` to `endpoint`, in the state the endpoint's status gives it. */
+export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: string, trigger: "scheduled" | "test" = "scheduled"): DeliveryRecord {
+  const skipped = trigger === "scheduled" && (endpoint.status === "disabled" || endpoint.status === "pending_verification");
+  return {
+    id: toDeliveryId(event.id, endpoint.id),
+    application_id: endpoint.application_id,
+    endpoint_id: endpoint.id,
+    event_id: event.id,
+    event_type: event.type,
+    status: skipped ? "skipped" : "pending",
+    attempts: [],
+    scheduled_attempts: 0,
+    auto_retry: trigger === "scheduled",
+    next_trigger: trigger,
+    next_attempt_at: skipped || endpoint.status === "paused" ? null : at,
+    skipped_reason: skipped ? `endpoint_${endpoint.status}` : null,
+    payload: event,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/**
+ * The {@link EventSink} of the webhook engine. `emit` only records the event in the outbox (one write,
+ * so the services' write path stays fast) and queues the fan-out. The fan-out makes one stored
+ * delivery per subscribed endpoint of every application installed on the account, in the account's
+ * environment, then hands them to the engine and clears the outbox entry. A crash in between is
+ * repaired at the next start: delivery ids are derived from the event and endpoint, so a second
+ * fan-out finds what the first one made.
+ */
+export function createEventOutbox(deps: OutboxDeps) {
+  const { store, clock } = deps;
+  const fanOuts = new PQueue({ concurrency: 1 });
+  // Bumped by reset(): fan-outs queued before it lapse (their outbox entries are reloaded afterwards).
+  let generation = 0;
+
+  // Accounts never change environment and applications never change installs (the admin API only
+  // creates them), so both are cached; reset() forgets them with everything else.
+  const environments = new Map<string, EventRecord["environment"]>();
+  const installs = new Map<string, Set<string>>();
+
+  async function installedOn(appId: string): Promise<Set<string>> {
+    let accounts = installs.get(appId);
+    if (!accounts) installs.set(appId, (accounts = new Set((await deps.accounts.getApp(appId))?.account_ids ?? [])));
+    return accounts;
+  }
+
+  async function targets(event: EventRecord): Promise<EndpointRecord[]> {
+    const out: EndpointRecord[] = [];
+    for (const endpoint of store.allEndpoints()) {
+      if (endpoint.environment !== event.environment || !endpoint.events.includes(event.type) || !event.account_id) continue;
+      if ((await installedOn(endpoint.application_id)).has(event.account_id)) out.push(endpoint);
+    }
+    return out;
+  }
+
+  async function fanOut(event: EventRecord, recovering: boolean): Promise<void> {
+    const at = toTimestamp(clock.now());
+    for (const endpoint of await targets(event)) {
+      const delivery = toNewDelivery(event, endpoint, at);
+      if (recovering && (await store.hasDelivery(endpoint.id, delivery.id))) continue;
+      await store.saveDelivery(delivery, false);
+      if (delivery.status === "pending") deps.engine.schedule({ id: delivery.id, endpoint_id: endpoint.id }, clock.now().getTime());
+    }
+    await store.removeOutbox(event.id);
+  }
+
+  const queueFanOut = (event: EventRecord, recovering: boolean) => {
+    if (deps.engine.closed) return;
+    const queuedIn = generation;
+    const task = () => (queuedIn === generation && !deps.engine.closed ? fanOut(event, recovering) : Promise.resolve());
+    deps.work.track(fanOuts.add(task).catch((error) => deps.onError(`fan-out of ${event.id}`, error)));
+  };
+
+  const sink: EventSink = {
+    async emit(input: DomainEvent) {
+      let environment = environments.get(input.account_id);
+      if (!environment) {
+        const account = await deps.accounts.get(input.account_id);
+        environment = account?.environment ?? "production";
+        if (account) environments.set(input.account_id, environment);
+      }
+      const event: EventRecord = {
+        id: toOrderedId("evt", clock, deps.ids),
+        type: input.type,
+        timestamp: toTimestamp(clock.now()),
+        account_id: input.account_id,
+        environment,
+        data: input.data,
+      };
+      await store.putOutbox(event);
+      queueFanOut(event, false);
+    },
+  };
+
+  return {
+    sink,
+    /** Fans out what a previous run recorded but did not finish. */
+    async recover(): Promise<number> {
+      const events = await store.outbox();
+      for (const event of events) queueFanOut(event, true);
+      return events.length;
+    },
+    reset() {
+      generation += 1;
+      environments.clear();
+      installs.clear();
+    },
+  };
+}

@@ -1,0 +1,134 @@
+import type { Environment } from "../accounts/schemas.js";
+
+/** Endpoint states (DESIGN §9). */
+export type EndpointStatus = "pending_verification" | "active" | "paused" | "disabled";
+/** Why an endpoint is disabled. */
+export type DisabledReason = "manual" | "gone" | "circuit_breaker";
+export type CircuitState = "closed" | "open" | "half_open";
+export type DeliveryStatus = "pending" | "succeeded" | "failed" | "skipped";
+export type AttemptTrigger = "scheduled" | "manual" | "test";
+
+/** The circuit breaker of one endpoint. */
+export interface Circuit {
+  state: CircuitState;
+  consecutive_failures: number;
+  /** Re-opens in a row without a success in between; ten disable the endpoint. */
+  reopen_count: number;
+  opens_until: string | null;
+}
+
+/** Outcome of one verification challenge. */
+export interface VerificationResult {
+  outcome: "succeeded" | "failed";
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  at: string;
+}
+
+/** A webhook endpoint as stored. Secrets are kept in clear: the service signs with them. */
+export interface EndpointRecord {
+  id: string;
+  application_id: string;
+  url: string;
+  events: string[];
+  environment: Environment;
+  concurrency_limit: number;
+  status: EndpointStatus;
+  disabled_reason: DisabledReason | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  circuit: Circuit;
+  last_verification: VerificationResult | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The body every delivery of an event carries (DESIGN §9). */
+export interface EventRecord {
+  id: string;
+  type: string;
+  timestamp: string;
+  account_id: string | null;
+  environment: Environment;
+  data: unknown;
+}
+
+/** One HTTP attempt of a delivery. `response_body` is kept for non-2xx answers only. */
+export interface AttemptRecord {
+  number: number;
+  trigger: AttemptTrigger;
+  started_at: string;
+  status_code: number | null;
+  latency_ms: number;
+  outcome: "succeeded" | "failed";
+  error: string | null;
+  response_body: string | null;
+  truncated: boolean;
+}
+
+/** A delivery of one event to one endpoint. Its id is the `webhook-id` of every attempt. */
+export interface DeliveryRecord {
+  id: string;
+  application_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: AttemptRecord[];
+  /** Scheduled (and test) attempts made so far: the position in the retry schedule. */
+  scheduled_attempts: number;
+  /** False once the schedule is over (and for tests): a failed manual attempt then fails the delivery. */
+  auto_retry: boolean;
+  next_trigger: AttemptTrigger;
+  next_attempt_at: string | null;
+  skipped_reason: string | null;
+  payload: EventRecord;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The endpoint as the API returns it: never its secrets. */
+export function toEndpointView(e: EndpointRecord) {
+  return {
+    id: e.id,
+    url: e.url,
+    events: [...e.events],
+    environment: e.environment,
+    concurrency_limit: e.concurrency_limit,
+    status: e.status,
+    disabled_reason: e.disabled_reason,
+    circuit: { ...e.circuit },
+    last_verification: e.last_verification,
+    created_at: e.created_at,
+    updated_at: e.updated_at,
+  };
+}
+
+export type EndpointView = ReturnType<typeof toEndpointView>;
+
+/** The delivery as the API returns it, with the event it carries. */
+export function toDeliveryView(d: DeliveryRecord) {
+  return {
+    id: d.id,
+    endpoint_id: d.endpoint_id,
+    event_id: d.event_id,
+    event_type: d.event_type,
+    status: d.status,
+    attempts: d.attempts.map((a) => ({ ...a })),
+    next_attempt_at: d.next_attempt_at,
+    skipped_reason: d.skipped_reason,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+    payload: d.payload,
+  };
+}
+
+export type DeliveryView = ReturnType<typeof toDeliveryView>;
+
+/** Index entry of an endpoint (per application). */
+export const toEndpointEntry = (e: EndpointRecord) => ({ id: e.id, created_at: e.created_at });
+
+/** Index entry of a delivery (per endpoint): enough to filter by status and type. */
+export const toDeliveryEntry = (d: DeliveryRecord) => ({ id: d.id, created_at: d.created_at, status: d.status, event_type: d.event_type });

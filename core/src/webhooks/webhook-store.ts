@@ -1,0 +1,132 @@
+import type { Storage } from "unstorage";
+import type { IndexRegistry } from "../lists/index-registry.js";
+import { toDeliveryEntry, toEndpointEntry, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
+
+const ENDPOINTS = "webhooks:endpoints";
+const DELIVERIES = "webhooks:deliveries";
+const PENDING = "webhooks:pending";
+const OUTBOX = "webhooks:outbox";
+
+/** What a pending marker keeps: enough to find the delivery again. */
+export interface DeliveryRef {
+  id: string;
+  endpoint_id: string;
+}
+
+/**
+ * Storage of the webhook engine. Endpoints live in memory (a process-wide cache, written through in
+ * order per endpoint), so the engine and fan-out read them synchronously. Deliveries are stored with
+ * an index per endpoint; pending ones are also kept in memory, so an attempt does not read its record
+ * back. Two marker folders keep start-up cheap: `webhooks:outbox` holds events not yet fanned out,
+ * `webhooks:pending` the deliveries not yet settled; nothing else is scanned.
+ */
+export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
+  const endpoints = new Map<string, EndpointRecord>();
+  const pending = new Map<string, DeliveryRecord>();
+  const writes = new Map<string, Promise<void>>();
+  const endpointKey = (e: Pick<EndpointRecord, "application_id" | "id">) => `${ENDPOINTS}:${e.application_id}:${e.id}`;
+  const deliveryKey = (endpointId: string, id: string) => `${DELIVERIES}:${endpointId}:${id}`;
+  const endpointIndex = (appId: string) => indexes.get(`${ENDPOINTS}:${appId}`, toEndpointEntry);
+  const deliveryIndex = (endpointId: string) => indexes.get(`${DELIVERIES}:${endpointId}`, toDeliveryEntry);
+
+  /** Persists the endpoint's current cached value (or its removal) after earlier writes of it. */
+  function persist(id: string, appId: string): Promise<void> {
+    const previous = writes.get(id) ?? Promise.resolve();
+    const next = previous.then(async () => {
+      const current = endpoints.get(id);
+      const index = await endpointIndex(appId);
+      if (current) {
+        await storage.setItem(endpointKey(current), current);
+        index.upsert(toEndpointEntry(current));
+      } else {
+        await storage.removeItem(`${ENDPOINTS}:${appId}:${id}`);
+        index.remove(id);
+      }
+    });
+    const settled = next.catch(() => {});
+    writes.set(id, settled);
+    void settled.then(() => writes.get(id) === settled && writes.delete(id));
+    return next;
+  }
+
+  return {
+    /** Loads every endpoint into memory (start, reset, import). */
+    async load(): Promise<void> {
+      endpoints.clear();
+      pending.clear();
+      const keys = await storage.getKeys(ENDPOINTS);
+      for (const key of keys) {
+        const record = await storage.getItem<EndpointRecord>(key);
+        if (record?.id) endpoints.set(record.id, record);
+      }
+    },
+    endpoint: (id: string): EndpointRecord | undefined => endpoints.get(id),
+    allEndpoints: (): IterableIterator<EndpointRecord> => endpoints.values(),
+    endpointIndex,
+    /**
+     * Replaces an endpoint in memory at once (so every reader after this line sees it) and returns the
+     * write to storage, which is ordered after earlier writes of the same endpoint.
+     */
+    putEndpoint(record: EndpointRecord): Promise<void> {
+      endpoints.set(record.id, record);
+      return persist(record.id, record.application_id);
+    },
+    removeEndpoint(record: EndpointRecord): Promise<void> {
+      endpoints.delete(record.id);
+      return persist(record.id, record.application_id);
+    },
+    /** Resolves once every endpoint write started so far has reached storage. */
+    async flush(): Promise<void> {
+      while (writes.size > 0) await Promise.all([...writes.values()]);
+    },
+
+    deliveryIndex,
+    async readDelivery(endpointId: string, id: string): Promise<DeliveryRecord | null> {
+      const cached = pending.get(id);
+      if (cached) return cached.endpoint_id === endpointId ? cached : null;
+      return storage.getItem<DeliveryRecord>(deliveryKey(endpointId, id));
+    },
+    hasDelivery: (endpointId: string, id: string) => storage.hasItem(deliveryKey(endpointId, id)),
+    /** Writes a delivery, its index entry, and its pending marker (set while pending, gone after). */
+    async saveDelivery(d: DeliveryRecord, wasPending: boolean): Promise<void> {
+      if (d.status === "pending") pending.set(d.id, d);
+      else pending.delete(d.id);
+      if (d.status === "pending" && !wasPending) await storage.setItem(`${PENDING}:${d.id}`, { id: d.id, endpoint_id: d.endpoint_id });
+      await storage.setItem(deliveryKey(d.endpoint_id, d.id), d);
+      const index = await deliveryIndex(d.endpoint_id);
+      const entry = index.get(d.id);
+      // Listings sort deliveries by (created_at, id) only, so a new status is set in place: no re-sort.
+      if (entry && entry.created_at === d.created_at) entry.status = d.status;
+      else index.upsert(toDeliveryEntry(d));
+      if (d.status !== "pending" && wasPending) await storage.removeItem(`${PENDING}:${d.id}`);
+    },
+    async removeDeliveries(endpointId: string): Promise<void> {
+      const index = await deliveryIndex(endpointId);
+      for (const entry of [...index.values()]) {
+        pending.delete(entry.id);
+        await storage.removeItem(`${PENDING}:${entry.id}`);
+        await storage.removeItem(deliveryKey(endpointId, entry.id));
+        index.remove(entry.id);
+      }
+    },
+    dropPendingMarker: (id: string) => storage.removeItem(`${PENDING}:${id}`),
+    async pendingRefs(): Promise<DeliveryRef[]> {
+      const refs: DeliveryRef[] = [];
+      for (const key of await storage.getKeys(PENDING)) {
+        const ref = await storage.getItem<DeliveryRef>(key);
+        if (ref?.id && ref.endpoint_id) refs.push(ref);
+      }
+      return refs;
+    },
+
+    putOutbox: (event: EventRecord) => storage.setItem(`${OUTBOX}:${event.id}`, event),
+    removeOutbox: (id: string) => storage.removeItem(`${OUTBOX}:${id}`),
+    async outbox(): Promise<EventRecord[]> {
+      const keys = (await storage.getKeys(OUTBOX)).sort();
+      const events = await Promise.all(keys.map((k) => storage.getItem<EventRecord>(k)));
+      return events.filter((e): e is EventRecord => e !== null);
+    },
+  };
+}
+
+export type WebhookStore = ReturnType<typeof createWebhookStore>;

@@ -1,0 +1,39 @@
+/**
+ * A minimal `lp serve` for process-level tests and benchmarks: starts the server with settings from the
+ * environment, prints `KEY=value` lines (the URL first), and shuts down cleanly on SIGTERM or SIGINT.
+ *
+ * Environment: LP_SERVE_STORAGE (memory | fs, default memory), LP_SERVE_DATA_DIR, LP_SERVE_PORT (default 0),
+ * LP_SERVE_HOST (default 127.0.0.1), LP_SERVE_LOG=1 for the access log on stderr.
+ * Run: node --import tsx server/src/testing/serve-main.ts
+ */
+import { startServer } from "../serve.js";
+
+const storage = process.env.LP_SERVE_STORAGE === "fs" ? "fs" : "memory";
+const server = await startServer({
+  storage,
+  dataDir: process.env.LP_SERVE_DATA_DIR,
+  port: Number(process.env.LP_SERVE_PORT ?? "0"),
+  host: process.env.LP_SERVE_HOST ?? "127.0.0.1",
+  adminKey: process.env.LP_ADMIN_KEY,
+  log: process.env.LP_SERVE_LOG === "1" ? undefined : null,
+});
+
+process.stdout.write(
+  [
+    `LP_API_URL=${server.url}`,
+    `LP_ACCOUNT=${server.credentials.account_id}`,
+    `LP_TOKEN=${server.credentials.token}`,
+    `LP_ADMIN_KEY=${server.adminKey ?? ""}`,
+    "",
+  ].join("\n"),
+);
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await server.close();
+  process.exit(0);
+};
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
