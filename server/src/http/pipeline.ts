@@ -61,11 +61,15 @@ export function toHandler(route: RouteDef, server: ServerContext) {
     try {
       const principal = await authenticate(route, req, params, server);
       const { input, raw } = await readBody(req, route.body ?? "none", route.bodyLimit);
+      let query: Record<string, string | string[]> | undefined;
       const ctx: RouteContext = {
         req,
         url: event.url,
         params,
-        query: toQuery(event.url),
+        // Parsed on first use: most routes never read the query string.
+        get query() {
+          return (query ??= toQuery(event.url));
+        },
         requestId,
         accountId: params.account_id ?? "",
         principal,
