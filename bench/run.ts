@@ -9,6 +9,8 @@ import { printTable, type Row } from "./lib/table.js";
 import { runReads } from "./scenarios/reads.js";
 import { runStartup } from "./scenarios/startup.js";
 import { runWrites } from "./scenarios/writes.js";
+import { runPeer } from "./scenarios/peer.js";
+import { runAsyncWork } from "./scenarios/async-work.js";
 
 const ctx = createContext(process.argv.slice(2));
 const started = performance.now();
@@ -16,8 +18,10 @@ const loadBefore = loadavg()[0];
 const rows: Row[] = [];
 try {
   rows.push(...(await runReads(ctx)));
+  rows.push(...(await runPeer(ctx)));
   rows.push(...(await runWrites(ctx)));
   rows.push(...(await runStartup(ctx)));
+  rows.push(...(await runAsyncWork(ctx)));
 } finally {
   ctx.cleanup();
 }
@@ -25,6 +29,6 @@ const seconds = (performance.now() - started) / 1000;
 const mode = ctx.quick ? " (--quick: 2 s runs, 20k records stand in for 100k)" : "";
 // Other work on the machine skews every figure; the load average says how much there was.
 const load = `load average ${loadBefore.toFixed(1)} -> ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs`;
-process.stdout.write(`\nlp foundation benchmark${mode}, node ${process.version}, ${seconds.toFixed(0)} s, ${load}\n\n${printTable(rows)}\n`);
+process.stdout.write(`\nlp benchmark${mode}, node ${process.version}, ${seconds.toFixed(0)} s, ${load}\n\n${printTable(rows)}\n`);
 const missed = rows.filter((r) => r.met === false).length;
 process.stdout.write(`\n${missed === 0 ? "every target met" : `${missed} target(s) not met`}\n`);

@@ -121,6 +121,7 @@ export async function createCore(deps: CoreDeps) {
         await webhooks.suspend();
         await clearStores(deps.stores);
         indexes.clear();
+        accounts.forgetCache();
         await webhooks.reload();
       },
       export: () => exportStores(deps.stores, toTimestamp(clock.now())),
@@ -129,6 +130,7 @@ export async function createCore(deps: CoreDeps) {
         await webhooks.suspend();
         const counts = await importStores(deps.stores, doc);
         indexes.clear();
+        accounts.forgetCache();
         await webhooks.reload();
         return counts;
       },

@@ -47,7 +47,9 @@ export function createApp(options: AppOptions) {
   const server: ServerContext = { core: options.core, settings: options.settings, afterReset: options.afterReset };
   const log = options.log === undefined ? (line: string) => process.stderr.write(`${line}\n`) : options.log;
   const routes = apiRoutes(options);
-  const openapi = withWebhookDocs(buildOpenApi(routes));
+  // Built on first use: generating it costs tens of milliseconds that `lp serve` start-up should not pay.
+  let openapi: ReturnType<typeof buildOpenApi> | undefined;
+  const openapiDocument = () => (openapi ??= withWebhookDocs(buildOpenApi(routes)));
   const started = new WeakMap<H3Event, number>();
 
   const app = new H3({
@@ -77,7 +79,7 @@ export function createApp(options: AppOptions) {
 
   for (const route of routes) app.on(route.method, route.path, toHandler(route, server));
   for (const route of routes) if (route.method === "GET") app.on("HEAD", route.path, toHandler(route, server)); // HEAD is GET without a body
-  app.get("/v1/openapi.json", () => json(openapi));
+  app.get("/v1/openapi.json", () => json(openapiDocument()));
 
   const patterns = routes.map((r) => ({ method: r.method, regex: toRegex(r.path) }));
   patterns.push({ method: "GET", regex: toRegex("/v1/openapi.json") }); // so POST on it is a 405 naming GET
@@ -93,7 +95,14 @@ export function createApp(options: AppOptions) {
     return toErrorResponse(new LpError("not_found", `No route matches ${event.req.method} ${path}.`, { resource: "route" }), requestIdOf(event));
   });
 
-  return { app, routes, server, openapi };
+  return {
+    app,
+    routes,
+    server,
+    get openapi() {
+      return openapiDocument();
+    },
+  };
 }
 
 function toRegex(path: string): RegExp {

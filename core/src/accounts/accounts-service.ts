@@ -27,6 +27,9 @@ const unauthenticated = (message = "Missing or invalid credentials.") => new LpE
 /** Accounts, their access tokens, and partner applications (the admin functions and authentication). */
 export function createAccountsService({ storage, clock, ids }: Deps) {
   const now = () => toTimestamp(clock.now());
+  // Tokens never change once issued (only a reset or an import removes them), so their records are cached
+  // and a request does not read storage to authenticate.
+  const tokenCache = new Map<string, TokenRecord>();
 
   async function get(accountId: string): Promise<AccountRecord | null> {
     if (!isAccountId(accountId)) return null;
@@ -35,6 +38,11 @@ export function createAccountsService({ storage, clock, ids }: Deps) {
 
   return {
     get,
+
+    /** Forgets cached tokens (after a reset or an import replaced the records). */
+    forgetCache() {
+      tokenCache.clear();
+    },
 
     /** The account or a 404. */
     async require(accountId: string): Promise<AccountRecord> {
@@ -75,8 +83,14 @@ export function createAccountsService({ storage, clock, ids }: Deps) {
     /** Resolves a bearer token to its account and scopes. */
     async authenticateToken(token: string): Promise<AccountPrincipal> {
       if (!/^lp_[A-Za-z0-9_-]{16,128}$/.test(token)) throw unauthenticated();
-      const record = await storage.getItem<TokenRecord>(`tokens:${sha256Hex(token)}`);
-      if (!record) throw unauthenticated();
+      const key = `tokens:${sha256Hex(token)}`;
+      let record = tokenCache.get(key);
+      if (!record) {
+        record = (await storage.getItem<TokenRecord>(key)) ?? undefined;
+        if (!record) throw unauthenticated();
+        if (tokenCache.size >= 10_000) tokenCache.clear();
+        tokenCache.set(key, record);
+      }
       if (record.expires_at && Date.parse(record.expires_at) <= clock.now().getTime()) throw unauthenticated("The access token has expired.");
       return { kind: "account", account_id: record.account_id, scopes: record.scopes };
     },

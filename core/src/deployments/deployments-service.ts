@@ -76,7 +76,9 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       // The lock makes check-and-claim atomic: concurrent starts see the first one's claim.
       return deps.lock.withLock(`deploy:${accountId}:${pageId}`, async () => {
         const active = await storage.getItem<{ deployment_id: string }>(activeKey(accountId, pageId));
-        if (active) {
+        // A claim whose deployment is missing or settled was left by a crash between two writes: it blocks nothing.
+        const holder = active ? await read({ account_id: accountId, page_id: pageId, id: active.deployment_id }) : null;
+        if (active && holder?.status === "deploying") {
           const url = pollUrl(accountId, pageId, active.deployment_id);
           throw new LpError("deployment_in_progress", "A deployment of this page is already in flight; poll it before starting another.", {
             active_deployment_id: active.deployment_id,
@@ -98,8 +100,9 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
           updated_at: at,
           simulate,
         };
-        await storage.setItem(activeKey(accountId, pageId), { deployment_id: d.id });
+        // The in-flight marker goes first, so recover() finds every claim a crash can leave behind.
         await storage.setItem(inflightKey(accountId, pageId, d.id), { at });
+        await storage.setItem(activeKey(accountId, pageId), { deployment_id: d.id });
         await save(d);
         await deps.events.emit({ type: "deployment.started", account_id: accountId, data: toDeploymentView(d) });
         deps.queue.add(`deployment ${d.id}`, () => runDeployment(runDeps, d));
@@ -156,7 +159,12 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
         if (d?.status === "deploying") {
           await fail(d, "worker_terminated", `The server stopped while the deployment was at step ${d.deploy_step}.`);
           count++;
-        } else await storage.removeItem(k);
+        } else {
+          // Killed after the claim but before the record, or after settling but before the release.
+          const active = await storage.getItem<{ deployment_id: string }>(activeKey(accountId, pageId));
+          if (active?.deployment_id === id) await storage.removeItem(activeKey(accountId, pageId));
+          await storage.removeItem(k);
+        }
       }
       return count;
     },

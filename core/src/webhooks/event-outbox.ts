@@ -43,7 +43,7 @@ export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: 
 
 /**
  * The {@link EventSink} of the webhook engine. `emit` only records the event in the outbox (one write,
- * so the services' write path stays fast) and queues the fan-out. The fan-out makes one stored
+ * so the services' write path stays fast, and none when no endpoint subscribes) and queues the fan-out. The fan-out makes one stored
  * delivery per subscribed endpoint of every application installed on the account, in the account's
  * environment, then hands them to the engine and clears the outbox entry. A crash in between is
  * repaired at the next start: delivery ids are derived from the event and endpoint, so a second
@@ -109,6 +109,8 @@ export function createEventOutbox(deps: OutboxDeps) {
         environment,
         data: input.data,
       };
+      // Nothing subscribes: no delivery could come of it, so the write path pays for no outbox record.
+      if ((await targets(event)).length === 0) return;
       await store.putOutbox(event);
       queueFanOut(event, false);
     },

@@ -3,12 +3,15 @@
  * environment, prints `KEY=value` lines (the URL first), and shuts down cleanly on SIGTERM or SIGINT.
  *
  * Environment: LP_SERVE_STORAGE (memory | fs, default memory), LP_SERVE_DATA_DIR, LP_SERVE_PORT (default 0),
- * LP_SERVE_HOST (default 127.0.0.1), LP_SERVE_LOG=1 for the access log on stderr.
+ * LP_SERVE_HOST (default 127.0.0.1), LP_SERVE_LOG=1 for the access log on stderr, LP_SERVE_RETRY_SCHEDULE
+ * (webhook retry delays in ms, comma-separated, e.g. `0,200,500`; default DESIGN §9's schedule).
  * Run: node --import tsx server/src/testing/serve-main.ts
  */
 import { startServer } from "../serve.js";
 
 const storage = process.env.LP_SERVE_STORAGE === "fs" ? "fs" : "memory";
+const retrySchedule = process.env.LP_SERVE_RETRY_SCHEDULE?.split(",").map((ms) => Number(ms.trim()));
+if (retrySchedule?.some((ms) => !Number.isFinite(ms) || ms < 0)) throw new Error(`LP_SERVE_RETRY_SCHEDULE: ${process.env.LP_SERVE_RETRY_SCHEDULE}`);
 const server = await startServer({
   storage,
   dataDir: process.env.LP_SERVE_DATA_DIR,
@@ -16,6 +19,7 @@ const server = await startServer({
   host: process.env.LP_SERVE_HOST ?? "127.0.0.1",
   adminKey: process.env.LP_ADMIN_KEY,
   log: process.env.LP_SERVE_LOG === "1" ? undefined : null,
+  retrySchedule,
 });
 
 process.stdout.write(
@@ -23,6 +27,8 @@ process.stdout.write(
     `LP_API_URL=${server.url}`,
     `LP_ACCOUNT=${server.credentials.account_id}`,
     `LP_TOKEN=${server.credentials.token}`,
+    `LP_APP_ID=${server.credentials.application_id}`,
+    `LP_APP_SECRET=${server.credentials.client_secret}`,
     `LP_ADMIN_KEY=${server.adminKey ?? ""}`,
     "",
   ].join("\n"),

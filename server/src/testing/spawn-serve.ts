@@ -9,7 +9,7 @@ const script = join(repoRoot, "server/src/testing/serve-main.ts");
 /** A server process started by {@link spawnServe}. */
 export interface ServeProcess {
   child: ChildProcess;
-  /** The `KEY=value` lines it printed: LP_API_URL, LP_ACCOUNT, LP_TOKEN, LP_ADMIN_KEY. */
+  /** The `KEY=value` lines it printed: LP_API_URL, LP_ACCOUNT, LP_TOKEN, LP_APP_ID, LP_APP_SECRET, LP_ADMIN_KEY. */
   env: Record<string, string>;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }

@@ -1,0 +1,24 @@
+/**
+ * The server of `npm run soak`, bundled and run on plain node like the published `lp serve`: fs storage
+ * in SOAK_DIR, a short webhook retry schedule, no access log. Prints one JSON line with what the load
+ * needs ({ url, account, token, appId, appSecret }) and stops cleanly on SIGTERM.
+ */
+import { startServer } from "../server/src/serve.js";
+
+const server = await startServer({
+  storage: "fs",
+  dataDir: process.env.SOAK_DIR,
+  port: 0,
+  log: null,
+  retrySchedule: [0, 500, 1000, 2000, 5000],
+});
+const { account_id: account, token, application_id: appId, client_secret: appSecret } = server.credentials;
+process.stdout.write(`${JSON.stringify({ url: server.url, account, token, appId, appSecret })}\n`);
+
+let stopping = false;
+process.on("SIGTERM", async () => {
+  if (stopping) return;
+  stopping = true;
+  await server.close();
+  process.exit(0);
+});
