@@ -9,14 +9,8 @@ import { toNodeHandler } from "h3/node";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { startServer } from "../server/src/serve.js";
+import type { BenchRow } from "./lib/bench-row.js";
 
-export interface BenchRow {
-  name: string;
-  value: number;
-  unit: string;
-  target?: string;
-  met?: boolean;
-}
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -11,15 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSecret, sign } from "../packages/webhooks/src/index.js";
 import { startServer, type RunningServer } from "../server/src/serve.js";
+import type { BenchRow } from "./lib/bench-row.js";
 
-/** One figure. `met` says whether `target` holds. */
-export interface BenchRow {
-  name: string;
-  value: number;
-  unit: string;
-  target?: string;
-  met?: boolean;
-}
 
 const CONCURRENCY = 4;
 

@@ -1,4 +1,5 @@
-import { benchPagesAndDeployments, type BenchRow } from "../pages-deployments.js";
+import { benchPagesAndDeployments } from "../pages-deployments.js";
+import type { BenchRow } from "../lib/bench-row.js";
 import { benchWebhooks } from "../webhooks.js";
 import type { BenchContext } from "../lib/context.js";
 import { fmt, type Row } from "../lib/table.js";

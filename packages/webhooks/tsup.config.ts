@@ -1,11 +1,3 @@
-import { defineConfig } from "tsup";
+import { packageConfig } from "../../tsup.package.js";
 
-export default defineConfig({
-  entry: ["src/index.ts"],
-  format: ["esm"],
-  target: "node20",
-  platform: "node",
-  dts: { compilerOptions: { ignoreDeprecations: "6.0" } },
-  clean: true,
-  sourcemap: true,
-});
+export default packageConfig;

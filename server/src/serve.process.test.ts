@@ -1,37 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { spawnServe } from "./testing/spawn-serve.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const script = join(root, "server/src/testing/serve-main.ts");
 const dataDir = mkdtempSync(join(tmpdir(), "lp-serve-"));
-
-interface Started {
-  child: ChildProcess;
-  env: Record<string, string>;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** Spawns the serve script and resolves once it printed its `KEY=value` lines. */
-function spawnServe(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ["--import", "tsx", script], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stderr!.on("data", (chunk) => (err += chunk));
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-      out += chunk;
-      if (!out.includes("LP_ADMIN_KEY=")) return;
-      const vars = Object.fromEntries(out.trim().split("\n").map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
-      resolve({ child, env: vars, exit });
-    });
-    void exit.then(({ code }) => reject(new Error(`serve exited early with ${code}: ${err}`)));
-  });
-}
 
 describe("the serve process", () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 import type { PageContent } from "../generation/content.js";
 import type { CheckoutField } from "../generation/checkout-fields.js";
-import type { Warning } from "../generation/generation-input.js";
+import type { GenerationProduct, Warning } from "../generation/generation-input.js";
 import type { GlobalTheme, SeoConfig } from "../render/theme.js";
 
 /** A page as stored: its components (content sections), route (slug), theme and SEO. */
@@ -11,16 +11,7 @@ export interface PageRecord {
   status: "draft" | "published";
   language: string;
   /** The product as it was when the page was generated: the page is a snapshot, regenerated to refresh. */
-  product: {
-    id: string;
-    title: string;
-    description: string | null;
-    price: number;
-    original_price: number | null;
-    delivery_price: number | null;
-    product_type: "physical" | "service";
-    images: { url: string; media_type: string }[];
-  };
+  product: GenerationProduct & { id: string };
   content: PageContent;
   global_theme: GlobalTheme;
   seo_config: SeoConfig;

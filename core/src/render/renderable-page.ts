@@ -1,5 +1,6 @@
 import type { PageContent } from "../generation/content.js";
 import type { CheckoutField } from "../generation/checkout-fields.js";
+import type { GenerationProduct } from "../generation/generation-input.js";
 import type { GlobalTheme, SeoConfig } from "./theme.js";
 
 /** Everything the renderer needs to build a page: a snapshot, no storage access. */
@@ -7,15 +8,7 @@ export interface RenderablePage {
   id: string;
   slug: string;
   language: string;
-  product: {
-    title: string;
-    description: string | null;
-    price: number;
-    original_price: number | null;
-    delivery_price: number | null;
-    product_type: "physical" | "service";
-    images: { url: string; media_type: string }[];
-  };
+  product: GenerationProduct;
   content: PageContent;
   global_theme: GlobalTheme;
   seo_config: SeoConfig;
