@@ -1,7 +1,8 @@
 /**
  * The server of `npm run soak`, bundled and run on plain node like the published `lp serve`: fs storage
  * in SOAK_DIR, a short webhook retry schedule, no access log. Prints one JSON line with what the load
- * needs ({ url, account, token, appId, appSecret }) and stops cleanly on SIGTERM.
+ * needs ({ url, account, token, appId, appSecret }), answers SIGUSR2 with its heap after a full garbage
+ * collection ({ heapUsedMb }), and stops cleanly on SIGTERM.
  */
 import { startServer } from "../server/src/serve.js";
 
@@ -14,6 +15,12 @@ const server = await startServer({
 });
 const { account_id: account, token, application_id: appId, client_secret: appSecret } = server.credentials;
 process.stdout.write(`${JSON.stringify({ url: server.url, account, token, appId, appSecret })}\n`);
+
+// SIGUSR2: a full collection (node runs with --expose-gc), then the heap still in use, as one JSON line.
+process.on("SIGUSR2", () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  process.stdout.write(`${JSON.stringify({ heapUsedMb: process.memoryUsage().heapUsed / 1024 / 1024 })}\n`);
+});
 
 let stopping = false;
 process.on("SIGTERM", async () => {

@@ -16,6 +16,8 @@ export interface WindowStats {
   rssMedian: number;
   rssMax: number;
   rssEnd: number;
+  /** Server heap in use after a forced full GC at the window's end, MB (filled in once measured). */
+  heapMb: number;
 }
 
 /** Collects request outcomes and cuts them into windows. */
@@ -64,6 +66,7 @@ export function createWindowRecorder(): WindowRecorder {
         rssMedian: quantile(rssSorted, 0.5),
         rssMax: rssSorted.length ? rssSorted[rssSorted.length - 1] : NaN,
         rssEnd,
+        heapMb: NaN,
       };
       latencies = [];
       rss = [];
@@ -96,7 +99,7 @@ const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits)
 
 /** Formats the windows as an aligned Markdown table. */
 export function formatWindows(windows: readonly WindowStats[]): string {
-  const head = ["window", "requests", "req/s", "errors", "p50 ms", "p99 ms", "webhooks", "RSS median MB", "RSS max MB", "RSS end MB"];
+  const head = ["window", "requests", "req/s", "errors", "p50 ms", "p99 ms", "webhooks", "RSS median MB", "RSS max MB", "RSS end MB", "heap after GC MB"];
   const rows = windows.map((w) => [
     `${w.index} (${Math.round(w.from)}-${Math.round(w.to)} s)`,
     String(w.requests),
@@ -108,6 +111,7 @@ export function formatWindows(windows: readonly WindowStats[]): string {
     fixed(w.rssMedian),
     fixed(w.rssMax),
     fixed(w.rssEnd),
+    fixed(w.heapMb),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;

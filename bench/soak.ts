@@ -1,19 +1,18 @@
 /**
- * `npm run soak [-- --duration 60s --rate 50 --window 30s --warmup 15s]`: starts the server (bundled, plain
+ * `npm run soak [-- --duration 60s --rate 50 --window 30s --warmup 30s]`: starts the server (bundled, plain
  * node, fs storage, 127.0.0.1, port 0) as a child process and a webhook receiver here, registers an
  * endpoint for the dev application, and sends a steady mixed load: a warm-up, then the measured duration
  * (5 minutes by default). Prints a table per window (requests, errors, p50/p99 latency, webhook events
- * received, server RSS sampled each second from /proc/<pid>/status) and a verdict: zero errors, RSS
- * growth at most 10 % (median of the last window against the first), no owed webhook event missing.
+ * received, server RSS sampled each second from /proc/<pid>/status, server heap after a forced full GC)
+ * and a verdict: zero errors, RSS growth at most 10 % (median of the last window against the first), no
+ * owed webhook event missing.
  * Exits 1 when the verdict fails. Never part of the test suite.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createReceiver } from "../packages/webhooks/src/index.js";
-import { bundle } from "./lib/bundle.js";
-import { ROOT } from "./lib/root.js";
+import { startSoakServer } from "./soak-child.js";
 import { createSoakLoad } from "./soak-load.js";
 import { createWindowRecorder, formatWindows, parseDuration, readRssMb, type WindowStats } from "./soak-stats.js";
 
@@ -23,43 +22,17 @@ const arg = (name: string, fallback: string) => {
 };
 const durationMs = parseDuration(arg("duration", "5m"));
 const windowMs = parseDuration(arg("window", "30s"));
-const warmupMs = parseDuration(arg("warmup", "15s"));
+const warmupMs = parseDuration(arg("warmup", "30s"));
 const rate = Number(arg("rate", "50"));
 /** Beyond this many unanswered requests the server is not keeping up: further sends count as errors. */
 const MAX_IN_FLIGHT = 200;
 const RSS_TARGET = 0.1;
 const log = (line: string) => process.stderr.write(`[soak] ${line}\n`);
 
-interface ServerInfo {
-  url: string;
-  account: string;
-  token: string;
-  appId: string;
-  appSecret: string;
-}
-
-/** Runs the bundled soak server and resolves with the JSON line it prints. */
-async function startServer(dir: string): Promise<{ child: ChildProcess; info: ServerInfo }> {
-  const file = await bundle("bench/soak-server.ts");
-  const child = spawn(process.execPath, [file], { cwd: ROOT, env: { ...process.env, SOAK_DIR: dir }, stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the soak server did not start within 60 s")), 60_000);
-    let out = "";
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-      out += chunk;
-      const line = out.split("\n").find((l) => l.startsWith("{") && l.endsWith("}"));
-      if (!line) return;
-      clearTimeout(timer);
-      resolve({ child, info: JSON.parse(line) as ServerInfo });
-    });
-    child.once("exit", (code) => reject(new Error(`the soak server exited early with ${code}`)));
-  });
-}
-
 const dir = mkdtempSync(join(tmpdir(), "lp-soak-"));
 const receiver = await createReceiver();
-const { child, info } = await startServer(dir);
-const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+const server = await startSoakServer(dir);
+const { child, info } = server;
 try {
   const appAuth = `Basic ${Buffer.from(`${info.appId}:${info.appSecret}`).toString("base64")}`;
   const created = await fetch(`${info.url}/v1/developer/webhook-endpoints`, {
@@ -89,10 +62,13 @@ try {
   const windows: WindowStats[] = [];
   let webhooksSeen = 0;
   let rssAtStart = NaN;
+  let heapAtStart: Promise<number> = Promise.resolve(NaN);
+  const heaps: Promise<void>[] = [];
   const cut = (toMs: number) => {
     const w = recorder.cut(toMs / 1000, receiver.events.length - webhooksSeen);
     webhooksSeen = receiver.events.length;
     windows.push(w);
+    heaps.push(server.heapAfterGc().then((mb) => void (w.heapMb = mb)));
     log(`window ${w.index}: ${w.requests} requests, ${w.errors} errors, p50 ${w.p50.toFixed(1)} ms, p99 ${w.p99.toFixed(1)} ms, RSS median ${w.rssMedian.toFixed(1)} MB`);
   };
 
@@ -120,6 +96,7 @@ try {
       if (!measuring && measured >= 0) {
         measuring = true;
         rssAtStart = readRssMb(pid);
+        heapAtStart = server.heapAfterGc();
         webhooksSeen = receiver.events.length;
       }
       if (measuring && measured >= nextSample) {
@@ -147,6 +124,8 @@ try {
   const webhookDeadline = Date.now() + 30_000;
   while (missing() > 0 && Date.now() < webhookDeadline) await new Promise((r) => setTimeout(r, 100));
 
+  await Promise.all(heaps);
+  const heapStart = await heapAtStart;
   const totals = windows.reduce((t, w) => ({ requests: t.requests + w.requests, errors: t.errors + w.errors }), { requests: 0, errors: 0 });
   const first = windows[0];
   const last = windows[windows.length - 1];
@@ -162,7 +141,9 @@ try {
       `requests ${totals.requests} (+${warm.requests} in the warm-up), errors ${allErrors}; webhook events received ${receiver.events.length} ` +
       `(${receiver.deliveries.length} requests), product.created owed ${load.created.size}, missing ${lost}\n` +
       `server RSS: ${rssBefore.toFixed(1)} MB before load, ${rssAtStart.toFixed(1)} MB after the warm-up, ${last.rssEnd.toFixed(1)} MB at the end; ` +
-      `median ${first.rssMedian.toFixed(1)} MB in window 1, ${last.rssMedian.toFixed(1)} MB in window ${last.index}: ${pct(growth)}\n`,
+      `median ${first.rssMedian.toFixed(1)} MB in window 1, ${last.rssMedian.toFixed(1)} MB in window ${last.index}: ${pct(growth)}\n` +
+      `server heap after a full GC: ${heapStart.toFixed(1)} MB after the warm-up, ${last.heapMb.toFixed(1)} MB at the end ` +
+      `(${pct((last.heapMb - heapStart) / heapStart)})\n`,
   );
   for (const [what, n] of [...errors].slice(0, 10)) process.stdout.write(`error x${n}: ${what}\n`);
   process.stdout.write(
@@ -170,8 +151,7 @@ try {
   );
   process.exitCode = pass ? 0 : 1;
 } finally {
-  child.kill("SIGTERM");
-  const code = await exited;
+  const code = await server.stop();
   if (code !== 0) log(`the server exited with ${code}`);
   await receiver.close();
   rmSync(dir, { recursive: true, force: true });
