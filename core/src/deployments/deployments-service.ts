@@ -1,19 +1,14 @@
-import type { Storage } from "unstorage";
 import { z } from "zod";
-import { toTimestamp, type Clock, type IdSource } from "../deps.js";
+import { toTimestamp } from "../deps.js";
 import { LpError, notFound } from "../errors.js";
-import type { EventSink } from "../events/event-sink.js";
 import { isUuid } from "../ids.js";
-import type { CursorCodec } from "../lists/cursor.js";
-import type { IndexRegistry } from "../lists/index-registry.js";
 import { perPageSchema } from "../lists/list-query.js";
 import { paginate } from "../lists/paginate.js";
 import type { PageRecord } from "../pages/page-view.js";
 import type { PagesService } from "../pages/pages-service.js";
-import type { Lock } from "../ports/lock.js";
-import type { JobQueue } from "../ports/queue.js";
 import { removePrefix } from "../storage/remove-prefix.js";
 import { parseInput } from "../validation.js";
+import type { BackgroundDeps, ServiceDeps } from "../service-deps.js";
 import { runDeployment, siteKeys } from "./deploy-run.js";
 import { toDeploymentEntry, toDeploymentView, type DeploymentRecord } from "./deployment-view.js";
 
@@ -25,19 +20,8 @@ export const deploymentListSchema = z.object({
 });
 
 /** Dependencies of the deployments service. */
-export interface DeploymentsDeps {
-  storage: Storage;
-  clock: Clock;
-  ids: IdSource;
-  lock: Lock;
-  queue: JobQueue;
-  indexes: IndexRegistry;
-  cursors: CursorCodec;
-  events: EventSink;
+export interface DeploymentsDeps extends ServiceDeps, BackgroundDeps {
   pages: PagesService;
-  publicUrl: () => string;
-  sleep: (ms: number) => Promise<void>;
-  stepDelayMs: () => number;
 }
 
 /** Deployments of pages: one in flight per page, history, cancellation and crash recovery. */

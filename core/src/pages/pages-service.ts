@@ -1,42 +1,26 @@
-import type { Storage } from "unstorage";
 import type { AccountsService } from "../accounts/accounts-service.js";
-import { toTimestamp, type Clock, type IdSource } from "../deps.js";
+import { toTimestamp } from "../deps.js";
 import { LpError, notFound } from "../errors.js";
-import type { EventSink } from "../events/event-sink.js";
 import type { Generator } from "../generation/generation-input.js";
 import { isUuid } from "../ids.js";
-import type { CursorCodec } from "../lists/cursor.js";
-import type { IndexRegistry } from "../lists/index-registry.js";
 import { paginate, withinBounds } from "../lists/paginate.js";
 import type { MediaStore } from "../media/media-store.js";
-import type { Lock } from "../ports/lock.js";
-import type { JobQueue } from "../ports/queue.js";
 import type { ProductsService } from "../products/products-service.js";
 import { applyMergePatch } from "../render/merge-patch.js";
 import { toGlobalTheme, type SeoConfig } from "../render/theme.js";
 import { parseInput } from "../validation.js";
+import type { BackgroundDeps, ServiceDeps } from "../service-deps.js";
 import { runGeneration } from "./generation-job.js";
 import { toJobEntry, toJobView, toPageEntry, toPageSummary, toPageView, type JobRecord, type PageRecord } from "./page-view.js";
 import { pageCreateSchema, pageListSchema, pageUpdateSchema } from "./schemas.js";
 import { toSlug, toUniqueSlug } from "./slug.js";
 
 /** Dependencies of the pages service. */
-export interface PagesDeps {
-  storage: Storage;
+export interface PagesDeps extends ServiceDeps, BackgroundDeps {
   media: MediaStore;
-  clock: Clock;
-  ids: IdSource;
-  lock: Lock;
-  queue: JobQueue;
-  indexes: IndexRegistry;
-  cursors: CursorCodec;
-  events: EventSink;
   generator: Generator;
   products: ProductsService;
   accounts: AccountsService;
-  publicUrl: () => string;
-  sleep: (ms: number) => Promise<void>;
-  stepDelayMs: () => number;
   /** Called when a page goes away (deployments and sites clean up after it). */
   onPageDeleted?: (page: PageRecord) => Promise<void>;
 }

@@ -1,17 +1,13 @@
-import type { Storage } from "unstorage";
-import { toTimestamp, type Clock, type IdSource } from "../deps.js";
+import { toTimestamp } from "../deps.js";
 import { notFound, validationError, type ValidationIssue } from "../errors.js";
-import type { EventSink } from "../events/event-sink.js";
 import { isUuid } from "../ids.js";
-import type { CursorCodec } from "../lists/cursor.js";
-import type { IndexRegistry } from "../lists/index-registry.js";
 import { listQuerySchema } from "../lists/list-query.js";
 import { paginate, withinBounds } from "../lists/paginate.js";
 import { isoDateOrDateTime } from "../lists/list-query.js";
 import type { MediaStore } from "../media/media-store.js";
 import { mediaTypeFromUrl } from "../media/sniff.js";
-import type { Lock } from "../ports/lock.js";
 import { parseInput } from "../validation.js";
+import type { ServiceDeps } from "../service-deps.js";
 import { checkUploads, type BodyInput, type CheckedUpload } from "./product-input.js";
 import { sortImages, toProductEntry, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
 import {
@@ -23,16 +19,8 @@ import {
   productUpdateSchema,
 } from "./schemas.js";
 
-interface Deps {
-  storage: Storage;
+interface Deps extends ServiceDeps {
   media: MediaStore;
-  clock: Clock;
-  ids: IdSource;
-  lock: Lock;
-  indexes: IndexRegistry;
-  cursors: CursorCodec;
-  events: EventSink;
-  publicUrl: () => string;
 }
 
 /** Query of `GET /products`. */
