@@ -6,6 +6,7 @@ import type { Generator } from "../generation/generation-input.js";
 import { createBannerSvg, createHeroSvg } from "../generation/images.js";
 import { formatPrice } from "../generation/format-price.js";
 import type { MediaStore } from "../media/media-store.js";
+import { toProductSnapshot } from "../products/product-view.js";
 import type { ProductsService } from "../products/products-service.js";
 import { defaultTheme, type GlobalTheme } from "../render/theme.js";
 import type { JobRecord, PageRecord } from "./page-view.js";
@@ -68,11 +69,12 @@ export async function runGeneration(deps: GenerationDeps, initial: JobRecord): P
     await step("analyzing_product");
     const product = await deps.products.read(job.account_id, job.request.product_id);
     if (!product) throw new JobFailure("product_not_found", "The product was deleted before the page could be generated.");
+    const snapshot = toProductSnapshot(product);
     const currency = await deps.currencyOf(job.account_id);
 
     await step("writing_copy");
     const generated = await deps.generator.generate({
-      product,
+      product: snapshot,
       currency,
       language: job.request.language,
       marketing_angle: job.request.marketing_angle ?? undefined,
@@ -102,16 +104,7 @@ export async function runGeneration(deps: GenerationDeps, initial: JobRecord): P
         account_id: job.account_id,
         status: "draft",
         language,
-        product: {
-          id: product.id,
-          title: product.title,
-          description: product.description,
-          price: product.price,
-          original_price: product.original_price,
-          delivery_price: product.delivery_price,
-          product_type: product.product_type,
-          images: product.images.map((i) => ({ url: i.url, media_type: i.media_type })),
-        },
+        product: snapshot,
         content: generated.content,
         global_theme: theme,
         seo_config: { title: product.title, description: generated.content.subheadline },

@@ -1,3 +1,5 @@
+import type { GenerationProduct } from "../generation/generation-input.js";
+
 /** An image of a product as stored. `media_path` is set for uploads kept in the media store. */
 export interface ProductImageRecord {
   id: string;
@@ -42,6 +44,13 @@ export function sortImages(images: ProductImageRecord[]): ProductImageRecord[] {
 /** The placeholder image shown for a product without images. */
 export function placeholderUrl(publicUrl: string, product: Pick<ProductRecord, "account_id" | "id">): string {
   return `${publicUrl}/media/placeholders/${product.account_id}/${product.id}.svg`;
+}
+
+/** The product as a page keeps it: what generation and rendering read, images in display order. */
+export function toProductSnapshot(product: ProductRecord): GenerationProduct & { id: string } {
+  const { id, title, description, price, original_price, delivery_price, product_type } = product;
+  const images = sortImages(product.images).map((i) => ({ url: i.url, media_type: i.media_type }));
+  return { id, title, description, price, original_price, delivery_price, product_type, images };
 }
 
 /** The product as the API returns it; list items leave `images` out. */
