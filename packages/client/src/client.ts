@@ -9,20 +9,8 @@ import type { Deployment } from "./types/deployments.js";
 import type { Job } from "./types/pages.js";
 import { pollUntil, type WaitOptions } from "./wait.js";
 
-/** Options of {@link createClient}. */
-export interface ClientOptions extends TransportOptions {
-  /** Base URL of the service, e.g. `http://127.0.0.1:4010` (no `/v1`). */
-  baseUrl: string;
-  /** Access token of the account plane. */
-  token?: string;
-  /** The `account_id` in `/v1/accounts/{account_id}`. */
-  accountId?: string;
-  /** Application id and client secret of the developer plane (HTTP Basic). */
-  appId?: string;
-  appSecret?: string;
-  /** Key of the local admin API (`lp serve`). */
-  adminKey?: string;
-}
+/** Options of {@link createClient}: the target and credentials its transport uses. */
+export type ClientOptions = TransportOptions;
 
 /**
  * A typed client of the landing page service, on ofetch with retries off (a poll is never repeated

@@ -23,11 +23,16 @@ export interface RequestOptions {
 
 /** Credentials and target of a client. */
 export interface TransportOptions {
+  /** Base URL of the service, e.g. `http://127.0.0.1:4010` (no `/v1`). */
   baseUrl: string;
+  /** Access token of the account plane. */
   token?: string;
+  /** The `account_id` in `/v1/accounts/{account_id}`. */
   accountId?: string;
+  /** Application id and client secret of the developer plane (HTTP Basic). */
   appId?: string;
   appSecret?: string;
+  /** Key of the local admin API (`lp serve`). */
   adminKey?: string;
   fetch?: FetchLike;
   /** Headers sent with every request (e.g. `user-agent`). */

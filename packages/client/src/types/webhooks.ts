@@ -1,4 +1,4 @@
-import type { endpointCreateSchema, endpointUpdateSchema, EventType } from "@lp/core";
+import type { AttemptRecord, endpointCreateSchema, endpointUpdateSchema, EventType } from "@lp/core";
 import type { z } from "zod";
 import type { ListQuery, Timestamp } from "./common.js";
 
@@ -68,19 +68,8 @@ export interface WebhookVerifyResult extends VerificationOutcome {
   endpoint: WebhookEndpoint;
 }
 
-/** One attempt of a delivery. */
-export interface DeliveryAttempt {
-  number: number;
-  trigger: "scheduled" | "manual" | "test";
-  started_at: Timestamp;
-  status_code: number | null;
-  latency_ms: number;
-  outcome: "succeeded" | "failed";
-  error: string | null;
-  /** Non-2xx attempts only, at most 4 KiB. */
-  response_body: string | null;
-  truncated: boolean;
-}
+/** One attempt of a delivery; `response_body` is kept for non-2xx attempts only, at most 4 KiB. */
+export type DeliveryAttempt = AttemptRecord;
 
 /** A delivery of an event to an endpoint (`dlv_...`, also the `webhook-id` of each attempt). */
 export interface WebhookDelivery {
