@@ -72,7 +72,12 @@ export function buildOpenApi(routes: RouteDef[]) {
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Landing Page Service API (lp)", version: "1.0.0", description: "Generated from the schemas lp validates requests with." },
+    info: {
+      title: "Landing Page Service API (lp)",
+      version: "1.0.0",
+      description: "Generated from the schemas lp validates requests with.",
+      license: { name: "MIT", identifier: "MIT" },
+    },
     servers: [{ url: "/" }],
     paths,
     components: {

@@ -133,6 +133,9 @@ export function withWebhookDocs<D extends { components: { schemas: Record<string
     webhooks[type] = {
       post: {
         summary: type,
+        // A delivery is a request lp makes, not one it receives: no credentials of ours apply to it.
+        operationId: `receive${componentName(type)}`,
+        security: [],
         description: `${EVENT_DESCRIPTIONS[type]} Signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature).`,
         parameters: ["webhook-id", "webhook-timestamp", "webhook-signature", "webhook-event-type", "webhook-attempt"].map((name) => ({
           name,
