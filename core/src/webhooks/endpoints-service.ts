@@ -8,6 +8,7 @@ import { paginate } from "../lists/paginate.js";
 import { parseInput } from "../validation.js";
 import type { AddressGuard } from "./address-guard.js";
 import type { DeliveryEngine } from "./delivery-engine.js";
+import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
 import { toNewDelivery } from "./event-outbox.js";
 import { toOrderedId } from "./ordered-id.js";
 import { toDeliveryView, toEndpointView, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
@@ -155,7 +156,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
       const at = now();
       const event: EventRecord = {
         id: toOrderedId("evt", clock, ids),
-        type: "webhook.test",
+        type: TEST_EVENT_TYPE,
         timestamp: at,
         account_id: null,
         environment: endpoint.environment,

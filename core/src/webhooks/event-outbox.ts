@@ -19,9 +19,13 @@ export interface OutboxDeps {
   onError: (what: string, error: unknown) => void;
 }
 
-/** A new delivery of `event` to `endpoint`, in the state the endpoint's status gives it. */
+/**
+ * A new delivery of `event` to `endpoint`, in the state the endpoint's status gives it. A test delivery
+ * is sent whatever the status (the partner asked for it) and, like any other, retried on the schedule.
+ */
 export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: string, trigger: "scheduled" | "test" = "scheduled"): DeliveryRecord {
-  const skipped = trigger === "scheduled" && (endpoint.status === "disabled" || endpoint.status === "pending_verification");
+  const isTest = trigger === "test";
+  const skipped = !isTest && (endpoint.status === "disabled" || endpoint.status === "pending_verification");
   return {
     id: toDeliveryId(event.id, endpoint.id),
     application_id: endpoint.application_id,
@@ -31,9 +35,9 @@ export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: 
     status: skipped ? "skipped" : "pending",
     attempts: [],
     scheduled_attempts: 0,
-    auto_retry: trigger === "scheduled",
+    auto_retry: true,
     next_trigger: trigger,
-    next_attempt_at: skipped || endpoint.status === "paused" ? null : at,
+    next_attempt_at: skipped || (!isTest && endpoint.status === "paused") ? null : at,
     skipped_reason: skipped ? `endpoint_${endpoint.status}` : null,
     payload: event,
     created_at: at,
