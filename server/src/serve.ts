@@ -38,6 +38,8 @@ export interface ServeOptions {
   generationStepMs?: number;
   /** Refuse webhook receivers on private, loopback and link-local addresses. */
   publicOnly?: boolean;
+  /** Most webhook endpoints per application (default 100). */
+  maxEndpoints?: number;
   /** Where `LP_AI_BASE_URL`, `LP_AI_API_KEY` and `LP_AI_MODEL` are read; default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -89,6 +91,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
     generator: generatorFromEnv(options.env ?? process.env),
     retrySchedule: options.retrySchedule,
     publicOnly: options.publicOnly,
+    webhooks: { maxEndpoints: options.maxEndpoints },
     delays: {
       generationStepMs: options.generationStepMs ?? 0,
       deploymentStepMs: Math.round((options.deployDelayMs ?? 0) / 3),

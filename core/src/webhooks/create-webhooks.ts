@@ -7,7 +7,7 @@ import type { IndexRegistry } from "../lists/index-registry.js";
 import type { Lock } from "../ports/lock.js";
 import { createAddressGuard, dnsResolveHost, type ResolveHost } from "./address-guard.js";
 import { createDeliveryEngine } from "./delivery-engine.js";
-import { createEndpointsService } from "./endpoints-service.js";
+import { createEndpointsService, DEFAULT_MAX_ENDPOINTS } from "./endpoints-service.js";
 import { createEventOutbox } from "./event-outbox.js";
 import { createGuardedFetch } from "./guarded-fetch.js";
 import type { FetchLike } from "./http-attempt.js";
@@ -31,6 +31,8 @@ export interface WebhookOptions {
   publicOnly?: boolean;
   /** Resolves host names for `publicOnly` (node:dns by default). */
   resolveHost?: ResolveHost;
+  /** Most endpoints per application, default 100 (`lp serve --max-endpoints`); over it, 403 quota_exceeded. */
+  maxEndpoints?: number;
   /** Per-attempt timeout, default 15 s. */
   deliveryTimeoutMs?: number;
   /** Verification bound, default 10 s. */
@@ -87,6 +89,7 @@ export function createWebhooks(deps: WebhookDeps) {
     guard,
     cursors: deps.cursors,
     lock: deps.lock,
+    maxEndpoints: deps.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS,
     challenge: { ...common, fetch: fetchImpl, guard, timeoutMs: deps.verificationTimeoutMs ?? 10_000, monotonic },
   });
 

@@ -1,6 +1,6 @@
 import { generateSecret } from "@lp/webhooks";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
-import { notFound, validationError } from "../errors.js";
+import { LpError, notFound, validationError } from "../errors.js";
 import { isPrefixedId } from "../ids.js";
 import type { CursorCodec } from "../lists/cursor.js";
 import type { Lock } from "../ports/lock.js";
@@ -27,7 +27,12 @@ export interface EndpointsDeps {
   clock: Clock;
   ids: IdSource;
   challenge: ChallengeDeps;
+  /** Most endpoints one application may have (DESIGN §14; `lp serve --max-endpoints`). */
+  maxEndpoints: number;
 }
+
+/** Default of {@link EndpointsDeps.maxEndpoints}. */
+export const DEFAULT_MAX_ENDPOINTS = 100;
 
 /** How long the previous secret keeps signing after a rotation. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -89,7 +94,15 @@ export function createEndpointsService(deps: EndpointsDeps) {
         created_at: at,
         updated_at: at,
       };
-      await store.putEndpoint(endpoint);
+      // Counted and stored under the application's lock, so parallel creates cannot overshoot the cap.
+      await deps.lock.withLock(`webhook-endpoints:${appId}`, async () => {
+        const used = (await store.endpointIndex(appId)).size;
+        if (used >= deps.maxEndpoints) {
+          throw new LpError("quota_exceeded", `The application has ${used} webhook endpoints, the most allowed; delete one first.`, { limit: deps.maxEndpoints, used });
+        }
+        store.seedDeliveryIndex(endpoint.id);
+        await store.putEndpoint(endpoint);
+      });
       const { endpoint: view, ...verification } = await verifyEndpoint(endpoint);
       return { ...view, secret, verification };
     },

@@ -19,6 +19,7 @@ export interface ServeCommandOptions {
   deployDelayMs?: number;
   generationStepMs?: number;
   publicOnly: boolean;
+  maxEndpoints: number;
   seed?: string | true;
   printEnv: boolean;
   quiet: boolean;
@@ -37,6 +38,7 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
     deployDelayMs: flags.deployDelay === undefined ? undefined : parseDuration(flags.deployDelay, "--deploy-delay"),
     generationStepMs: flags.generationDelay === undefined ? undefined : parseDuration(flags.generationDelay, "--generation-delay"),
     publicOnly: flags.public === true,
+    maxEndpoints: toInt(flags.maxEndpoints ?? "100", "--max-endpoints", 1, 100_000)!,
     seed: flags.seed,
     printEnv: flags.printEnv === true,
     quiet: flags.quiet === true,
@@ -82,6 +84,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     deployDelayMs: opts.deployDelayMs,
     generationStepMs: opts.generationStepMs,
     publicOnly: opts.publicOnly,
+    maxEndpoints: opts.maxEndpoints,
     env: io.env,
   });
   const creds: CredentialsFile = {
