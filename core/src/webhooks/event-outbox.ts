@@ -75,11 +75,13 @@ export function createEventOutbox(deps: OutboxDeps) {
     return accounts;
   }
 
-  async function targets(event: EventRecord): Promise<EndpointRecord[]> {
+  /** The endpoints `event` goes to; with `firstOnly`, stops at the first (the write path only asks whether any). */
+  async function targets(event: EventRecord, firstOnly = false): Promise<EndpointRecord[]> {
     const out: EndpointRecord[] = [];
     for (const endpoint of store.allEndpoints()) {
       if (endpoint.environment !== event.environment || !endpoint.events.includes(event.type) || !event.account_id) continue;
       if ((await installedOn(endpoint.application_id)).has(event.account_id)) out.push(endpoint);
+      if (firstOnly && out.length > 0) break;
     }
     return out;
   }
@@ -134,7 +136,7 @@ export function createEventOutbox(deps: OutboxDeps) {
         data: input.data,
       };
       // Nothing subscribes: no delivery could come of it, so the write path pays for no outbox record.
-      if ((await targets(event)).length === 0) return;
+      if ((await targets(event, true)).length === 0) return;
       await store.putOutbox(event);
       queueFanOut(event, false);
     },

@@ -50,7 +50,8 @@ export function createGuardedFetch(resolveHost: ResolveHost = dnsResolveHost, al
       const host = url.hostname.replace(/^\[|\]$/g, "");
       if (url.protocol !== "http:" && url.protocol !== "https:") return fail(new Error(`unsupported protocol ${url.protocol}`));
       if (isIP(host) && !allow(host)) return fail(blockedError(`${host} is a non-public address (refused with --public)`));
-      const body = typeof init.body === "string" ? init.body : "";
+      const body = init.body ?? "";
+      if (typeof body !== "string" && !(body instanceof Uint8Array)) return fail(new Error("the guarded fetch sends string or byte bodies only"));
       const headers: Record<string, string> = Object.fromEntries(new Headers(init.headers).entries());
       if (init.body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
       const secure = url.protocol === "https:";
