@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DIR_MODE, FILE_MODE } from "./fs-io.js";
 
@@ -9,12 +9,13 @@ const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
  * to 0700, and everything inside it that is looser to 0700 (folders) or 0600 (files). It holds dev
  * credentials, `whsec_` secrets and checkout submissions. The walk runs only when the folder itself was
  * loose (a data dir made by an older version), so a normal start costs one stat. Returns the log line
- * to print, or null when nothing changed. Symbolic links are left alone.
+ * to print, or null when nothing changed. Links inside it are left alone.
  */
 export function secureDataDir(dir: string): string | null {
   let mode: number;
   try {
-    mode = lstatSync(dir).mode;
+    // The folder itself may be a link to the real one: judge (and tighten) what it points to.
+    mode = statSync(dir).mode;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     mkdirSync(dir, { recursive: true, mode: DIR_MODE });
