@@ -5,6 +5,7 @@ export * from "./validation.js";
 export * from "./core.js";
 export { createStores, type StorageKind, type Stores } from "./storage/create-storage.js";
 export { fsDurableDriver } from "./storage/fs-durable-driver.js";
+export { secureDataDir } from "./storage/secure-data-dir.js";
 export { createLocalLock, type Lock } from "./ports/lock.js";
 export { createLocalQueue, type JobQueue } from "./ports/queue.js";
 export type { EventSink, DomainEvent } from "./events/event-sink.js";
@@ -18,7 +19,7 @@ export type { StoredResponse, IdempotencyDecision } from "./idempotency/idempote
 export type { Page } from "./lists/list-query.js";
 export { exportSchema, type ExportDocument } from "./admin/data-transfer.js";
 export { sniffImageType, mediaTypeFromKey } from "./media/sniff.js";
-export { ensureDevCredentials, type DevCredentials } from "./accounts/dev-credentials.js";
+export { ensureAdminKey, ensureDevCredentials, type DevCredentials } from "./accounts/dev-credentials.js";
 export { createPlaceholderSvg } from "./generation/images.js";
 export { pageCreateSchema, pageUpdateSchema, pageListSchema, inlineProductSchema } from "./pages/schemas.js";
 export type { PageRecord, JobRecord } from "./pages/page-view.js";
@@ -43,5 +44,6 @@ export type { EndpointView, DeliveryView, EventRecord as WebhookEventRecord, Att
 export { realScheduler, createManualScheduler, type Scheduler, type ManualScheduler, type TimerHandle } from "./webhooks/scheduler.js";
 export { DEFAULT_RETRY_SCHEDULE, CIRCUIT_RULES, parseRetrySchedule } from "./webhooks/retry-policy.js";
 export { isPublicAddress, type ResolveHost } from "./webhooks/address-guard.js";
+export { createGuardedFetch, createPublicLookup } from "./webhooks/guarded-fetch.js";
 export type { FetchLike } from "./webhooks/http-attempt.js";
 export type { WebhookOptions, Webhooks } from "./webhooks/create-webhooks.js";

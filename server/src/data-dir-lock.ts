@@ -16,17 +16,17 @@ const isAlive = (pid: number) => {
  * left by a process that died (SIGKILL) is taken over.
  */
 export function lockDataDir(dir: string): () => void {
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, "lp.lock");
   try {
-    writeFileSync(file, String(process.pid), { flag: "wx" });
+    writeFileSync(file, String(process.pid), { flag: "wx", mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     const holder = Number.parseInt(readFileSync(file, "utf8"), 10);
     if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
       throw new Error(`Another lp server (pid ${holder}) is using ${dir}; stop it or pass another --data-dir.`);
     }
-    writeFileSync(file, String(process.pid));
+    writeFileSync(file, String(process.pid), { mode: 0o600 });
   }
   return () => rmSync(file, { force: true });
 }

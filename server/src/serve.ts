@@ -1,11 +1,12 @@
-import { randomBytes } from "node:crypto";
 import { createServer as createNetServer } from "node:net";
 import { resolve } from "node:path";
 import {
   createCore,
   createOpenAIGenerator,
   createStores,
+  ensureAdminKey,
   ensureDevCredentials,
+  secureDataDir,
   type Core,
   type DevCredentials,
   type Generator,
@@ -16,6 +17,7 @@ import { toNodeHandler } from "h3/node";
 import { listen } from "listhen";
 import { createApp } from "./app.js";
 import { lockDataDir } from "./data-dir-lock.js";
+import { assertAdminExposure } from "./exposure.js";
 
 /** Options of {@link startServer} (the flags of `lp serve`). */
 export interface ServeOptions {
@@ -36,6 +38,8 @@ export interface ServeOptions {
   generationStepMs?: number;
   /** Refuse webhook receivers on private, loopback and link-local addresses. */
   publicOnly?: boolean;
+  /** Most webhook endpoints per application (default 100). */
+  maxEndpoints?: number;
   /** Where `LP_AI_BASE_URL`, `LP_AI_API_KEY` and `LP_AI_MODEL` are read; default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -57,6 +61,8 @@ export interface RunningServer {
   adminKey: string | null;
   credentials: DevCredentials;
   core: Core;
+  /** Things the operator should hear about at start (a data dir whose permissions were tightened). */
+  notices: string[];
   /** Stops accepting, finishes in-flight requests and background work, and closes the stores. */
   close(): Promise<void>;
 }
@@ -64,18 +70,20 @@ export interface RunningServer {
 /** Starts the whole API on a port: what `lp serve` runs. */
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
+  if (options.admin !== false) assertAdminExposure(host, options.adminKey);
   const kind = options.storage ?? "fs";
   const dataDir = kind === "fs" ? resolve(options.dataDir ?? ".lp") : undefined;
+  const notice = dataDir ? secureDataDir(dataDir) : null;
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   try {
-    return await boot(options, host, createStores(kind, dataDir), unlock);
+    return { ...(await boot(options, host, createStores(kind, dataDir), unlock)), notices: notice ? [notice] : [] };
   } catch (error) {
     unlock();
     throw error;
   }
 }
 
-async function boot(options: ServeOptions, host: string, stores: Stores, unlock: () => void): Promise<RunningServer> {
+async function boot(options: ServeOptions, host: string, stores: Stores, unlock: () => void): Promise<Omit<RunningServer, "notices">> {
   let publicUrl = options.publicUrl?.replace(/\/+$/, "") ?? "";
   const core = await createCore({
     stores,
@@ -83,13 +91,14 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
     generator: generatorFromEnv(options.env ?? process.env),
     retrySchedule: options.retrySchedule,
     publicOnly: options.publicOnly,
+    webhooks: { maxEndpoints: options.maxEndpoints },
     delays: {
       generationStepMs: options.generationStepMs ?? 0,
       deploymentStepMs: Math.round((options.deployDelayMs ?? 0) / 3),
     },
   });
   const credentials = await ensureDevCredentials(stores.data, core.clock, core.ids);
-  const adminKey = options.admin === false ? null : (options.adminKey ?? `lpadm_${randomBytes(18).toString("base64url")}`);
+  const adminKey = options.admin === false ? null : await ensureAdminKey(stores.data, core.ids, options.adminKey);
   const { app } = createApp({
     core,
     settings: { simulate: true, adminKey, publicUrl: () => publicUrl },

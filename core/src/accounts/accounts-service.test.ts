@@ -2,7 +2,7 @@ import { createStorage } from "unstorage";
 import { describe, expect, it } from "vitest";
 import { createManualClock, cryptoIds } from "../deps.js";
 import { assertAccountAccess, createAccountsService } from "./accounts-service.js";
-import { ensureDevCredentials } from "./dev-credentials.js";
+import { ensureAdminKey, ensureDevCredentials } from "./dev-credentials.js";
 
 function setup() {
   const storage = createStorage();
@@ -50,5 +50,15 @@ describe("accounts service", () => {
     expect(await ensureDevCredentials(storage, clock, cryptoIds)).toEqual(first);
     expect((await accounts.authenticateToken(first.token)).scopes).toHaveLength(5);
     expect(await accounts.authenticateApp(first.application_id, first.client_secret)).toMatchObject({ account_ids: [first.account_id] });
+  });
+
+  it("keeps the generated admin key with the dev credentials; an explicit key wins without replacing it", async () => {
+    const { storage } = setup();
+    const key = await ensureAdminKey(storage, cryptoIds);
+    expect(key).toMatch(/^lpadm_[A-Za-z0-9_-]{32}$/);
+    expect(await ensureAdminKey(storage, cryptoIds)).toBe(key);
+    expect(await ensureAdminKey(storage, cryptoIds, "explicit-key")).toBe("explicit-key");
+    for (const k of await storage.getKeys()) if (!k.startsWith("meta:")) await storage.removeItem(k);
+    expect(await ensureAdminKey(storage, cryptoIds)).toBe(key);
   });
 });

@@ -45,3 +45,19 @@ export async function ensureDevCredentials(storage: Storage, clock: Clock, ids: 
   }
   return creds;
 }
+
+const ADMIN_KEY = "meta:admin_key";
+
+/**
+ * The admin key of `/_admin`: `explicit` (LP_ADMIN_KEY) when given, else the key generated on the first
+ * start and kept beside the dev credentials, so a saved `.lp.env` or an exported key survives a restart
+ * as every other credential does. Generated keys are 38 characters, over the 32 a network bind needs.
+ */
+export async function ensureAdminKey(storage: Storage, ids: IdSource, explicit?: string): Promise<string> {
+  if (explicit) return explicit;
+  const stored = await storage.getItem<{ key?: unknown }>(ADMIN_KEY);
+  if (typeof stored?.key === "string" && stored.key.length > 0) return stored.key;
+  const key = `lpadm_${ids.bytes(24).toString("base64url")}`;
+  await storage.setItem(ADMIN_KEY, { key });
+  return key;
+}

@@ -21,6 +21,14 @@ export class IndexRegistry {
     return index as unknown as Promise<CollectionIndex<E>>;
   }
 
+  /**
+   * Registers an empty index for a prefix known to hold nothing yet (a collection that was just made),
+   * so its first use does not scan storage: the memory driver lists every key for any prefix.
+   */
+  seedEmpty(prefix: string): void {
+    if (!this.indexes.has(prefix)) this.indexes.set(prefix, Promise.resolve(new CollectionIndex<IndexEntry>()));
+  }
+
   /** Forgets the index of one prefix (its records were removed). */
   drop(prefix: string): void {
     this.indexes.delete(prefix);

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
 import { defineDriver } from "unstorage";
-import { readFileOrNull, writeFileAtomic } from "./fs-io.js";
+import { DIR_MODE, readFileOrNull, writeFileAtomic } from "./fs-io.js";
 
 /** Options of {@link fsDurableDriver}. */
 export interface FsDurableOptions {
@@ -30,7 +30,7 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
   const instance = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   // Leftovers of a crash mid-write are never visible records; drop them at start.
   rmSync(tmpDir, { recursive: true, force: true });
-  mkdirSync(tmpDir, { recursive: true });
+  mkdirSync(tmpDir, { recursive: true, mode: DIR_MODE });
 
   const toPath = (key: string): string => {
     // Empty segments are refused rather than collapsed, so `a::b` and `a:b` never alias one file.

@@ -13,6 +13,11 @@ export const SYNC_IO_LIMIT = 64 * 1024;
 
 const fdatasyncAsync = promisify(fdatasync);
 
+/** Records and media are readable by their owner only (they hold secrets and personal data). */
+export const FILE_MODE = 0o600;
+/** Folders of the data dir, likewise. */
+export const DIR_MODE = 0o700;
+
 /** The bytes of `path`, or null when it is missing or a folder. */
 export async function readFileOrNull(path: string, isMissing: (error: unknown) => boolean): Promise<Buffer | null> {
   try {
@@ -41,7 +46,7 @@ export async function writeFileAtomic(target: string, tmp: string, data: string 
   try {
     const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
     if (bytes.byteLength <= SYNC_IO_LIMIT) {
-      const fd = openSync(tmp, "w");
+      const fd = openSync(tmp, "w", FILE_MODE);
       try {
         writeFileSync(fd, bytes);
         if (flush) await fdatasyncAsync(fd);
@@ -49,7 +54,7 @@ export async function writeFileAtomic(target: string, tmp: string, data: string 
         closeSync(fd);
       }
     } else {
-      const handle = await open(tmp, "w");
+      const handle = await open(tmp, "w", FILE_MODE);
       try {
         await handle.writeFile(bytes);
         if (flush) await handle.datasync();
@@ -61,7 +66,7 @@ export async function writeFileAtomic(target: string, tmp: string, data: string 
       renameSync(tmp, target);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      mkdirSync(dirname(target), { recursive: true });
+      mkdirSync(dirname(target), { recursive: true, mode: DIR_MODE });
       renameSync(tmp, target);
     }
   } catch (error) {

@@ -13,6 +13,21 @@ describe("address guard", () => {
     for (const a of privateOnes) expect(isPublicAddress(a), a).toBe(false);
   });
 
+  it("judges IPv4 embedded in IPv6 by the IPv4 inside, for every prefix that carries one", () => {
+    const privateOnes = [
+      "::7f00:1", "::127.0.0.1", "0:0:0:0:0:0:a00:1", // IPv4-compatible ::/96
+      "::ffff:0:7f00:1", "::ffff:0:127.0.0.1", "::ffff:0:a9fe:a9fe", // translated ::ffff:0:0:0/96
+      "0:0:0:0:0:ffff:7f00:1", "::FFFF:127.0.0.1", // mapped, spelled out or in capitals
+      "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", // NAT64
+      "64:ff9b:1::7f00:1", "64:ff9b:1::808:808", // local-use NAT64: never public
+      "2002:7f00:1::1", "2002:a00:1::", "2002:a9fe:a9fe::1", // 6to4
+      "fe80::1%eth0", "::1%lo", "1::2::3", "12345::1",
+    ];
+    const publicOnes = ["::808:808", "::ffff:0:808:808", "64:ff9b::808:808", "2002:808:808::1", "2606:4700::7f00:1"];
+    for (const a of privateOnes) expect(isPublicAddress(a), a).toBe(false);
+    for (const a of publicOnes) expect(isPublicAddress(a), a).toBe(true);
+  });
+
   it("allows everything when publicOnly is off, without resolving", async () => {
     const guard = createAddressGuard(false, async () => {
       throw new Error("must not resolve");

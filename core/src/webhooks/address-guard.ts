@@ -31,26 +31,52 @@ for (const [net, bits] of [
 ] as const) blocked.addSubnet(net, bits, "ipv6");
 
 /**
- * True when `address` is a public unicast address. IPv4 embedded in IPv6 (mapped `::ffff:a.b.c.d`,
- * NAT64 `64:ff9b::a.b.c.d`) is judged by the IPv4 address inside.
+ * True when `address` is a public unicast address. IPv4 embedded in IPv6 is judged by the IPv4 address
+ * inside, for every prefix that carries one (DESIGN §14): IPv4-compatible `::/96`, mapped
+ * `::ffff:0:0/96`, translated `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96` and 6to4 `2002::/16`. The
+ * local-use NAT64 prefix `64:ff9b:1::/48` is never public.
  */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return !blocked.check(address, "ipv4");
   if (family !== 6) return false;
-  const embedded = toEmbeddedIpv4(address);
+  const groups = toIpv6Groups(address);
+  if (!groups) return false;
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups[2] === 1) return false;
+  const embedded = toEmbeddedIpv4(groups);
   if (embedded) return isPublicAddress(embedded);
-  return !blocked.check(address, "ipv6");
+  return !blocked.check(address.replace(/%.*$/, ""), "ipv6");
 }
 
-function toEmbeddedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|::ffff:0:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return null;
-  const [hi, lo] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail and a zone id allowed), or null. */
+export function toIpv6Groups(address: string): number[] | null {
+  let text = address.toLowerCase().replace(/%.*$/, "");
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const bytes = dotted.slice(2).map(Number);
+    if (bytes.some((b) => b > 255)) return null;
+    text = `${dotted[1]}${((bytes[0] << 8) | bytes[1]).toString(16)}:${((bytes[2] << 8) | bytes[3]).toString(16)}`;
+  }
+  const halves = text.split("::");
+  if (halves.length > 2) return null;
+  const parse = (part: string) => (part === "" ? [] : part.split(":").map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : Number.NaN)));
+  const head = parse(halves[0]);
+  const tail = halves.length === 2 ? parse(halves[1]) : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
+  const groups = [...head, ...Array<number>(halves.length === 2 ? missing : 0).fill(0), ...tail];
+  return groups.some(Number.isNaN) ? null : groups;
+}
+
+function toEmbeddedIpv4(g: number[]): string | null {
+  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (g[0] === 0x2002) return v4(g[1], g[2]); // 6to4
+  if (zero(0, 6)) return v4(g[6], g[7]); // IPv4-compatible ::/96 (:: and ::1 land in 0.0.0.0/8)
+  if (zero(0, 5) && g[5] === 0xffff) return v4(g[6], g[7]); // mapped ::ffff:0:0/96
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return v4(g[6], g[7]); // translated ::ffff:0:0:0/96
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return v4(g[6], g[7]); // NAT64 64:ff9b::/96
+  return null;
 }
 
 /** Checks receiver urls against the `publicOnly` policy. */

@@ -3,16 +3,19 @@ import type { PostResult } from "./http-attempt.js";
 import type { AttemptRecord, DeliveryRecord, EndpointRecord } from "./records.js";
 import { nextRetryDelay } from "./retry-policy.js";
 
+/** The event type of the test operation's deliveries. */
+export const TEST_EVENT_TYPE = "webhook.test";
+
 /** What the engine does with a delivery when its turn comes. */
 export type Gate = { kind: "send"; probe: boolean } | { kind: "hold" } | { kind: "wait"; until: number } | { kind: "skip"; reason: string };
 
 /**
  * Decides a delivery's turn from its endpoint: paused and unverified endpoints hold it, a disabled one
- * skips it (tests go out whatever the status: the partner asked for them), and the circuit lets one
- * probe out after its cool-down while everything else waits.
+ * skips it (a test delivery, first attempt and retries alike, goes out whatever the status: the partner
+ * asked for it), and the circuit lets one probe out after its cool-down while everything else waits.
  */
 export function toGate(endpoint: EndpointRecord, delivery: DeliveryRecord, probing: boolean, now: number): Gate {
-  if (delivery.next_trigger !== "test") {
+  if (delivery.event_type !== TEST_EVENT_TYPE) {
     if (endpoint.status === "disabled") return { kind: "skip", reason: "endpoint_disabled" };
     if (endpoint.status !== "active") return { kind: "hold" };
   }

@@ -5,10 +5,11 @@ import type { DomainEvent, EventSink } from "../events/event-sink.js";
 import type { CursorCodec } from "../lists/cursor.js";
 import type { IndexRegistry } from "../lists/index-registry.js";
 import type { Lock } from "../ports/lock.js";
-import { createAddressGuard, type ResolveHost } from "./address-guard.js";
+import { createAddressGuard, dnsResolveHost, type ResolveHost } from "./address-guard.js";
 import { createDeliveryEngine } from "./delivery-engine.js";
-import { createEndpointsService } from "./endpoints-service.js";
+import { createEndpointsService, DEFAULT_MAX_ENDPOINTS } from "./endpoints-service.js";
 import { createEventOutbox } from "./event-outbox.js";
+import { createGuardedFetch } from "./guarded-fetch.js";
 import type { FetchLike } from "./http-attempt.js";
 import { DEFAULT_RETRY_SCHEDULE } from "./retry-policy.js";
 import { realScheduler, type Scheduler } from "./scheduler.js";
@@ -17,7 +18,10 @@ import { createWorkTracker } from "./work-tracker.js";
 
 /** Settings of the webhook engine a caller may change; tests shorten the timeouts. */
 export interface WebhookOptions {
-  /** Sends the requests; the global fetch by default. */
+  /**
+   * Sends the requests. By default the global fetch, or with `publicOnly` a fetch whose sockets connect
+   * only to public addresses (resolved with `resolveHost`), so DNS rebinding fails the attempt.
+   */
   fetch?: FetchLike;
   /** Timers for future attempts; real timers by default, a manual scheduler in tests. */
   scheduler?: Scheduler;
@@ -27,6 +31,8 @@ export interface WebhookOptions {
   publicOnly?: boolean;
   /** Resolves host names for `publicOnly` (node:dns by default). */
   resolveHost?: ResolveHost;
+  /** Most endpoints per application, default 100 (`lp serve --max-endpoints`); over it, 403 quota_exceeded. */
+  maxEndpoints?: number;
   /** Per-attempt timeout, default 15 s. */
   deliveryTimeoutMs?: number;
   /** Verification bound, default 10 s. */
@@ -54,9 +60,11 @@ export interface WebhookDeps extends WebhookOptions {
  */
 export function createWebhooks(deps: WebhookDeps) {
   const onError = deps.onError ?? ((what: string, error: unknown) => console.error(`[lp] webhooks: ${what} failed:`, error));
-  const fetchImpl: FetchLike = deps.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const resolveHost = deps.resolveHost ?? dnsResolveHost;
+  const fetchImpl: FetchLike = deps.fetch ?? (deps.publicOnly ? createGuardedFetch(resolveHost) : (input, init) => globalThis.fetch(input, init));
   const monotonic = deps.monotonic ?? (() => performance.now());
-  const guard = createAddressGuard(deps.publicOnly ?? false, deps.resolveHost);
+  // Checked before each attempt too (a clear error early); the guarded fetch checks again at connect.
+  const guard = createAddressGuard(deps.publicOnly ?? false, resolveHost);
   const store = createWebhookStore(deps.storage, deps.indexes);
   const work = createWorkTracker();
   const common = { clock: deps.clock, ids: deps.ids };
@@ -81,6 +89,7 @@ export function createWebhooks(deps: WebhookDeps) {
     guard,
     cursors: deps.cursors,
     lock: deps.lock,
+    maxEndpoints: deps.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS,
     challenge: { ...common, fetch: fetchImpl, guard, timeoutMs: deps.verificationTimeoutMs ?? 10_000, monotonic },
   });
 

@@ -25,7 +25,15 @@ export interface EngineDeps {
   monotonic: () => number;
   work: WorkTracker;
   onError: (what: string, error: unknown) => void;
+  /** Attempts in flight across every endpoint at once; default {@link MAX_IN_FLIGHT}. */
+  maxInFlight?: number;
 }
+
+/**
+ * Requests in flight across all endpoints. Each endpoint has its own `concurrency_limit`; this bounds
+ * the sum, so an event fanned out to thousands of endpoints opens a few hundred sockets, not thousands.
+ */
+export const MAX_IN_FLIGHT = 256;
 
 /**
  * Runs deliveries: one p-queue per endpoint at its `concurrency_limit`, timers (from the injected
@@ -38,6 +46,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
   const queues = new Map<string, PQueue>();
   const timers = new Map<string, TimerHandle>();
   const tokens = new Map<string, number>();
+  const inFlight = new PQueue({ concurrency: deps.maxInFlight ?? MAX_IN_FLIGHT });
   let closed = false;
   const now = () => clock.now().getTime();
   const circuits = createCircuitKeeper({ store, clock, scheduler: deps.scheduler, wake: (ref) => schedule(ref, now()), onError: deps.onError });
@@ -113,10 +122,12 @@ export function createDeliveryEngine(deps: EngineDeps) {
   /**
    * One attempt. Only the HTTP exchange takes a slot of the endpoint's queue, so recording a result never
    * holds back the next request. The gate is checked again inside the slot: while this delivery waited
-   * for it, the circuit may have opened or the endpoint been paused.
+   * for it, the circuit may have opened or the endpoint been paused. One closed meanwhile lapses: the
+   * delivery stays stored, pending, for the next start.
    */
   async function attempt(endpoint: EndpointRecord, delivery: DeliveryRecord, ref: DeliveryRef, probe: boolean): Promise<void> {
-    const sent = await queueFor(endpoint).add(async () => {
+    const sent = await queueFor(endpoint).add(() => inFlight.add(async () => {
+      if (closed) return { lapsed: true } as const;
       const current = store.endpoint(endpoint.id);
       const again = current ? toGate(current, delivery, !probe && circuits.isProbing(current.id), now()) : null;
       if (!current || !again) return { gate: { kind: "skip", reason: "endpoint_deleted" } as const };
@@ -135,7 +146,8 @@ export function createDeliveryEngine(deps: EngineDeps) {
             monotonic: deps.monotonic,
           });
       return { started, result };
-    });
+    }));
+    if (sent && "lapsed" in sent) return;
     if (!sent || "gate" in sent) return park(sent?.gate ?? { kind: "hold" }, endpoint, delivery, ref);
     const outcome = toAttemptOutcome(delivery, sent.result, sent.started, now(), deps.retrySchedule, deps.ids.random);
     await settle(delivery, outcome.changes);

@@ -1,6 +1,6 @@
 import { generateSecret } from "@lp/webhooks";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
-import { notFound, validationError } from "../errors.js";
+import { LpError, notFound, validationError } from "../errors.js";
 import { isPrefixedId } from "../ids.js";
 import type { CursorCodec } from "../lists/cursor.js";
 import type { Lock } from "../ports/lock.js";
@@ -8,6 +8,7 @@ import { paginate } from "../lists/paginate.js";
 import { parseInput } from "../validation.js";
 import type { AddressGuard } from "./address-guard.js";
 import type { DeliveryEngine } from "./delivery-engine.js";
+import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
 import { toNewDelivery } from "./event-outbox.js";
 import { toOrderedId } from "./ordered-id.js";
 import { toDeliveryView, toEndpointView, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
@@ -26,7 +27,12 @@ export interface EndpointsDeps {
   clock: Clock;
   ids: IdSource;
   challenge: ChallengeDeps;
+  /** Most endpoints one application may have (DESIGN §14; `lp serve --max-endpoints`). */
+  maxEndpoints: number;
 }
+
+/** Default of {@link EndpointsDeps.maxEndpoints}. */
+export const DEFAULT_MAX_ENDPOINTS = 100;
 
 /** How long the previous secret keeps signing after a rotation. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -88,7 +94,15 @@ export function createEndpointsService(deps: EndpointsDeps) {
         created_at: at,
         updated_at: at,
       };
-      await store.putEndpoint(endpoint);
+      // Counted and stored under the application's lock, so parallel creates cannot overshoot the cap.
+      await deps.lock.withLock(`webhook-endpoints:${appId}`, async () => {
+        const used = (await store.endpointIndex(appId)).size;
+        if (used >= deps.maxEndpoints) {
+          throw new LpError("quota_exceeded", `The application has ${used} webhook endpoints, the most allowed; delete one first.`, { limit: deps.maxEndpoints, used });
+        }
+        store.seedDeliveryIndex(endpoint.id);
+        await store.putEndpoint(endpoint);
+      });
       const { endpoint: view, ...verification } = await verifyEndpoint(endpoint);
       return { ...view, secret, verification };
     },
@@ -155,7 +169,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
       const at = now();
       const event: EventRecord = {
         id: toOrderedId("evt", clock, ids),
-        type: "webhook.test",
+        type: TEST_EVENT_TYPE,
         timestamp: at,
         account_id: null,
         environment: endpoint.environment,

@@ -19,9 +19,18 @@ export interface OutboxDeps {
   onError: (what: string, error: unknown) => void;
 }
 
-/** A new delivery of `event` to `endpoint`, in the state the endpoint's status gives it. */
+/** Endpoints whose deliveries are stored at once before the fan-out yields to other work. */
+export const FAN_OUT_BATCH = 100;
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A new delivery of `event` to `endpoint`, in the state the endpoint's status gives it. A test delivery
+ * is sent whatever the status (the partner asked for it) and, like any other, retried on the schedule.
+ */
 export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: string, trigger: "scheduled" | "test" = "scheduled"): DeliveryRecord {
-  const skipped = trigger === "scheduled" && (endpoint.status === "disabled" || endpoint.status === "pending_verification");
+  const isTest = trigger === "test";
+  const skipped = !isTest && (endpoint.status === "disabled" || endpoint.status === "pending_verification");
   return {
     id: toDeliveryId(event.id, endpoint.id),
     application_id: endpoint.application_id,
@@ -31,9 +40,9 @@ export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: 
     status: skipped ? "skipped" : "pending",
     attempts: [],
     scheduled_attempts: 0,
-    auto_retry: trigger === "scheduled",
+    auto_retry: true,
     next_trigger: trigger,
-    next_attempt_at: skipped || endpoint.status === "paused" ? null : at,
+    next_attempt_at: skipped || (!isTest && endpoint.status === "paused") ? null : at,
     skipped_reason: skipped ? `endpoint_${endpoint.status}` : null,
     payload: event,
     created_at: at,
@@ -66,22 +75,38 @@ export function createEventOutbox(deps: OutboxDeps) {
     return accounts;
   }
 
-  async function targets(event: EventRecord): Promise<EndpointRecord[]> {
+  /** The endpoints `event` goes to; with `firstOnly`, stops at the first (the write path only asks whether any). */
+  async function targets(event: EventRecord, firstOnly = false): Promise<EndpointRecord[]> {
     const out: EndpointRecord[] = [];
     for (const endpoint of store.allEndpoints()) {
       if (endpoint.environment !== event.environment || !endpoint.events.includes(event.type) || !event.account_id) continue;
       if ((await installedOn(endpoint.application_id)).has(event.account_id)) out.push(endpoint);
+      if (firstOnly && out.length > 0) break;
     }
     return out;
   }
 
-  async function fanOut(event: EventRecord, recovering: boolean): Promise<void> {
+  /**
+   * Stores and schedules the deliveries of `event`, {@link FAN_OUT_BATCH} endpoints at a time, yielding
+   * to the event loop between batches so requests are served while thousands of endpoints fan out. The
+   * outbox entry goes only once every batch is stored: a close or a crash in between leaves it, and the
+   * next start finishes the fan-out (skipping the deliveries already made).
+   */
+  async function fanOut(event: EventRecord, recovering: boolean, stillWanted: () => boolean): Promise<void> {
     const at = toTimestamp(clock.now());
-    for (const endpoint of await targets(event)) {
-      const delivery = toNewDelivery(event, endpoint, at);
-      if (recovering && (await store.hasDelivery(endpoint.id, delivery.id))) continue;
-      await store.saveDelivery(delivery, false);
-      if (delivery.status === "pending") deps.engine.schedule({ id: delivery.id, endpoint_id: endpoint.id }, clock.now().getTime());
+    const list = await targets(event);
+    for (let i = 0; i < list.length; i += FAN_OUT_BATCH) {
+      if (i > 0) await yieldToEventLoop();
+      if (!stillWanted()) return;
+      const made = await Promise.all(
+        list.slice(i, i + FAN_OUT_BATCH).map(async (endpoint) => {
+          const delivery = toNewDelivery(event, endpoint, at);
+          if (recovering && (await store.hasDelivery(endpoint.id, delivery.id))) return null;
+          await store.saveDelivery(delivery, false);
+          return delivery.status === "pending" ? delivery : null;
+        }),
+      );
+      for (const d of made) if (d) deps.engine.schedule({ id: d.id, endpoint_id: d.endpoint_id }, clock.now().getTime());
     }
     await store.removeOutbox(event.id);
   }
@@ -89,7 +114,8 @@ export function createEventOutbox(deps: OutboxDeps) {
   const queueFanOut = (event: EventRecord, recovering: boolean) => {
     if (deps.engine.closed) return;
     const queuedIn = generation;
-    const task = () => (queuedIn === generation && !deps.engine.closed ? fanOut(event, recovering) : Promise.resolve());
+    const stillWanted = () => queuedIn === generation && !deps.engine.closed;
+    const task = () => (stillWanted() ? fanOut(event, recovering, stillWanted) : Promise.resolve());
     deps.work.track(fanOuts.add(task).catch((error) => deps.onError(`fan-out of ${event.id}`, error)));
   };
 
@@ -110,7 +136,7 @@ export function createEventOutbox(deps: OutboxDeps) {
         data: input.data,
       };
       // Nothing subscribes: no delivery could come of it, so the write path pays for no outbox record.
-      if ((await targets(event)).length === 0) return;
+      if ((await targets(event, true)).length === 0) return;
       await store.putOutbox(event);
       queueFanOut(event, false);
     },

@@ -81,6 +81,8 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
     },
 
     deliveryIndex,
+    /** A new endpoint has no deliveries: its index starts empty instead of being read from storage. */
+    seedDeliveryIndex: (endpointId: string) => indexes.seedEmpty(`${DELIVERIES}:${endpointId}`),
     async readDelivery(endpointId: string, id: string): Promise<DeliveryRecord | null> {
       const cached = pending.get(id);
       if (cached) return cached.endpoint_id === endpointId ? cached : null;

@@ -4,7 +4,8 @@
  *
  * Environment: LP_SERVE_STORAGE (memory | fs, default memory), LP_SERVE_DATA_DIR, LP_SERVE_PORT (default 0),
  * LP_SERVE_HOST (default 127.0.0.1), LP_SERVE_LOG=1 for the access log on stderr, LP_SERVE_RETRY_SCHEDULE
- * (webhook retry delays in ms, comma-separated, e.g. `0,200,500`; default DESIGN §9's schedule).
+ * (webhook retry delays in ms, comma-separated, e.g. `0,200,500`; default DESIGN §9's schedule),
+ * LP_SERVE_MAX_ENDPOINTS (webhook endpoints per application; default 100).
  * Run: node --import tsx server/src/testing/serve-main.ts
  */
 import { startServer } from "../serve.js";
@@ -20,6 +21,7 @@ const server = await startServer({
   adminKey: process.env.LP_ADMIN_KEY,
   log: process.env.LP_SERVE_LOG === "1" ? undefined : null,
   retrySchedule,
+  maxEndpoints: process.env.LP_SERVE_MAX_ENDPOINTS ? Number(process.env.LP_SERVE_MAX_ENDPOINTS) : undefined,
 });
 
 process.stdout.write(

@@ -18,6 +18,13 @@ describe("serve: parsing", () => {
     expect(() => toOptions({ args: [], flags: { port: "1", storage: "redis" } })).toThrow(/--storage/);
   });
 
+  it("takes --max-endpoints (default 100) as a positive integer", () => {
+    const base = { host: "127.0.0.1", port: "0", storage: "memory", dataDir: ".lp" };
+    expect(toOptions({ args: [], flags: base }).maxEndpoints).toBe(100);
+    expect(toOptions({ args: [], flags: { ...base, maxEndpoints: "3000" } }).maxEndpoints).toBe(3000);
+    expect(() => toOptions({ args: [], flags: { ...base, maxEndpoints: "0" } })).toThrow(/--max-endpoints/);
+  });
+
   it("prints env lines, without LP_ADMIN_KEY when the admin API is off", () => {
     const creds = { api_url: "http://h", account: "a", token: "t", app_id: "i", app_secret: "s", admin_key: null };
     expect(toEnvLines(creds)).toBe("LP_API_URL=http://h\nLP_TOKEN=t\nLP_ACCOUNT=a\nLP_APP_ID=i\nLP_APP_SECRET=s\n");

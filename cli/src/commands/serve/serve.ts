@@ -3,6 +3,7 @@ import type { Context } from "../../runtime/context.js";
 import type { CommandInput } from "../../runtime/define.js";
 import { parseDuration, parseDurationList } from "../../runtime/durations.js";
 import { readCredentialsFile, removeCredentialsFile, writeCredentialsFile, type CredentialsFile } from "../../runtime/credentials-file.js";
+import { UsageError } from "../../runtime/errors.js";
 import { toChoice, toInt } from "../../runtime/parse.js";
 import { seedProducts } from "./fixtures.js";
 
@@ -18,6 +19,7 @@ export interface ServeCommandOptions {
   deployDelayMs?: number;
   generationStepMs?: number;
   publicOnly: boolean;
+  maxEndpoints: number;
   seed?: string | true;
   printEnv: boolean;
   quiet: boolean;
@@ -36,6 +38,7 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
     deployDelayMs: flags.deployDelay === undefined ? undefined : parseDuration(flags.deployDelay, "--deploy-delay"),
     generationStepMs: flags.generationDelay === undefined ? undefined : parseDuration(flags.generationDelay, "--generation-delay"),
     publicOnly: flags.public === true,
+    maxEndpoints: toInt(flags.maxEndpoints ?? "100", "--max-endpoints", 1, 100_000)!,
     seed: flags.seed,
     printEnv: flags.printEnv === true,
     quiet: flags.quiet === true,
@@ -61,8 +64,13 @@ export function toEnvLines(creds: CredentialsFile): string {
  */
 export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void> {
   const { io } = ctx;
-  const startServer = (ctx.deps.startServer as typeof import("@lp/server").startServer | undefined) ?? (await import("@lp/server")).startServer;
+  const server$ = await import("@lp/server");
+  const startServer = (ctx.deps.startServer as typeof server$.startServer | undefined) ?? server$.startServer;
   const dataDir = resolve(io.cwd, opts.dataDir);
+  const adminKey = ctx.flags.adminKey ?? io.env.LP_ADMIN_KEY;
+  const exposed = opts.admin && !server$.isLoopbackHost(opts.host);
+  const exposure = opts.admin ? server$.toAdminExposureProblem(opts.host, adminKey) : null;
+  if (exposure) throw new UsageError(exposure);
   const server = await startServer({
     host: opts.host,
     port: opts.port,
@@ -70,12 +78,13 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     dataDir,
     publicUrl: opts.publicUrl,
     admin: opts.admin,
-    adminKey: ctx.flags.adminKey ?? io.env.LP_ADMIN_KEY,
+    adminKey,
     log: opts.quiet ? null : (line) => io.stderr.write(`${line}\n`),
     retrySchedule: opts.retrySchedule,
     deployDelayMs: opts.deployDelayMs,
     generationStepMs: opts.generationStepMs,
     publicOnly: opts.publicOnly,
+    maxEndpoints: opts.maxEndpoints,
     env: io.env,
   });
   const creds: CredentialsFile = {
@@ -91,6 +100,8 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     const credsPath = await writeCredentialsFile(dataDir, creds);
     const err = ctx.colors.err;
     io.stderr.write(`${err.bold("lp serve")} listening on ${err.cyan(server.url)} (storage: ${opts.storage}${opts.storage === "fs" ? `, ${dataDir}` : ""})\n`);
+    for (const notice of server.notices ?? []) io.stderr.write(`  ${notice}\n`);
+    if (exposed) io.stderr.write(`  ${err.bold("warning:")} /_admin (which mints tokens) is reachable from the network on ${opts.host}; keep LP_ADMIN_KEY secret, or pass --no-admin\n`);
     if (opts.printEnv) io.stdout.write(toEnvLines(creds));
     else io.stderr.write(toEnvLines(creds).replace(/^/gm, "  ").trimEnd() + "\n");
     io.stderr.write(`  credentials written to ${credsPath} (lp commands run in ${io.cwd} use them)\n`);
