@@ -78,11 +78,15 @@ export async function runLp(args: string[], options: { env: Record<string, strin
   return { code, stdout: proc.stdout, stderr: proc.stderr, json: () => JSON.parse(proc.stdout) };
 }
 
-/** `lp serve --storage memory --port 0 --print-env` in a sandbox, ready, with its env lines parsed. */
-export async function startServe(extra: string[] = []) {
+/**
+ * `lp serve --storage memory --port 0 --print-env` in a sandbox, ready, with its env lines parsed.
+ * `accessLog` keeps the access log (on the process's stderr) instead of `--quiet`.
+ */
+export async function startServe(extra: string[] = [], options: { accessLog?: boolean } = {}) {
   assertBuilt();
   const sandbox = createSandbox();
-  const proc = spawnLp(["serve", "--storage", "memory", "--port", "0", "--print-env", "--quiet", ...extra], { env: sandbox.env, cwd: sandbox.dir });
+  const quiet = options.accessLog ? [] : ["--quiet"];
+  const proc = spawnLp(["serve", "--storage", "memory", "--port", "0", "--print-env", ...quiet, ...extra], { env: sandbox.env, cwd: sandbox.dir });
   await proc.waitFor("stderr", /^Ready at /m);
   await proc.waitFor("stdout", /^LP_APP_SECRET=.*\n/m);
   const lpEnv = Object.fromEntries(proc.stdout.trim().split("\n").map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
