@@ -29,9 +29,16 @@ export interface LpProcess {
   exited: Promise<number | null>;
 }
 
-/** Spawns `node cli/dist/bin.js ...args`. Stdin is a pipe, left open unless `stdin` is given. */
-export function spawnLp(args: string[], options: { env: Record<string, string>; cwd: string; stdin?: string }): LpProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { env: options.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
+/** The `lp` that `npm install` links at the repository root, as the README runs it. */
+export const SHIM = fileURLToPath(new URL("../../../node_modules/.bin/lp", import.meta.url));
+
+/**
+ * Spawns `node cli/dist/bin.js ...args`, or with `shim` the linked `node_modules/.bin/lp` executed
+ * directly, as a shell would. Stdin is a pipe, left open unless `stdin` is given.
+ */
+export function spawnLp(args: string[], options: { env: Record<string, string>; cwd: string; stdin?: string; shim?: boolean }): LpProcess {
+  const [command, argv] = options.shim ? [SHIM, args] : [process.execPath, [BIN, ...args]];
+  const child = spawn(command, argv, { env: options.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
   const out = { stdout: "", stderr: "" };
   const waiters = new Set<() => void>();
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
