@@ -66,7 +66,7 @@ async function settle<T>(ctx: Context, target: Waitable<T>, print: (resource: T)
  * Polls once after `firstPollMs` (a job that settles in 50 ms is not waited on for 2 s), then every
  * `intervalMs` until done or `timeoutMs` (counted from the start).
  */
-async function pollWithHead<T>(wait: WaitOptions, pollFrom: (timeoutMs: number) => Promise<T>): Promise<T> {
+export async function pollWithHead<T>(wait: WaitOptions, pollFrom: (timeoutMs: number) => Promise<T>): Promise<T> {
   const head = Math.min(wait.firstPollMs, wait.timeoutMs);
   if (head > 0) await new Promise((resolve) => setTimeout(resolve, head));
   return pollFrom(Math.max(0, wait.timeoutMs - head));
