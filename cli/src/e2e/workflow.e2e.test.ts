@@ -4,8 +4,9 @@ import { runLp, spawnLp, startServe, type Served } from "./processes.js";
 describe("lp (built): waiting, conflicts, retries and credentials", () => {
   let s: Served;
   beforeAll(async () => {
-    // The access log is kept: the polls of --wait are counted in it.
-    s = await startServe(["--seed", "--retry-schedule", "0", "--deploy-delay", "2s"], { accessLog: true });
+    // The access log is kept: the polls of --wait are counted in it. A generation takes about 50 ms
+    // (10 ms per step): long enough that a poll right after starting it finds it still running.
+    s = await startServe(["--seed", "--retry-schedule", "0", "--deploy-delay", "2s", "--generation-delay", "10ms"], { accessLog: true });
   });
   afterAll(async () => {
     await s.stop();
@@ -14,7 +15,7 @@ describe("lp (built): waiting, conflicts, retries and credentials", () => {
   const productId = async () => (await s.lp(["products", "list", "--limit", "1", "--json"])).json()[0].id as string;
   const jobPolls = () => s.proc.stderr.split("\n").filter((line) => /^GET \/v1\/accounts\/[^/]+\/pages\/jobs\/\S+ 200 /.test(line)).length;
 
-  it("pages create --wait polls a quick job once, soon after starting it, instead of after the 2 s interval", async () => {
+  it("pages create --wait polls a 50 ms job once, soon after starting it, instead of again after the 2 s interval", async () => {
     const before = jobPolls();
     // No LP_POLL_INTERVAL_MS: the default --interval of 2s applies.
     const page = await s.lp(["pages", "create", "--product-id", await productId(), "--wait", "--json"], { env: { LP_POLL_INTERVAL_MS: "" } });
