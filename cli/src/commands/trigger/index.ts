@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { examples, lazy } from "../../runtime/define.js";
+import { EVENT_TYPES } from "../../runtime/events.js";
 import { collect } from "../../runtime/parse.js";
 
 /** `lp trigger`: cause a webhook event with real API calls. */
@@ -15,6 +16,8 @@ export function register(trigger: Command): void {
   trigger.addHelpText(
     "after",
     `
+Events: ${EVENT_TYPES.join(", ")}.
+
 Every call goes through the API with the configured credentials, exactly as your code would make it,
 so each event arrives signed at every endpoint subscribed to it, together with the events of the
 steps before it (a page needs a product: product.created comes first). Failures are caused with the
