@@ -56,9 +56,10 @@ describe("lp serve in the background, as the README runs it", () => {
       const env = readFileSync(join(sandbox.dir, ".lp.env"), "utf8");
       expect(env).toContain(`LP_API_URL=${url}\n`);
       expect(env).toMatch(/^LP_TOKEN=\S+$/m);
-      expect(readFileSync(join(sandbox.dir, ".lp.pid"), "utf8")).toBe(`${proc.child.pid}\n`);
+      const pid = Number(readFileSync(join(sandbox.dir, ".lp.pid"), "utf8"));
+      expect(pid).toBe(proc.child.pid);
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
-      process.kill(proc.child.pid!, "SIGTERM");
+      process.kill(pid, "SIGTERM"); // kill "$(cat .lp.pid)"
       expect(await proc.exited).toBe(0);
       expect(proc.stderr).toMatch(/Stopped\.\n$/);
       expect(await isFree(Number(new URL(url).port))).toBe(true);

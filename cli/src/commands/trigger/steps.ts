@@ -67,7 +67,8 @@ export async function runStep(step: Step, s: StepContext): Promise<void> {
       made.job = job;
       const expected = step.simulate ? "failed" : "completed";
       if (job.status !== expected) {
-        throw new CliError(EXIT.error, `Job ${job.job_id} ${job.status}${job.error ? `: ${job.error.message}` : ""}; expected ${expected}.`, { code: job.error?.code ?? "unexpected_outcome" });
+        const hint = step.simulate ? " (Lp-Simulate is honoured by lp serve only)" : "";
+        throw new CliError(EXIT.error, `Job ${job.job_id} ${job.status}${job.error ? `: ${job.error.message}` : ""}; expected ${expected}${hint}.`, { code: job.error?.code ?? "unexpected_outcome" });
       }
       if (job.page_id) {
         made.page = await client.pages.get(job.page_id);
@@ -98,7 +99,8 @@ export async function runStep(step: Step, s: StepContext): Promise<void> {
       made.deployment = deployment;
       const expected = step.simulate ? "failed" : "succeeded";
       if (deployment.status !== expected) {
-        throw new CliError(EXIT.error, `Deployment ${deployment.id} ${deployment.status}; expected ${expected}.`, { code: deployment.error_code ?? "unexpected_outcome" });
+        const hint = step.simulate ? " (Lp-Simulate is honoured by lp serve only)" : deployment.error_message ? `: ${deployment.error_message}` : "";
+        throw new CliError(EXIT.error, `Deployment ${deployment.id} ${deployment.status}; expected ${expected}${hint}.`, { code: deployment.error_code ?? "unexpected_outcome" });
       }
       info(ctx, deployment.deployed_url ? `Deployed to ${deployment.deployed_url}` : `Deployment ${deployment.id} failed as asked (${deployment.error_code})`);
       return;

@@ -46,7 +46,13 @@ async function loadFixture(opts: TriggerOptions, cwd: string): Promise<{ fixture
     throw new UsageError(`--fixture: cannot read ${file}: ${(error as Error).message}`);
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError(`--fixture: ${file} must hold a JSON object.`);
-  const base = Object.fromEntries(FIXTURE_SECTIONS.map((section) => [section, (parsed as Record<string, unknown>)[section] ?? {}]));
+  const base = Object.fromEntries(
+    FIXTURE_SECTIONS.map((section) => {
+      const value = (parsed as Record<string, unknown>)[section] ?? {};
+      if (value === null || typeof value !== "object" || Array.isArray(value)) throw new UsageError(`--fixture: '${section}' in ${file} must be an object.`);
+      return [section, value];
+    }),
+  );
   return { fixture: applyOverrides(base, opts.overrides) as Fixture, file };
 }
 
