@@ -23,8 +23,8 @@ export function register(serve: Command): void {
     .option("--quiet", "no access log");
   examples(serve, [
     "lp serve",
-    "lp serve --storage memory --port 0 --print-env > .env",
-    "lp serve --write-env .lp.env --pid-file .lp.pid &   # both appear once ready; kill $(cat .lp.pid) stops it",
+    "lp serve --storage memory --port 0 --write-env .lp.env --pid-file .lp.pid &   # both appear once ready",
+    "until [ -s .lp.env ]; do sleep 0.2; done; set -a; . ./.lp.env; set +a   # later: kill \"$(cat .lp.pid)\"",
     "LP_ADMIN_KEY=secret lp serve --seed --retry-schedule 0,1s,2s --deploy-delay 6s",
   ]).action(lazy(() => import("./serve.js")));
 }
