@@ -20,6 +20,7 @@ const COMMANDS: Array<[name: string, summary: string, example: string | null, lo
   ["config", "Read and write profiles in the config file", "lp config set api_url https://lp.example.com --profile staging", () => import("./commands/config/index.js")],
   ["serve", "Run the landing page service locally (API, admin API, media, builder, sites)", null, () => import("./commands/serve/index.js")],
   ["listen", "Receive webhooks on loopback: answer challenges, verify signatures, print events", null, () => import("./commands/listen/index.js")],
+  ["trigger", "Cause a webhook event by driving the API with sample data", null, () => import("./commands/trigger/index.js")],
   ["api", "Send a raw request with the configured credentials", null, () => import("./commands/api/index.js")],
   ["completion", "Print a shell completion script", null, () => import("./commands/completion/index.js")],
 ];

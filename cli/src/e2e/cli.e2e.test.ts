@@ -82,6 +82,16 @@ describe("lp (built) against lp serve", () => {
     expect(site.status).toBe(200);
   });
 
+  it("seeds products with the sample images of fixtures/images, served as PNG", async () => {
+    const [lamp] = (await s.lp(["products", "list", "--query", "oak desk lamp", "--json"])).json();
+    const product = (await s.lp(["products", "get", lamp.id, "--json"])).json();
+    expect(product.images).toHaveLength(1);
+    const image = await fetch(product.images[0].url);
+    expect(image.status).toBe(200);
+    expect(image.headers.get("content-type")).toBe("image/png");
+    expect(Buffer.from(await image.arrayBuffer()).subarray(1, 4).toString("ascii")).toBe("PNG");
+  });
+
   it("sends raw requests with lp api", async () => {
     const result = await s.lp(["api", "GET", "/v1/accounts/{account_id}/products?per_page=2"]);
     expect(result.code).toBe(0);

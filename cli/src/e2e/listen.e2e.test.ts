@@ -32,7 +32,7 @@ describe("lp listen (built)", () => {
       const [, url] = await proc.waitFor("stderr", /Ready: receiving webhooks at (\S+)/);
       expect(await deliver(url, "page.created", "msg_one")).toBe(200);
       expect(await proc.exited).toBe(1);
-      expect(proc.stderr).toContain("Expectations not met: page.created 1/2. Received 1 request(s); events: page.created ×1.");
+      expect(proc.stderr).toContain("Expectations not met: page.created 1/2. Received 1 request(s); verified events: page.created ×1 (1 acknowledged).");
     } finally {
       sandbox.remove();
     }
@@ -41,7 +41,7 @@ describe("lp listen (built)", () => {
   describe("--register against lp serve", () => {
     let s: Served;
     beforeAll(async () => {
-      s = await startServe();
+      s = await startServe(["--retry-schedule", "0,100ms,100ms,100ms"]);
     });
     afterAll(async () => {
       await s.stop();
@@ -56,6 +56,29 @@ describe("lp listen (built)", () => {
       expect(record).toMatchObject({ type: "product.created", verified: true, status: 200, event: { data: { title: "Hooked" } } });
       expect(proc.stderr).toMatch(/Deleted endpoint we_/);
       expect((await s.lp(["webhooks", "list", "--json"])).json()).toEqual([]);
+    });
+
+    it("--expect waits for the 2xx of a retried message, not its first failed attempt", async () => {
+      const proc = spawnLp(["listen", "--register", "--respond", "500,500,200", "--expect", "product.created:1", "--json"], { env: s.env, cwd: s.sandbox.dir });
+      await proc.waitFor("stderr", /Ready: receiving webhooks at /);
+      expect((await s.lp(["products", "create", "--title", "Retried", "--price", "5", "--type", "service"])).code).toBe(0);
+      expect(await proc.exited).toBe(0);
+      const records = proc.stdout.trim().split("\n").map((line) => JSON.parse(line)).filter((r) => r.type === "product.created");
+      expect(records.map((r) => [r.type, r.status])).toEqual([["product.created", 500], ["product.created", 500], ["product.created", 200]]);
+      expect(new Set(records.map((r) => r.webhook_id)).size).toBe(1);
+      expect(proc.stderr).toMatch(/for product\.created, product\.updated, .*checkout\.submitted/);
+    });
+
+    it("--expect-attempts counts every attempt, whatever the reply", async () => {
+      const proc = spawnLp(["listen", "--register", "--events", "product.created", "--respond", "500", "--expect-attempts", "product.created:3", "--json"], {
+        env: s.env,
+        cwd: s.sandbox.dir,
+      });
+      await proc.waitFor("stderr", /Ready: receiving webhooks at /);
+      expect((await s.lp(["products", "create", "--title", "Failing", "--price", "5", "--type", "service"])).code).toBe(0);
+      expect(await proc.exited).toBe(0);
+      const records = proc.stdout.trim().split("\n").map((line) => JSON.parse(line)).filter((r) => r.type === "product.created");
+      expect(records.map((r) => r.status)).toEqual([500, 500, 500]);
     });
   });
 });

@@ -29,9 +29,16 @@ export interface LpProcess {
   exited: Promise<number | null>;
 }
 
-/** Spawns `node cli/dist/bin.js ...args`. Stdin is a pipe, left open unless `stdin` is given. */
-export function spawnLp(args: string[], options: { env: Record<string, string>; cwd: string; stdin?: string }): LpProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { env: options.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
+/** The `lp` that `npm install` links at the repository root, as the README runs it. */
+export const SHIM = fileURLToPath(new URL("../../../node_modules/.bin/lp", import.meta.url));
+
+/**
+ * Spawns `node cli/dist/bin.js ...args`, or with `shim` the linked `node_modules/.bin/lp` executed
+ * directly, as a shell would. Stdin is a pipe, left open unless `stdin` is given.
+ */
+export function spawnLp(args: string[], options: { env: Record<string, string>; cwd: string; stdin?: string; shim?: boolean }): LpProcess {
+  const [command, argv] = options.shim ? [SHIM, args] : [process.execPath, [BIN, ...args]];
+  const child = spawn(command, argv, { env: options.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
   const out = { stdout: "", stderr: "" };
   const waiters = new Set<() => void>();
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
@@ -78,11 +85,15 @@ export async function runLp(args: string[], options: { env: Record<string, strin
   return { code, stdout: proc.stdout, stderr: proc.stderr, json: () => JSON.parse(proc.stdout) };
 }
 
-/** `lp serve --storage memory --port 0 --print-env` in a sandbox, ready, with its env lines parsed. */
-export async function startServe(extra: string[] = []) {
+/**
+ * `lp serve --storage memory --port 0 --print-env` in a sandbox, ready, with its env lines parsed.
+ * `accessLog` keeps the access log (on the process's stderr) instead of `--quiet`.
+ */
+export async function startServe(extra: string[] = [], options: { accessLog?: boolean } = {}) {
   assertBuilt();
   const sandbox = createSandbox();
-  const proc = spawnLp(["serve", "--storage", "memory", "--port", "0", "--print-env", "--quiet", ...extra], { env: sandbox.env, cwd: sandbox.dir });
+  const quiet = options.accessLog ? [] : ["--quiet"];
+  const proc = spawnLp(["serve", "--storage", "memory", "--port", "0", "--print-env", ...quiet, ...extra], { env: sandbox.env, cwd: sandbox.dir });
   await proc.waitFor("stderr", /^Ready at /m);
   await proc.waitFor("stdout", /^LP_APP_SECRET=.*\n/m);
   const lpEnv = Object.fromEntries(proc.stdout.trim().split("\n").map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));

@@ -96,11 +96,10 @@ export async function resolveConfig(
       fill("api_url", creds.api_url);
       fill("token", creds.token);
       fill("account", creds.account);
-      // An application id and its secret only make sense together.
-      if (!values.app_id && !values.app_secret) {
-        fill("app_id", creds.app_id);
-        fill("app_secret", creds.app_secret);
-      }
+      // An application id is not a secret: a secret given alone is taken to be the dev app's (as a token
+      // given alone is the dev account's). The dev secret only goes with the dev app's id.
+      fill("app_id", creds.app_id);
+      if (values.app_id === creds.app_id) fill("app_secret", creds.app_secret);
       fill("admin_key", creds.admin_key);
     }
   }

@@ -32,7 +32,7 @@ describe("option parsing", () => {
   });
 
   it("bounds --interval to 2s..5s unless LP_POLL_INTERVAL_MS overrides it", () => {
-    expect(toWaitOptions({ wait: true }, {})).toEqual({ wait: true, intervalMs: 2000, timeoutMs: 300_000 });
+    expect(toWaitOptions({ wait: true }, {})).toEqual({ wait: true, firstPollMs: 250, intervalMs: 2000, timeoutMs: 300_000 });
     expect(toWaitOptions({ interval: "5s", timeout: "1m" }, {})).toMatchObject({ wait: false, intervalMs: 5000, timeoutMs: 60_000 });
     expect(() => toWaitOptions({ interval: "1s" }, {})).toThrow(/--interval/);
     expect(toWaitOptions({}, { LP_POLL_INTERVAL_MS: "10" }).intervalMs).toBe(10);

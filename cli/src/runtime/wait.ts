@@ -8,9 +8,14 @@ import { createProgress } from "./progress.js";
 /** `--wait`, `--interval`, `--timeout` as parsed. */
 export interface WaitOptions {
   wait: boolean;
+  /** Before the first poll: short, because most local jobs and deployments settle within it. */
+  firstPollMs: number;
   intervalMs: number;
   timeoutMs: number;
 }
+
+/** When the first poll goes out after starting the work; later ones follow `--interval`. */
+export const FIRST_POLL_MS = 250;
 
 /**
  * Parses the wait flags. `--interval` must be 2s to 5s, the polling rate the service asks for;
@@ -21,7 +26,7 @@ export function toWaitOptions(flags: { wait?: boolean; interval?: string; timeou
   if (intervalMs < 2000 || intervalMs > 5000) throw new UsageError(`--interval: must be from 2s to 5s, got ${flags.interval}.`);
   const override = env.LP_POLL_INTERVAL_MS;
   if (override !== undefined && override !== "") intervalMs = parseDuration(override, "LP_POLL_INTERVAL_MS");
-  return { wait: flags.wait === true, intervalMs, timeoutMs: parseDuration(flags.timeout ?? "5m", "--timeout") };
+  return { wait: flags.wait === true, firstPollMs: Math.min(FIRST_POLL_MS, intervalMs), intervalMs, timeoutMs: parseDuration(flags.timeout ?? "5m", "--timeout") };
 }
 
 /** Which asynchronous resource is awaited, and how to describe it. */
@@ -57,6 +62,16 @@ async function settle<T>(ctx: Context, target: Waitable<T>, print: (resource: T)
   return resource;
 }
 
+/**
+ * Polls once after `firstPollMs` (a job that settles in 50 ms is not waited on for 2 s), then every
+ * `intervalMs` until done or `timeoutMs` (counted from the start).
+ */
+export async function pollWithHead<T>(wait: WaitOptions, pollFrom: (timeoutMs: number) => Promise<T>): Promise<T> {
+  const head = Math.min(wait.firstPollMs, wait.timeoutMs);
+  if (head > 0) await new Promise((resolve) => setTimeout(resolve, head));
+  return pollFrom(Math.max(0, wait.timeoutMs - head));
+}
+
 /** Waits for a generation job; see {@link settle}. */
 export async function settleJob(ctx: Context, jobId: string, wait: WaitOptions, print: (job: Job) => void): Promise<Job> {
   const client = await ctx.client();
@@ -64,7 +79,7 @@ export async function settleJob(ctx: Context, jobId: string, wait: WaitOptions, 
     ctx,
     {
       label: `Job ${jobId}`,
-      poll: (onProgress) => client.waitForJob(jobId, { intervalMs: wait.intervalMs, timeoutMs: wait.timeoutMs, onProgress }),
+      poll: (onProgress) => pollWithHead(wait, (timeoutMs) => client.waitForJob(jobId, { intervalMs: wait.intervalMs, timeoutMs, onProgress })),
       describe: (job) => (job.step_detail ? `${job.step} (${job.step_detail})` : job.step),
       failure: (job) => (job.status === "failed" ? (job.error ?? { code: "job_failed", message: "the job failed" }) : null),
       hint: `continue with 'lp jobs get ${jobId} --wait'.`,
@@ -80,7 +95,7 @@ export async function settleDeployment(ctx: Context, pageId: string, id: string,
     ctx,
     {
       label: `Deployment ${id}`,
-      poll: (onProgress) => client.waitForDeployment(pageId, id, { intervalMs: wait.intervalMs, timeoutMs: wait.timeoutMs, onProgress }),
+      poll: (onProgress) => pollWithHead(wait, (timeoutMs) => client.waitForDeployment(pageId, id, { intervalMs: wait.intervalMs, timeoutMs, onProgress })),
       describe: (d) => (d.status === "deploying" ? (d.deploy_step ?? "deploying") : d.status),
       failure: (d) =>
         d.status === "failed" ? { code: d.error_code ?? "deployment_failed", message: `${d.error_message ?? "the deployment failed"} (step: ${d.deploy_step ?? "?"})` } : null,

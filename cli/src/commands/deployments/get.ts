@@ -15,7 +15,7 @@ export interface GetDeploymentOptions {
 
 /** Turns the parsed flags of `lp deployments get` into its options; usage errors only, no I/O. */
 export function toOptions({ args, flags }: CommandInput, ctx: Pick<Context, "io">): GetDeploymentOptions {
-  return { pageId: args[0], id: args[1], wait: toWaitOptions(flags, ctx.io.env), json: flags.json === true };
+  return { pageId: args[0], id: args[1], wait: { ...toWaitOptions(flags, ctx.io.env), firstPollMs: 0 }, json: flags.json === true };
 }
 
 /** Runs `lp deployments get`. */

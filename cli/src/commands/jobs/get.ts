@@ -14,7 +14,7 @@ export interface GetJobOptions {
 
 /** Turns the parsed flags of `lp jobs get` into its options; usage errors only, no I/O. */
 export function toOptions({ args, flags }: CommandInput, ctx: Pick<Context, "io">): GetJobOptions {
-  return { jobId: args[0], wait: toWaitOptions(flags, ctx.io.env), json: flags.json === true };
+  return { jobId: args[0], wait: { ...toWaitOptions(flags, ctx.io.env), firstPollMs: 0 }, json: flags.json === true };
 }
 
 /** Runs `lp jobs get`. */

@@ -1,4 +1,4 @@
-import type { Delivery, Receiver } from "@lp/webhooks";
+import type { Delivery } from "@lp/webhooks";
 import type { Colors } from "../../runtime/color.js";
 
 /** What one request looks like in `--json` output. */
@@ -19,30 +19,15 @@ export function toRecord(delivery: Delivery) {
   };
 }
 
-/** One human line per accepted event, for stdout. */
+/**
+ * One human line per accepted event, for stdout. The id shown is the `webhook-id`, the delivery id
+ * that `lp webhooks retry` takes (the event's own id is in `--json`).
+ */
 export function toLine(delivery: Delivery, colors: Colors): string {
   const event = delivery.event;
   const verified = delivery.verification === undefined ? colors.yellow("unverified") : colors.green("verified");
   const status = delivery.response?.status ?? 0;
   const reply = status >= 200 && status < 300 ? colors.green(String(status)) : colors.red(String(status));
   const extra = [delivery.attempt ? `attempt ${delivery.attempt}` : "", delivery.duplicate ? "duplicate" : ""].filter(Boolean).join(", ");
-  return `${delivery.receivedAt.toISOString()}  ${colors.bold(event?.type ?? "?")}  ${event?.id ?? delivery.webhookId ?? "-"}  ${verified}  → ${reply}${extra ? `  (${extra})` : ""}\n`;
-}
-
-/** An expectation of `--expect`. */
-export interface Expectation {
-  type: string;
-  count: number;
-}
-
-/** What arrived compared with what was expected, for the timeout message. */
-export function summarize(expectations: Expectation[], receiver: Pick<Receiver, "events" | "deliveries">): string {
-  const count = (type: string) => receiver.events.filter((e) => e.type === type).length;
-  const wanted = expectations.map((e) => `${e.type} ${count(e.type)}/${e.count}`).join(", ");
-  const byType = new Map<string, number>();
-  for (const event of receiver.events) byType.set(event.type, (byType.get(event.type) ?? 0) + 1);
-  const got = [...byType].map(([type, n]) => `${type} ×${n}`).join(", ") || "none";
-  const rejected = receiver.deliveries.filter((d) => d.verification && !d.verification.ok);
-  const reasons = [...new Set(rejected.map((d) => (d.verification && !d.verification.ok ? d.verification.reason : "")))].join(", ");
-  return `Expectations not met: ${wanted}. Received ${receiver.deliveries.length} request(s); events: ${got}${rejected.length ? `; ${rejected.length} rejected (${reasons})` : ""}.`;
+  return `${delivery.receivedAt.toISOString()}  ${colors.bold(event?.type ?? "?")}  ${delivery.webhookId ?? event?.id ?? "-"}  ${verified}  → ${reply}${extra ? `  (${extra})` : ""}\n`;
 }

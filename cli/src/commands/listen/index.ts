@@ -9,17 +9,20 @@ export function register(listen: Command): void {
     .option("--port <port>", "port; 0 picks a free one", "0")
     .option("--secret <whsec>", "verify deliveries with this secret (repeat during a rotation)", collect)
     .option("--register", "create an endpoint on the target instance pointing here; deleted on exit")
-    .option("--events <a,b>", "with --register: event types to subscribe to")
+    .option("--events <a,b>", "with --register: event types to subscribe to; '*' (the default) is every event")
     .option("--environment <env>", "with --register: production or test")
     .option("--print-secret", "with --register: print the endpoint's secret on stdout")
     .option("--forward-to <url>", "relay each verified delivery with its headers; answer with the target's status")
     .option("--respond <statuses>", "reply to events with these statuses in turn, e.g. 500,500,200 (the last repeats)")
     .option("--delay <duration>", "wait this long before each reply, e.g. 2s")
-    .option("--expect <type[:count]>", "exit 0 once this many events of this type arrived; repeatable", collect)
+    .option("--expect <type[:count]>", "exit 0 once COUNT distinct messages of TYPE verified and were answered 2xx (retries count once); repeatable", collect)
+    .option("--expect-attempts <type:count>", "exit 0 once COUNT verified attempts of TYPE arrived, whatever the reply; repeatable", collect)
     .option("--timeout <duration>", "stop after this long: exit 1 if expectations are unmet (default 5m with --expect)")
     .option("--json", "print one JSON object per request (NDJSON)");
   examples(listen, [
+    "lp listen --register",
     "lp listen --register --events product.created,page.created",
+    "lp listen --register --respond 500,500,200 --expect product.created:1 --expect-attempts product.created:3",
     "lp listen --secret whsec_... --port 8787 --respond 500,200",
     "lp listen --register --events deployment.succeeded --expect deployment.succeeded --timeout 2m",
     "lp listen --register --events page.created --forward-to http://localhost:3000/webhooks",

@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../main.js";
 import { createFakeIo, type FakeIo } from "../../testing/fake-io.js";
 import { createHarness, type Harness } from "../../testing/harness.js";
+import { EVENT_TYPES as CORE_EVENT_TYPES } from "@lp/core";
+import { EVENT_TYPES } from "../../runtime/events.js";
 import { toOptions } from "./listen.js";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -24,13 +26,25 @@ async function listen(args: string[], fake: FakeIo = createFakeIo()) {
 
 describe("listen: parsing", () => {
   it("reads expectations and refuses contradictory flags", () => {
-    const opts = toOptions({ args: [], flags: { port: "0", expect: ["product.created:2", "page.created"], respond: "500,200" } });
-    expect(opts).toMatchObject({ expect: [{ type: "product.created", count: 2 }, { type: "page.created", count: 1 }], respond: [500, 200], timeoutMs: 300_000 });
-    expect(() => toOptions({ args: [], flags: { port: "0", register: true } })).toThrow("--register needs --events a,b.");
+    const opts = toOptions({ args: [], flags: { port: "0", secret: [SECRET], expect: ["product.created:2", "page.created"], expectAttempts: ["page.created:3"], respond: "500,200" } });
+    expect(opts).toMatchObject({
+      expect: [{ type: "product.created", count: 2, kind: "messages" }, { type: "page.created", count: 1, kind: "messages" }, { type: "page.created", count: 3, kind: "attempts" }],
+      respond: [500, 200],
+      timeoutMs: 300_000,
+    });
+    expect(toOptions({ args: [], flags: { port: "0", register: true } }).register?.events).toEqual(EVENT_TYPES);
+    expect(toOptions({ args: [], flags: { port: "0", register: true, events: "*" } }).register?.events).toEqual(EVENT_TYPES);
+    expect(() => toOptions({ args: [], flags: { port: "0", expect: ["page.created"] } })).toThrow(/--expect counts verified deliveries/);
     expect(() => toOptions({ args: [], flags: { port: "0", register: true, events: "a", secret: ["s"] } })).toThrow(/drop --secret/);
     expect(() => toOptions({ args: [], flags: { port: "0", forwardTo: "http://x", respond: "200" } })).toThrow(/drop --respond/);
     expect(() => toOptions({ args: [], flags: { port: "0", respond: "99" } })).toThrow(/--respond/);
-    expect(() => toOptions({ args: [], flags: { port: "0", expect: ["a:b:c"] } })).toThrow(/--expect/);
+    expect(() => toOptions({ args: [], flags: { port: "0", secret: [SECRET], expect: ["a:b:c"] } })).toThrow(/--expect/);
+  });
+});
+
+describe("listen: event types", () => {
+  it("knows the same subscribable events as the service", () => {
+    expect([...EVENT_TYPES]).toEqual([...CORE_EVENT_TYPES]);
   });
 });
 
@@ -45,6 +59,16 @@ describe("listen: receiving", () => {
     expect(lines.map((l) => [l.webhook_id, l.verified, l.duplicate, l.status])).toEqual([["msg_1", true, false, 200], ["msg_1", true, true, 200], ["msg_2", true, false, 200]]);
   });
 
+  it("--expect counts a message once it was answered 2xx; --expect-attempts counts every verified attempt", async () => {
+    const { url, done, fake } = await listen(["--secret", SECRET, "--respond", "500,500,200", "--expect", "product.created:1", "--expect-attempts", "product.created:3", "--json"]);
+    expect((await send(url, "product.created", "msg_r")).status).toBe(500);
+    expect((await send(url, "product.created", "msg_r")).status).toBe(500);
+    expect(fake.stderr).not.toContain("Expectations");
+    expect((await send(url, "product.created", "msg_r")).status).toBe(200);
+    expect(await done).toBe(0);
+    expect(fake.stdout.trim().split("\n").map((l) => JSON.parse(l).status)).toEqual([500, 500, 200]);
+  });
+
   it("answers 400 with the reason to a bad signature, and exits 1 with a summary when expectations are missed", async () => {
     const { url, done, fake } = await listen(["--secret", SECRET, "--expect", "page.created", "--timeout", "200ms"]);
     const rejected = await send(url, "page.created", "msg_bad", "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
@@ -53,7 +77,7 @@ describe("listen: receiving", () => {
     expect(await done).toBe(1);
     expect(fake.stdout).toBe("");
     expect(fake.stderr).toContain("Rejected msg_bad with 400: no_matching_signature");
-    expect(fake.stderr).toMatch(/Error: Expectations not met: page\.created 0\/1\. Received 1 request\(s\); events: none; 1 rejected \(no_matching_signature\)\. \(code: expectation_unmet\)/);
+    expect(fake.stderr).toMatch(/Error: Expectations not met: page\.created 0\/1\. Received 1 request\(s\); verified events: none; 1 rejected \(no_matching_signature\)\. \(code: expectation_unmet\)/);
   });
 
   it("replies with scripted statuses and answers verification challenges", async () => {

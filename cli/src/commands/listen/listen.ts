@@ -5,9 +5,11 @@ import { parseDuration } from "../../runtime/durations.js";
 import { CliError, UsageError } from "../../runtime/errors.js";
 import { EXIT } from "../../runtime/exit-codes.js";
 import { info } from "../../runtime/output.js";
+import { expandEvents } from "../../runtime/events.js";
 import { toChoice, toInt, toList } from "../../runtime/parse.js";
 import { forward } from "./forward.js";
-import { summarize, toLine, toRecord, type Expectation } from "./format.js";
+import { createTally, toExpectation, type Expectation, type Tally } from "./expectations.js";
+import { toLine, toRecord } from "./format.js";
 
 /** Options of `lp listen`. */
 export interface ListenOptions {
@@ -22,28 +24,28 @@ export interface ListenOptions {
   json: boolean;
 }
 
-function toExpectation(spec: string): Expectation {
-  const match = /^([^:\s]+)(?::(\d+))?$/.exec(spec);
-  if (!match) throw new UsageError(`--expect: '${spec}' must look like TYPE or TYPE:COUNT.`);
-  return { type: match[1], count: match[2] ? toInt(match[2], "--expect", 1)! : 1 };
-}
-
 /** Turns the parsed flags of `lp listen` into its options; usage errors only, no I/O. */
 export function toOptions({ flags }: CommandInput): ListenOptions {
-  const events = toList(flags.events);
-  if (flags.register && !events?.length) throw new UsageError("--register needs --events a,b.");
-  if (!flags.register && (events || flags.environment || flags.printSecret)) throw new UsageError("--events, --environment and --print-secret go with --register.");
+  const listed = toList(flags.events);
+  if (listed && !listed.length) throw new UsageError("--events: give event types, or '*' for all of them.");
+  const events = expandEvents(listed ?? ["*"]);
+  if (!flags.register && (listed || flags.environment || flags.printSecret)) throw new UsageError("--events, --environment and --print-secret go with --register.");
   if (flags.register && flags.secret) throw new UsageError("--register learns the secret itself; drop --secret.");
   if (flags.forwardTo && flags.respond) throw new UsageError("--forward-to answers with the target's status; drop --respond.");
   if (flags.forwardTo && !/^https?:\/\//.test(flags.forwardTo)) throw new UsageError("--forward-to must be an http(s) URL.");
   const respond = flags.respond === undefined ? undefined : (toList(flags.respond) ?? []).map((s) => toInt(s, "--respond", 200, 599)!);
-  const expect = ((flags.expect as string[] | undefined) ?? []).map(toExpectation);
+  const expect = [
+    ...((flags.expect as string[] | undefined) ?? []).map((spec) => toExpectation(spec, "messages")),
+    ...((flags.expectAttempts as string[] | undefined) ?? []).map((spec) => toExpectation(spec, "attempts")),
+  ];
+  // Counting means verifying: without a secret nothing can be told apart from a forged request.
+  if (expect.length && !flags.register && !flags.secret) throw new UsageError("--expect counts verified deliveries: give --secret whsec_... or --register.");
   const timeout = flags.timeout ?? (expect.length ? "5m" : undefined);
   return {
     port: toInt(flags.port, "--port", 0, 65_535)!,
     secrets: flags.secret,
     register: flags.register
-      ? { events: events!, environment: toChoice(flags.environment, "--environment", ["production", "test"] as const), printSecret: flags.printSecret === true }
+      ? { events, environment: toChoice(flags.environment, "--environment", ["production", "test"] as const), printSecret: flags.printSecret === true }
       : undefined,
     forwardTo: flags.forwardTo,
     respond,
@@ -68,14 +70,18 @@ export async function run(opts: ListenOptions, ctx: Context): Promise<void> {
     respond: opts.forwardTo ? (delivery: Delivery) => forward(opts.forwardTo!, delivery) : opts.respond,
     delayMs: opts.delayMs,
   });
-  receiver.on("delivery", (delivery) => report(ctx, opts, delivery));
+  const tally = createTally(opts.expect);
+  receiver.on("delivery", (delivery) => {
+    report(ctx, opts, delivery);
+    tally.record(delivery);
+  });
   info(ctx, `Listening on ${receiver.url}${opts.secrets ? " (verifying signatures)" : opts.register ? "" : " (no --secret: signatures are not checked)"}`);
   let endpointId: string | undefined;
   const shutdown = io.onShutdown();
   try {
     if (opts.register) endpointId = await register(ctx, opts, receiver);
     info(ctx, `Ready: receiving webhooks at ${receiver.url}`);
-    await waitForEnd(opts, receiver, shutdown);
+    await waitForEnd(opts, tally, shutdown);
   } finally {
     if (endpointId) {
       const client = await ctx.client();
@@ -101,18 +107,17 @@ async function register(ctx: Context, opts: ListenOptions, receiver: Receiver): 
   return endpoint.id;
 }
 
-async function waitForEnd(opts: ListenOptions, receiver: Receiver, shutdown: Promise<string>): Promise<void> {
+async function waitForEnd(opts: ListenOptions, tally: Tally, shutdown: Promise<string>): Promise<void> {
   const ends: Array<Promise<"met" | "timeout" | "signal">> = [shutdown.then(() => "signal" as const)];
   let timer: ReturnType<typeof setTimeout> | undefined;
   if (opts.timeoutMs !== undefined) ends.push(new Promise((resolve) => (timer = setTimeout(() => resolve("timeout"), opts.timeoutMs))));
-  if (opts.expect.length) {
-    // No `within` of its own: the single --timeout above decides, so the summary covers every expectation.
-    const day = 24 * 3_600_000;
-    ends.push(Promise.all(opts.expect.map((e) => receiver.expect({ type: e.type, count: e.count, within: day }))).then(() => "met" as const, () => "signal" as const));
-  }
+  if (opts.expect.length) ends.push(tally.met.then(() => "met" as const));
   const end = await Promise.race(ends);
   clearTimeout(timer);
-  if (opts.expect.length && end !== "met") throw new CliError(EXIT.error, summarize(opts.expect, receiver), { code: "expectation_unmet" });
+  if (opts.expect.length && end !== "met") throw new CliError(EXIT.error, tally.summary(), { code: "expectation_unmet" });
+  // The last reply is counted when decided, a few microtasks before it is written: let the write happen
+  // before the receiver closes its sockets, or the sender would see a dropped connection and retry.
+  if (end === "met") await new Promise((resolve) => setImmediate(resolve));
 }
 
 function report(ctx: Context, opts: ListenOptions, delivery: Delivery): void {

@@ -18,10 +18,14 @@ export function register(serve: Command): void {
     .option("--max-endpoints <n>", "most webhook endpoints per application", "100")
     .option("--seed [file]", "load products from fixtures/products.json (or FILE) into an empty dev account")
     .option("--print-env", "print LP_API_URL=... lines for the credentials on stdout once ready")
+    // Not `--env-file`: Node 20 reads that flag anywhere on the command line, even after the script.
+    .option("--write-env <file>", "once ready, write those LP_* lines to FILE (atomically); removed on stop")
+    .option("--pid-file <file>", "once ready, write this process's id to FILE, for kill; removed on stop")
     .option("--quiet", "no access log");
   examples(serve, [
     "lp serve",
-    "lp serve --storage memory --port 0 --print-env > .env",
+    "lp serve --storage memory --port 0 --write-env .lp.env --pid-file .lp.pid &   # both appear once ready",
+    "until [ -s .lp.env ]; do sleep 0.2; done; set -a; . ./.lp.env; set +a   # later: kill \"$(cat .lp.pid)\"",
     "LP_ADMIN_KEY=secret lp serve --seed --retry-schedule 0,1s,2s --deploy-delay 6s",
   ]).action(lazy(() => import("./serve.js")));
 }

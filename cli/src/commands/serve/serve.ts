@@ -6,6 +6,7 @@ import { readCredentialsFile, removeCredentialsFile, writeCredentialsFile, type 
 import { UsageError } from "../../runtime/errors.js";
 import { toChoice, toInt } from "../../runtime/parse.js";
 import { seedProducts } from "./fixtures.js";
+import { createRunFiles } from "./run-files.js";
 
 /** Options of `lp serve`. */
 export interface ServeCommandOptions {
@@ -23,6 +24,9 @@ export interface ServeCommandOptions {
   seed?: string | true;
   printEnv: boolean;
   quiet: boolean;
+  /** Written once ready, removed on stop (`--write-env`, `--pid-file`). */
+  envFile?: string;
+  pidFile?: string;
 }
 
 /** Turns the parsed flags of `lp serve` into its options; usage errors only, no I/O. */
@@ -42,6 +46,8 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
     seed: flags.seed,
     printEnv: flags.printEnv === true,
     quiet: flags.quiet === true,
+    envFile: flags.writeEnv,
+    pidFile: flags.pidFile,
   };
 }
 
@@ -96,6 +102,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     admin_key: server.adminKey,
   };
   const stopped = io.onShutdown();
+  const runFiles = createRunFiles(opts, io.cwd, process.pid);
   try {
     const credsPath = await writeCredentialsFile(dataDir, creds);
     const err = ctx.colors.err;
@@ -111,11 +118,13 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
       const count = await seedProducts(client, opts.seed, io.cwd);
       io.stderr.write(count ? `  seeded ${count} products\n` : "  seed skipped: the dev account already has products\n");
     }
+    await runFiles.ready(toEnvLines(creds));
     io.stderr.write(`Ready at ${server.url} (Ctrl+C to stop)\n`);
     const signal = await stopped;
     io.stderr.write(`${signal}: stopping...\n`);
   } finally {
     await server.close();
+    await runFiles.remove();
     const current = await readCredentialsFile(dataDir);
     // Memory storage forgets the credentials: remove the file, unless another server has since written its own.
     if (opts.storage === "memory" && current?.api_url === creds.api_url) await removeCredentialsFile(current.path);

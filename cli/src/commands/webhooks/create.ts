@@ -1,4 +1,5 @@
 import type { WebhookEndpointCreateInput } from "@lp/client";
+import { expandEvents } from "../../runtime/events.js";
 import type { Context } from "../../runtime/context.js";
 import type { CommandInput } from "../../runtime/define.js";
 import { UsageError } from "../../runtime/errors.js";
@@ -20,7 +21,7 @@ export interface CreateEndpointOptions {
 export function toOptions({ flags }: CommandInput, ctx: Pick<Context, "canPrompt">): CreateEndpointOptions {
   const opts: CreateEndpointOptions = {
     url: flags.url,
-    events: toList(flags.events),
+    events: flags.events === undefined ? undefined : expandEvents(toList(flags.events)!),
     environment: toChoice(flags.environment, "--environment", ["production", "test"] as const),
     concurrency: toInt(flags.concurrency, "--concurrency", 1, 50),
     json: flags.json === true,
@@ -35,7 +36,7 @@ export function toOptions({ flags }: CommandInput, ctx: Pick<Context, "canPrompt
 /** Runs `lp webhooks create`. */
 export async function run(opts: CreateEndpointOptions, ctx: Context): Promise<void> {
   const url = await valueOrPrompt(opts.url, "--url", ctx, "Endpoint URL");
-  const events = opts.events?.length ? opts.events : toList(await valueOrPrompt(undefined, "--events", ctx, "Events (comma-separated)"))!;
+  const events = opts.events?.length ? opts.events : expandEvents(toList(await valueOrPrompt(undefined, "--events", ctx, "Events (comma-separated)"))!);
   const client = await ctx.client();
   const endpoint = await client.webhooks.create(
     compact({ url, events, environment: opts.environment, concurrency_limit: opts.concurrency }) as WebhookEndpointCreateInput,

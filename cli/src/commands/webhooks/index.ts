@@ -9,7 +9,7 @@ export function register(noun: Command): void {
     .command("create")
     .description("Register an endpoint; prints its secret once and attempts verification")
     .option("--url <url>", "where deliveries go")
-    .option("--events <a,b>", "event types to subscribe to, comma-separated")
+    .option("--events <a,b>", "event types to subscribe to, comma-separated; '*' for every event")
     .option("--environment <env>", "production or test (default production)")
     .option("--concurrency <n>", "deliveries in flight at once, 1 to 50 (default 4)");
   examples(withJson(create), [
@@ -47,6 +47,10 @@ export function register(noun: Command): void {
     .option("--event-type <type>", "only this event type");
   examples(withJson(withList(deliveries)), ["lp webhooks deliveries we_3a... --status failed"]).action(lazy(() => import("./deliveries.js")));
 
-  const retry = id(noun.command("retry").description("Retry a stored delivery (asynchronously)")).argument("<delivery-id>", "delivery id (dlv_...)");
-  examples(withJson(retry), ["lp webhooks retry we_3a... dlv_91..."]).action(lazy(() => import("./retry.js")));
+  const retry = noun
+    .command("retry")
+    .description("Retry a stored delivery (asynchronously); the endpoint is found when only the delivery id is given")
+    .argument("<endpoint-or-delivery-id>", "endpoint id (we_...), or the delivery id alone")
+    .argument("[delivery-id]", "delivery id (dlv_...): the webhook-id that lp listen prints");
+  examples(withJson(retry), ["lp webhooks retry dlv_91...", "lp webhooks retry we_3a... dlv_91..."]).action(lazy(() => import("./retry.js")));
 }

@@ -1,4 +1,5 @@
 import type { WebhookEndpointUpdateInput } from "@lp/client";
+import { expandEvents } from "../../runtime/events.js";
 import type { Context } from "../../runtime/context.js";
 import type { CommandInput } from "../../runtime/define.js";
 import { UsageError } from "../../runtime/errors.js";
@@ -17,7 +18,7 @@ export interface UpdateEndpointOptions {
 export function toOptions({ args, flags }: CommandInput): UpdateEndpointOptions {
   const body = compact({
     url: flags.url,
-    events: toList(flags.events),
+    events: flags.events === undefined ? undefined : expandEvents(toList(flags.events)!),
     status: toChoice(flags.status, "--status", ["paused", "disabled"] as const),
     concurrency_limit: toInt(flags.concurrency, "--concurrency", 1, 50),
   });

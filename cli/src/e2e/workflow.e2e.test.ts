@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runLp, spawnLp, startServe, type Served } from "./processes.js";
+
+describe("lp (built): waiting, conflicts, retries and credentials", () => {
+  let s: Served;
+  beforeAll(async () => {
+    // The access log is kept: the polls of --wait are counted in it. A generation takes about 50 ms
+    // (10 ms per step): long enough that a poll right after starting it finds it still running.
+    s = await startServe(["--seed", "--retry-schedule", "0", "--deploy-delay", "2s", "--generation-delay", "10ms"], { accessLog: true });
+  });
+  afterAll(async () => {
+    await s.stop();
+  });
+
+  const productId = async () => (await s.lp(["products", "list", "--limit", "1", "--json"])).json()[0].id as string;
+  const jobPolls = () => s.proc.stderr.split("\n").filter((line) => /^GET \/v1\/accounts\/[^/]+\/pages\/jobs\/\S+ 200 /.test(line)).length;
+
+  it("pages create --wait polls a 50 ms job once, soon after starting it, instead of again after the 2 s interval", async () => {
+    const before = jobPolls();
+    // No LP_POLL_INTERVAL_MS: the default --interval of 2s applies.
+    const page = await s.lp(["pages", "create", "--product-id", await productId(), "--wait", "--json"], { env: { LP_POLL_INTERVAL_MS: "" } });
+    expect(page.code).toBe(0);
+    expect(page.json()).toMatchObject({ status: "draft" });
+    expect(jobPolls() - before).toBe(1);
+  });
+
+  it("a second pages deploy is refused with the active deployment's id and poll URL", async () => {
+    const page = (await s.lp(["pages", "create", "--product-id", await productId(), "--wait", "--json"])).json();
+    const first = await s.lp(["pages", "deploy", page.id, "--json"]);
+    expect(first.code).toBe(0);
+    const active = first.json().deployment_id as string;
+    const second = await s.lp(["pages", "deploy", page.id]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`already in flight: ${active} (poll ${s.env.LP_API_URL}/v1/accounts/${s.env.LP_ACCOUNT}/pages/${page.id}/deployments/${active})`);
+    expect(second.stderr).toContain(`lp deployments get ${page.id} ${active} --wait`);
+    expect(second.stderr).toContain("code: deployment_in_progress");
+  });
+
+  it("webhooks retry takes the id lp listen prints, and finds the endpoint itself", async () => {
+    const listen = spawnLp(["listen", "--register", "--events", "product.created", "--respond", "500"], { env: s.env, cwd: s.sandbox.dir });
+    try {
+      await listen.waitFor("stderr", /Ready: receiving webhooks at /);
+      expect((await s.lp(["products", "create", "--title", "Retry me", "--price", "3", "--type", "service"])).code).toBe(0);
+      const [line, id] = await listen.waitFor("stdout", /product\.created\s+(\S+)\s+verified\s+→ 500\s+\(attempt 1\)\n/);
+      expect(line).toMatch(/dlv_/);
+      const retried = await s.lp(["webhooks", "retry", id, "--json"]);
+      expect(retried.code).toBe(0);
+      expect(retried.json()).toMatchObject({ id, status: "pending" });
+      await listen.waitFor("stdout", new RegExp(`${id}\\s+verified\\s+→ 500\\s+\\(attempt 2, duplicate\\)`));
+    } finally {
+      listen.child.kill("SIGTERM");
+      expect(await listen.exited).toBe(0);
+    }
+  });
+
+  it("--app-secret alone takes the application id from ./.lp/credentials.json, like --token does", async () => {
+    // The server runs in the sandbox folder with fs-free memory storage, but still writes .lp/credentials.json there.
+    const bare = { PATH: s.sandbox.env.PATH, HOME: s.sandbox.dir, XDG_CONFIG_HOME: s.sandbox.env.XDG_CONFIG_HOME, NO_COLOR: "1" };
+    const listed = await runLp(["--app-secret", s.env.LP_APP_SECRET, "webhooks", "list", "--json"], { env: bare, cwd: s.sandbox.dir });
+    expect(listed.stderr).toBe("");
+    expect(listed.code).toBe(0);
+    const wrong = await runLp(["--app-secret", "not-the-secret", "webhooks", "list"], { env: bare, cwd: s.sandbox.dir });
+    expect(wrong.code).toBe(4);
+  });
+});
