@@ -8,6 +8,7 @@ import {
   ensureDevCredentials,
   type Core,
   type DevCredentials,
+  type DrainReport,
   type Generator,
   type StorageKind,
   type Stores,
@@ -57,8 +58,17 @@ export interface RunningServer {
   adminKey: string | null;
   credentials: DevCredentials;
   core: Core;
-  /** Stops accepting, finishes in-flight requests and background work, and closes the stores. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests and background work finish (within `drainTimeoutMs`, none by
+   * default), and closes the stores. Resolves with what was still running when the time was up.
+   */
+  close(options?: CloseOptions): Promise<DrainReport>;
+}
+
+/** Options of {@link RunningServer.close}. */
+export interface CloseOptions {
+  /** How long in-flight requests and background work may take to finish; unbounded when absent. */
+  drainTimeoutMs?: number;
 }
 
 /** Starts the whole API on a port: what `lp serve` runs. */
@@ -117,22 +127,40 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   const port = typeof address === "object" && address ? address.port : (options.port ?? 4010);
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   if (!publicUrl) publicUrl = url;
-  let closing: Promise<void> | null = null;
+  let closing: Promise<DrainReport> | null = null;
   return {
     url,
     adminKey,
     credentials,
     core,
-    close() {
+    close(closeOptions = {}) {
       closing ??= (async () => {
-        await listener.close();
-        await core.close();
+        const deadline = Date.now() + (closeOptions.drainTimeoutMs ?? Number.POSITIVE_INFINITY);
+        const remaining = () => Math.max(0, deadline - Date.now());
+        // Stops accepting at once; open requests finish (bounded by the same deadline as the background work).
+        const requests = await settleWithin(listener.close(), remaining());
+        const report = Number.isFinite(deadline) ? await core.drain(remaining()) : (await core.close(), { left: [] });
+        if (!requests) {
+          report.left.unshift("requests still being answered");
+          listener.server.closeAllConnections?.();
+        }
         await stores.dispose();
         unlock();
+        return report;
       })();
       return closing;
     },
   };
+}
+
+/** Whether `work` settled within `ms` (it keeps running either way). */
+async function settleWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  if (ms === Number.POSITIVE_INFINITY) return work.then(() => true, () => true);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = await Promise.race([work.then(() => true, () => true), timeout]);
+  clearTimeout(timer);
+  return settled;
 }
 
 function isPortFree(port: number, host: string): Promise<boolean> {

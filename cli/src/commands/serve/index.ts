@@ -17,6 +17,7 @@ export function register(serve: Command): void {
     .option("--public", "refuse webhook URLs on loopback and private addresses, like the hosted service")
     .option("--seed [file]", "load products from fixtures/products.json (or FILE) into an empty dev account")
     .option("--print-env", "print LP_API_URL=... lines for the credentials on stdout once ready")
+    .option("--drain-timeout <duration>", "on SIGINT/SIGTERM, how long in-flight requests and background work may take to finish", "10s")
     .option("--quiet", "no access log");
   examples(serve, [
     "lp serve",

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Context } from "../../runtime/context.js";
 import type { CommandInput } from "../../runtime/define.js";
-import { parseDuration, parseDurationList } from "../../runtime/durations.js";
+import { formatDuration, parseDuration, parseDurationList } from "../../runtime/durations.js";
 import { readCredentialsFile, removeCredentialsFile, writeCredentialsFile, type CredentialsFile } from "../../runtime/credentials-file.js";
 import { toChoice, toInt } from "../../runtime/parse.js";
 import { seedProducts } from "./fixtures.js";
@@ -21,6 +21,8 @@ export interface ServeCommandOptions {
   seed?: string | true;
   printEnv: boolean;
   quiet: boolean;
+  /** How long a shutdown waits for in-flight requests and background work. */
+  drainTimeoutMs: number;
 }
 
 /** Turns the parsed flags of `lp serve` into its options; usage errors only, no I/O. */
@@ -39,6 +41,7 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
     seed: flags.seed,
     printEnv: flags.printEnv === true,
     quiet: flags.quiet === true,
+    drainTimeoutMs: parseDuration(flags.drainTimeout ?? "10s", "--drain-timeout"),
   };
 }
 
@@ -87,6 +90,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     admin_key: server.adminKey,
   };
   const stopped = io.onShutdown();
+  let left: string[] = [];
   try {
     const credsPath = await writeCredentialsFile(dataDir, creds);
     const err = ctx.colors.err;
@@ -102,7 +106,11 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     }
     io.stderr.write(`Ready at ${server.url} (Ctrl+C to stop)\n`);
     const signal = await stopped;
-    io.stderr.write(`${signal}: stopping...\n`);
+    io.stderr.write(`${signal}: stopping; finishing requests and background work (up to ${formatDuration(opts.drainTimeoutMs)}, a second signal stops at once)...\n`);
+    ({ left } = await server.close({ drainTimeoutMs: opts.drainTimeoutMs }));
+    if (left.length) {
+      io.stderr.write(`Drain timeout (${formatDuration(opts.drainTimeoutMs)}): left for recovery at the next start: ${left.join(", ")}\n`);
+    }
   } finally {
     await server.close();
     const current = await readCredentialsFile(dataDir);
@@ -110,4 +118,6 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     if (opts.storage === "memory" && current?.api_url === creds.api_url) await removeCredentialsFile(current.path);
   }
   io.stderr.write("Stopped.\n");
+  // What was left keeps its sockets and timers: end now rather than when they run out.
+  if (left.length) io.exit?.(0);
 }
