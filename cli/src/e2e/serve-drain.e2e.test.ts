@@ -7,6 +7,7 @@ type Sandbox = ReturnType<typeof createSandbox>;
 async function serve(sandbox: Sandbox, extra: string[]) {
   const proc = spawnLp(["serve", "--storage", "fs", "--data-dir", "data", "--port", "0", "--print-env", "--quiet", ...extra], { env: sandbox.env, cwd: sandbox.dir });
   await proc.waitFor("stderr", /^Ready at /m);
+  await proc.waitFor("stdout", /^LP_APP_SECRET=.*\n/m);
   const env = Object.fromEntries(proc.stdout.trim().split("\n").map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${env.LP_API_URL}/v1/accounts/${env.LP_ACCOUNT}${path}`, {
