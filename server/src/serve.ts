@@ -86,7 +86,15 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 }
 
 async function boot(options: ServeOptions, host: string, stores: Stores, unlock: () => void): Promise<RunningServer> {
-  let publicUrl = options.publicUrl?.replace(/\/+$/, "") ?? "";
+  const wanted = options.port ?? 4010;
+  // listhen would quietly move to another port; a script that expects this one must hear about it instead.
+  if (wanted !== 0 && !(await isPortFree(wanted, host))) {
+    throw new Error(`Port ${wanted} on ${host} is already in use; stop what uses it or pass --port 0 for a free port.`);
+  }
+  // The port is chosen before the core starts: recovery, which runs first, writes records that name the public URL.
+  const chosen = wanted === 0 ? await pickFreePort(host) : wanted;
+  const given = options.publicUrl?.replace(/\/+$/, "");
+  let publicUrl = given ?? toUrl(host, chosen);
   const core = await createCore({
     stores,
     publicUrl: () => publicUrl,
@@ -108,14 +116,9 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
       await ensureDevCredentials(stores.data, core.clock, core.ids);
     },
   });
-  const wanted = options.port ?? 4010;
-  // listhen would quietly move to another port; a script that expects this one must hear about it instead.
-  if (wanted !== 0 && !(await isPortFree(wanted, host))) {
-    throw new Error(`Port ${wanted} on ${host} is already in use; stop what uses it or pass --port 0 for a free port.`);
-  }
   const listener = await listen(toNodeHandler(app), {
     hostname: host,
-    port: wanted,
+    port: chosen,
     autoClose: false,
     qr: false,
     showURL: false,
@@ -125,8 +128,9 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   });
   const address = listener.server.address();
   const port = typeof address === "object" && address ? address.port : (options.port ?? 4010);
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  if (!publicUrl) publicUrl = url;
+  const url = toUrl(host, port);
+  // Another process took the picked port in the meantime and listhen moved on: follow it.
+  if (!given) publicUrl = url;
   let closing: Promise<DrainReport> | null = null;
   return {
     url,
@@ -161,6 +165,20 @@ async function settleWithin(work: Promise<unknown>, ms: number): Promise<boolean
   const settled = await Promise.race([work.then(() => true, () => true), timeout]);
   clearTimeout(timer);
   return settled;
+}
+
+const toUrl = (host: string, port: number) => `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+
+/** A port nothing listens on now, as the system picks one. */
+function pickFreePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once("error", reject);
+    probe.listen(0, host, () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
 }
 
 function isPortFree(port: number, host: string): Promise<boolean> {

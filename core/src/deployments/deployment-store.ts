@@ -71,9 +71,10 @@ export function createDeploymentStore(deps: DeploymentStoreDeps) {
     /** Points the page's address at the deployment's files: from this write on, the deployment has succeeded. */
     async activate(d: DeploymentRecord, slug: string): Promise<DeploymentRecord> {
       const at = toTimestamp(deps.clock.now());
-      const pointer: SitePointer = { page_id: d.page_id, deployment_id: d.id, activated_at: at };
+      const url = siteUrl(deps.publicUrl(), d.account_id, slug);
+      const pointer: SitePointer = { page_id: d.page_id, deployment_id: d.id, activated_at: at, url };
       await storage.setItem(siteKeys.pointer(d.account_id, slug), pointer);
-      return succeeded(d, siteUrl(deps.publicUrl(), d.account_id, slug), at);
+      return succeeded(d, url, at);
     },
     activeClaim: (a: string, pageId: string) => storage.getItem<{ deployment_id: string }>(activeKey(a, pageId)),
     dropClaim: (a: string, pageId: string) => storage.removeItem(activeKey(a, pageId)),
@@ -103,7 +104,8 @@ export function createDeploymentStore(deps: DeploymentStoreDeps) {
         const now = toTimestamp(deps.clock.now());
         const outcome =
           page && pointer?.deployment_id === d.id
-            ? succeeded(d, siteUrl(deps.publicUrl(), accountId, page.slug), pointer.activated_at)
+            ? // Recovery runs before the server listens: the public URL of this start may not be known yet.
+              succeeded(d, pointer.url ?? siteUrl(deps.publicUrl(), accountId, page.slug), pointer.activated_at)
             : ({
                 ...d,
                 status: "failed",

@@ -33,6 +33,8 @@ export interface SitePointer {
   page_id: string;
   deployment_id: string;
   activated_at: string;
+  /** The `deployed_url` of the deployment, kept so a restart can finish recording it (absent in older data dirs). */
+  url?: string;
 }
 
 /** The deployment as the API returns it. */
