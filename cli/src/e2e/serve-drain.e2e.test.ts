@@ -86,4 +86,18 @@ describe("lp serve (built): shutdown drains background work", () => {
     second.proc.child.kill("SIGTERM");
     expect(await second.proc.exited).toBe(0);
   });
+
+  it("exits at once on a second signal during the drain", { timeout: 60_000 }, async () => {
+    assertBuilt();
+    sandbox = createSandbox();
+    // The default 10-s drain would wait on the 20-s steps; the second signal must not.
+    const first = await serve(sandbox, ["--deploy-delay", "60s"]);
+    running.push(first.proc);
+    await startDeployment(first.call);
+    first.proc.child.kill("SIGTERM");
+    await first.proc.waitFor("stderr", /SIGTERM: stopping;/);
+    first.proc.child.kill("SIGINT");
+    expect(await first.proc.exited).toBe(130);
+    expect(first.proc.stderr).not.toContain("Stopped.");
+  });
 });
