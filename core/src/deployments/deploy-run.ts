@@ -1,11 +1,10 @@
+import type { Storage } from "unstorage";
 import { toTimestamp, type Clock } from "../deps.js";
 import type { PagesService } from "../pages/pages-service.js";
 import { renderPage } from "../render/render-page.js";
 import type { DeploymentStore } from "./deployment-store.js";
 import { toRenderable, type DeploymentRecord, type DeployStep, type SiteSnapshot } from "./deployment-view.js";
 import { siteKeys, siteUrl } from "./site-keys.js";
-
-export { siteKeys, siteUrl } from "./site-keys.js";
 
 /** What a deployment run needs. */
 export interface DeployRunDeps {
@@ -15,7 +14,8 @@ export interface DeployRunDeps {
   stepDelayMs: () => number;
   publicUrl: () => string;
   store: DeploymentStore;
-  storage: { setItem(key: string, value: unknown): Promise<void> };
+  /** Where the rendered files go (immutable once written). */
+  storage: Storage;
 }
 
 class DeployFailure extends Error {
