@@ -145,7 +145,40 @@ export async function createCore(deps: CoreDeps) {
       await queue.onIdle();
       await webhooks.close();
     },
+    /**
+     * {@link close} within `timeoutMs`: lets jobs, deployments and delivery attempts in flight finish, and
+     * names what is still running when the time is up (the next start's recovery settles it).
+     */
+    drain: (timeoutMs: number) => drainWithin(timeoutMs, queue, webhooks),
   };
+}
+
+/** What a drain left unfinished: background tasks by name (`deployment <id>`, `generation <job id>`), or delivery attempts. */
+export interface DrainReport {
+  left: string[];
+}
+
+async function drainWithin(timeoutMs: number, queue: JobQueue, webhooks: { close(): Promise<void> }): Promise<DrainReport> {
+  let webhooksClosed = false;
+  const done = (async () => {
+    await queue.onIdle();
+    await webhooks.close().catch((error: unknown) => console.error("[lp] stopping webhook deliveries failed:", error));
+    webhooksClosed = true;
+  })();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // A referenced timer: background steps sleep on unreferenced ones, and without this the process would
+  // run out of things to wait for and exit in the middle of the drain.
+  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs)));
+  const outcome = await Promise.race([done.then(() => "done" as const), timeout]);
+  clearTimeout(timer);
+  if (outcome === "done") return { left: [] };
+  const left = queue.names();
+  if (!webhooksClosed) {
+    // Stop the timers of future attempts; attempts in flight are left to redelivery at the next start.
+    void webhooks.close().catch(() => {});
+    if (left.length === 0) left.push("webhook delivery attempts in flight");
+  }
+  return { left };
 }
 
 export type Core = Awaited<ReturnType<typeof createCore>>;

@@ -8,6 +8,7 @@ import { json } from "./http/respond.js";
 import { buildOpenApi } from "./openapi/build-openapi.js";
 import { adminRoutes } from "./routes/admin.js";
 import { healthRoutes } from "./routes/health.js";
+import { indexRoutes } from "./routes/index-page.js";
 import { mediaRoutes } from "./routes/media.js";
 import { productRoutes } from "./routes/products.js";
 import { pageRoutes } from "./routes/pages.js";
@@ -31,6 +32,7 @@ export interface AppOptions {
 export function apiRoutes(options: Pick<AppOptions, "settings" | "extraRoutes">): RouteDef[] {
   return [
     ...healthRoutes,
+    ...indexRoutes,
     ...productRoutes,
     ...pageRoutes,
     ...deploymentRoutes,

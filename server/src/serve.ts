@@ -9,6 +9,7 @@ import {
   secureDataDir,
   type Core,
   type DevCredentials,
+  type DrainReport,
   type Generator,
   type StorageKind,
   type Stores,
@@ -63,8 +64,17 @@ export interface RunningServer {
   core: Core;
   /** Things the operator should hear about at start (a data dir whose permissions were tightened). */
   notices: string[];
-  /** Stops accepting, finishes in-flight requests and background work, and closes the stores. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests and background work finish (within `drainTimeoutMs`, none by
+   * default), and closes the stores. Resolves with what was still running when the time was up.
+   */
+  close(options?: CloseOptions): Promise<DrainReport>;
+}
+
+/** Options of {@link RunningServer.close}. */
+export interface CloseOptions {
+  /** How long in-flight requests and background work may take to finish; unbounded when absent. */
+  drainTimeoutMs?: number;
 }
 
 /** Starts the whole API on a port: what `lp serve` runs. */
@@ -84,7 +94,15 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 }
 
 async function boot(options: ServeOptions, host: string, stores: Stores, unlock: () => void): Promise<Omit<RunningServer, "notices">> {
-  let publicUrl = options.publicUrl?.replace(/\/+$/, "") ?? "";
+  const wanted = options.port ?? 4010;
+  // listhen would quietly move to another port; a script that expects this one must hear about it instead.
+  if (wanted !== 0 && !(await isPortFree(wanted, host))) {
+    throw new Error(`Port ${wanted} on ${host} is already in use; stop what uses it or pass --port 0 for a free port.`);
+  }
+  // The port is chosen before the core starts: recovery, which runs first, writes records that name the public URL.
+  const chosen = wanted === 0 ? await pickFreePort(host) : wanted;
+  const given = options.publicUrl?.replace(/\/+$/, "");
+  let publicUrl = given ?? toUrl(host, chosen);
   const core = await createCore({
     stores,
     publicUrl: () => publicUrl,
@@ -107,14 +125,9 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
       await ensureDevCredentials(stores.data, core.clock, core.ids);
     },
   });
-  const wanted = options.port ?? 4010;
-  // listhen would quietly move to another port; a script that expects this one must hear about it instead.
-  if (wanted !== 0 && !(await isPortFree(wanted, host))) {
-    throw new Error(`Port ${wanted} on ${host} is already in use; stop what uses it or pass --port 0 for a free port.`);
-  }
   const listener = await listen(toNodeHandler(app), {
     hostname: host,
-    port: wanted,
+    port: chosen,
     autoClose: false,
     qr: false,
     showURL: false,
@@ -124,24 +137,57 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   });
   const address = listener.server.address();
   const port = typeof address === "object" && address ? address.port : (options.port ?? 4010);
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  if (!publicUrl) publicUrl = url;
-  let closing: Promise<void> | null = null;
+  const url = toUrl(host, port);
+  // Another process took the picked port in the meantime and listhen moved on: follow it.
+  if (!given) publicUrl = url;
+  let closing: Promise<DrainReport> | null = null;
   return {
     url,
     adminKey,
     credentials,
     core,
-    close() {
+    close(closeOptions = {}) {
       closing ??= (async () => {
-        await listener.close();
-        await core.close();
+        const deadline = Date.now() + (closeOptions.drainTimeoutMs ?? Number.POSITIVE_INFINITY);
+        const remaining = () => Math.max(0, deadline - Date.now());
+        // Stops accepting at once; open requests finish (bounded by the same deadline as the background work).
+        const requests = await settleWithin(listener.close(), remaining());
+        const report = Number.isFinite(deadline) ? await core.drain(remaining()) : (await core.close(), { left: [] });
+        if (!requests) {
+          report.left.unshift("requests still being answered");
+          listener.server.closeAllConnections?.();
+        }
         await stores.dispose();
         unlock();
+        return report;
       })();
       return closing;
     },
   };
+}
+
+/** Whether `work` settled within `ms` (it keeps running either way). */
+async function settleWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  if (ms === Number.POSITIVE_INFINITY) return work.then(() => true, () => true);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = await Promise.race([work.then(() => true, () => true), timeout]);
+  clearTimeout(timer);
+  return settled;
+}
+
+const toUrl = (host: string, port: number) => `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+
+/** A port nothing listens on now, as the system picks one. */
+function pickFreePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once("error", reject);
+    probe.listen(0, host, () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
 }
 
 function isPortFree(port: number, host: string): Promise<boolean> {

@@ -23,7 +23,7 @@ describe("lp serve (built)", () => {
     );
     expect((await fetch(`${s.env.LP_API_URL}/healthz`)).status).toBe(200);
     expect(await s.stop()).toBe(0);
-    expect(s.proc.stderr).toMatch(/SIGTERM: stopping\.\.\.\nStopped\.\n$/);
+    expect(s.proc.stderr).toMatch(/SIGTERM: stopping;[^\n]*\nStopped\.\n$/);
   });
 
   it("exits 1 with a clear message when the port is taken, and turns the admin API off with --no-admin", async () => {

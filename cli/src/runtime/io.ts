@@ -22,6 +22,8 @@ export interface Io {
   cwd: string;
   /** Resolves with the signal name on the first SIGINT/SIGTERM (long-running commands: serve, listen). */
   onShutdown(): Promise<string>;
+  /** Ends the process now, whatever is still pending (a shutdown that left work behind); absent in tests. */
+  exit?(code: number): void;
 }
 
 /** The real process's IO. */
@@ -47,6 +49,7 @@ export function processIo(): Io {
     stderrColumns: process.stderr.columns,
     env: process.env,
     cwd: process.cwd(),
+    exit: (code) => process.exit(code),
     onShutdown: () =>
       new Promise((resolve) => {
         const handler = (signal: string) => {

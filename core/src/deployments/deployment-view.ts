@@ -33,6 +33,8 @@ export interface SitePointer {
   page_id: string;
   deployment_id: string;
   activated_at: string;
+  /** The `deployed_url` of the deployment, kept so a restart can finish recording it (absent in older data dirs). */
+  url?: string;
 }
 
 /** The deployment as the API returns it. */
@@ -55,6 +57,9 @@ export function toDeploymentView(d: DeploymentRecord) {
 export function toDeploymentEntry(d: DeploymentRecord) {
   return { id: d.id, created_at: d.created_at, status: d.status };
 }
+
+/** What the deployments index holds per deployment. */
+export type DeploymentEntry = ReturnType<typeof toDeploymentEntry>;
 
 /** The renderer's view of a page record. */
 export function toRenderable(page: PageRecord): RenderablePage {

@@ -9,7 +9,9 @@ import type { PagesService } from "../pages/pages-service.js";
 import { removePrefix } from "../storage/remove-prefix.js";
 import { parseInput } from "../validation.js";
 import type { BackgroundDeps, ServiceDeps } from "../service-deps.js";
-import { runDeployment, siteKeys } from "./deploy-run.js";
+import { runDeployment } from "./deploy-run.js";
+import { createDeploymentStore } from "./deployment-store.js";
+import { siteKeys } from "./site-keys.js";
 import { toDeploymentEntry, toDeploymentView, type DeploymentRecord } from "./deployment-view.js";
 
 /** Query of `GET /pages/{id}/deployments`. */
@@ -27,30 +29,14 @@ export interface DeploymentsDeps extends ServiceDeps, BackgroundDeps {
 /** Deployments of pages: one in flight per page, history, cancellation and crash recovery. */
 export function createDeploymentsService(deps: DeploymentsDeps) {
   const { storage, clock } = deps;
-  const key = (a: string, pageId: string, id: string) => `acct:${a}:deployments:${pageId}:${id}`;
-  const activeKey = (a: string, pageId: string) => `acct:${a}:activedeploy:${pageId}`;
-  const inflightKey = (a: string, pageId: string, id: string) => `inflight:deployments:${a}:${pageId}:${id}`;
   const indexOf = (a: string, pageId: string) => deps.indexes.get(`acct:${a}:deployments:${pageId}`, toDeploymentEntry);
   const pollUrl = (a: string, pageId: string, id: string) => `/v1/accounts/${a}/pages/${pageId}/deployments/${id}`;
-  const read = (d: Pick<DeploymentRecord, "account_id" | "page_id" | "id">) => storage.getItem<DeploymentRecord>(key(d.account_id, d.page_id, d.id));
-
-  /** The one place a deployment is written; settling it frees the page for the next one. */
-  async function save(d: DeploymentRecord) {
-    await storage.setItem(key(d.account_id, d.page_id, d.id), d);
-    (await indexOf(d.account_id, d.page_id)).upsert(toDeploymentEntry(d));
-    if (d.status !== "deploying") {
-      const active = await storage.getItem<{ deployment_id: string }>(activeKey(d.account_id, d.page_id));
-      if (active?.deployment_id === d.id) await storage.removeItem(activeKey(d.account_id, d.page_id));
-      await storage.removeItem(inflightKey(d.account_id, d.page_id, d.id));
-    }
-  }
-
-  const runDeps = { ...deps, read, save };
+  const store = createDeploymentStore({ ...deps, indexOf });
+  const read = store.read;
+  const runDeps = { ...deps, store };
 
   async function fail(d: DeploymentRecord, code: string, message: string) {
-    const failed: DeploymentRecord = { ...d, status: "failed", error_code: code, error_message: message, updated_at: toTimestamp(clock.now()) };
-    await save(failed);
-    await deps.events.emit({ type: "deployment.failed", account_id: d.account_id, data: toDeploymentView(failed) });
+    await store.settle({ ...d, status: "failed", error_code: code, error_message: message, updated_at: toTimestamp(clock.now()) });
   }
 
   return {
@@ -59,7 +45,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       await deps.pages.requirePage(accountId, pageId);
       // The lock makes check-and-claim atomic: concurrent starts see the first one's claim.
       return deps.lock.withLock(`deploy:${accountId}:${pageId}`, async () => {
-        const active = await storage.getItem<{ deployment_id: string }>(activeKey(accountId, pageId));
+        const active = await store.activeClaim(accountId, pageId);
         // A claim whose deployment is missing or settled was left by a crash between two writes: it blocks nothing.
         const holder = active ? await read({ account_id: accountId, page_id: pageId, id: active.deployment_id }) : null;
         if (active && holder?.status === "deploying") {
@@ -84,10 +70,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
           updated_at: at,
           simulate,
         };
-        // The in-flight marker goes first, so recover() finds every claim a crash can leave behind.
-        await storage.setItem(inflightKey(accountId, pageId, d.id), { at });
-        await storage.setItem(activeKey(accountId, pageId), { deployment_id: d.id });
-        await save(d);
+        await store.open(d);
         await deps.events.emit({ type: "deployment.started", account_id: accountId, data: toDeploymentView(d) });
         deps.queue.add(`deployment ${d.id}`, () => runDeployment(runDeps, d));
         return { deployment_id: d.id, poll_url: pollUrl(accountId, pageId, d.id), deployed_url: null, deployed_at: null };
@@ -121,12 +104,12 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
     /** Cancels what is in flight and removes the site and the history of a page being deleted. */
     async onPageDeleted(page: PageRecord) {
-      const active = await storage.getItem<{ deployment_id: string }>(activeKey(page.account_id, page.id));
+      const active = await store.activeClaim(page.account_id, page.id);
       if (active) {
         const d = await read({ account_id: page.account_id, page_id: page.id, id: active.deployment_id });
         if (d?.status === "deploying") await fail(d, "cancelled", "The page was deleted during the deployment.");
       }
-      await storage.removeItem(activeKey(page.account_id, page.id));
+      await store.dropClaim(page.account_id, page.id);
       const pointer = await storage.getItem<{ page_id: string }>(siteKeys.pointer(page.account_id, page.slug));
       if (pointer?.page_id === page.id) await storage.removeItem(siteKeys.pointer(page.account_id, page.slug));
       await removePrefix(storage, siteKeys.allFiles(page.account_id, page.id));
@@ -134,24 +117,8 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       deps.indexes.drop(`acct:${page.account_id}:deployments:${page.id}`);
     },
 
-    /** Fails deployments a previous process left deploying, at the step they were in. */
-    async recover(): Promise<number> {
-      let count = 0;
-      for (const k of await storage.getKeys("inflight:deployments")) {
-        const [, , accountId, pageId, id] = k.split(":");
-        const d = await read({ account_id: accountId, page_id: pageId, id });
-        if (d?.status === "deploying") {
-          await fail(d, "worker_terminated", `The server stopped while the deployment was at step ${d.deploy_step}.`);
-          count++;
-        } else {
-          // Killed after the claim but before the record, or after settling but before the release.
-          const active = await storage.getItem<{ deployment_id: string }>(activeKey(accountId, pageId));
-          if (active?.deployment_id === id) await storage.removeItem(activeKey(accountId, pageId));
-          await storage.removeItem(k);
-        }
-      }
-      return count;
-    },
+    /** Settles what a previous process left in flight (see {@link createDeploymentStore}). */
+    recover: () => store.recover(),
   };
 }
 

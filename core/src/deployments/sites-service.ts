@@ -4,7 +4,7 @@ import type { EventSink } from "../events/event-sink.js";
 import { isAccountId } from "../ids.js";
 import { validateCheckoutSubmission, type CheckoutFieldError } from "../render/checkout-submission.js";
 import { renderCheckoutConfirmation } from "../render/system-pages.js";
-import { siteKeys } from "./deploy-run.js";
+import { siteKeys } from "./site-keys.js";
 import type { SitePointer, SiteSnapshot } from "./deployment-view.js";
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,80})$/;

@@ -35,6 +35,8 @@ export interface GenerationDeps {
   /** Pause per step, to make progress visible (`slow` simulation, server flags). */
   stepDelayMs: () => number;
   saveJob: (job: JobRecord) => Promise<void>;
+  /** Records which page the job is about to write, before its images (crash recovery finishes or cleans up). */
+  reservePage: (job: JobRecord, pageId: string) => Promise<void>;
   /** Stores the finished page (slug allocation, index) and returns it. */
   createPage: (job: JobRecord, draft: Omit<PageRecord, "slug">, title: string) => Promise<PageRecord>;
   builderUrl: (pageId: string) => string;
@@ -83,6 +85,7 @@ export async function runGeneration(deps: GenerationDeps, initial: JobRecord): P
 
     await step("generating_images");
     const pageId = deps.ids.uuid();
+    await deps.reservePage(job, pageId);
     const theme = seedTheme(defaultTheme(currency), job.request.design);
     const language = generated.content.language;
     const hero = `pages/${pageId}/hero.svg`;

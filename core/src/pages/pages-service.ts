@@ -11,6 +11,7 @@ import { toGlobalTheme, type SeoConfig } from "../render/theme.js";
 import { parseInput } from "../validation.js";
 import type { BackgroundDeps, ServiceDeps } from "../service-deps.js";
 import { runGeneration } from "./generation-job.js";
+import { pageJournalKeys, replayPageJournal, type JobMarker } from "./page-journal.js";
 import { toJobEntry, toJobView, toPageEntry, toPageSummary, toPageView, type JobRecord, type PageRecord } from "./page-view.js";
 import { pageCreateSchema, pageListSchema, pageUpdateSchema } from "./schemas.js";
 import { toSlug, toUniqueSlug } from "./slug.js";
@@ -30,7 +31,7 @@ export function createPagesService(deps: PagesDeps) {
   const { storage, clock, ids } = deps;
   const pageKey = (a: string, id: string) => `acct:${a}:pages:${id}`;
   const jobKey = (a: string, id: string) => `acct:${a}:jobs:${id}`;
-  const inflightKey = (a: string, id: string) => `inflight:jobs:${a}:${id}`;
+  const inflightKey = pageJournalKeys.job;
   const pagesIndex = (a: string) => deps.indexes.get(`acct:${a}:pages`, toPageEntry);
   const jobsIndex = (a: string) => deps.indexes.get(`acct:${a}:jobs`, toJobEntry);
   const builderUrl = (id: string) => `${deps.publicUrl()}/builder/${id}`;
@@ -70,12 +71,30 @@ export function createPagesService(deps: PagesDeps) {
     });
   }
 
+  /** Notes in the job's journal entry which page it is about to write (see {@link replayPageJournal}). */
+  async function reservePage(job: JobRecord, pageId: string) {
+    await storage.setItem(inflightKey(job.account_id, job.job_id), { at: job.created_at, page_id: pageId } satisfies JobMarker);
+  }
+
+  /** Every step of a page's deletion, each safe to repeat; the journal entry goes last. */
+  async function finishDeletion(page: PageRecord) {
+    const { account_id: accountId, id } = page;
+    await deps.onPageDeleted?.(page);
+    await storage.removeItem(pageKey(accountId, id));
+    await storage.removeItem(`pageowners:${id}`);
+    (await pagesIndex(accountId)).remove(id);
+    await deps.media.removePrefix(`pages/${id}`);
+    await deps.events.emit({ type: "page.deleted", account_id: accountId, data: toPageSummary(page) });
+    await storage.removeItem(pageJournalKeys.deletion(accountId, id));
+  }
+
   const schedule = (job: JobRecord) =>
     deps.queue.add(`generation ${job.job_id}`, () =>
       runGeneration(
         {
           ...deps,
           saveJob,
+          reservePage,
           createPage,
           builderUrl,
           currencyOf: async (a) => (await deps.accounts.get(a))?.currency ?? "USD",
@@ -202,35 +221,26 @@ export function createPagesService(deps: PagesDeps) {
       if (!isUuid(id)) throw notFound("page", id);
       await deps.lock.withLock(pageKey(accountId, id), async () => {
         const page = await requirePage(accountId, id);
-        await deps.onPageDeleted?.(page);
-        await storage.removeItem(pageKey(accountId, id));
-        await storage.removeItem(`pageowners:${id}`);
-        (await pagesIndex(accountId)).remove(id);
-        await deps.media.removePrefix(`pages/${id}`);
-        await deps.events.emit({ type: "page.deleted", account_id: accountId, data: toPageSummary(page) });
+        // Journaled: a deletion cut short by a kill is finished at the next start.
+        await storage.setItem(pageJournalKeys.deletion(accountId, id), { page });
+        await finishDeletion(page);
       });
     },
 
-    /** Fails the jobs a previous process left processing (it died with them). */
-    async recover(): Promise<number> {
-      let count = 0;
-      for (const key of await storage.getKeys("inflight:jobs")) {
-        const [, , accountId, jobId] = key.split(":");
-        const job = await storage.getItem<JobRecord>(jobKey(accountId, jobId));
-        if (job?.status === "processing") {
-          const failed: JobRecord = {
-            ...job,
-            status: "failed",
-            error: { code: "worker_terminated", message: `The server stopped while the job was at step ${job.step}.` },
-            updated_at: toTimestamp(clock.now()),
-          };
-          await saveJob(failed);
-          await deps.events.emit({ type: "page.generation_failed", account_id: accountId, data: toJobView(failed) });
-          count++;
-        } else await storage.removeItem(key);
-      }
-      return count;
-    },
+    /** Replays the journal a previous process left: deletions are finished, jobs completed or failed. */
+    recover: () =>
+      replayPageJournal({
+        storage,
+        clock,
+        events: deps.events,
+        readJob: (a, jobId) => storage.getItem<JobRecord>(jobKey(a, jobId)),
+        saveJob,
+        readPage,
+        announcePage: (page) => deps.events.emit({ type: "page.created", account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) }),
+        builderUrl,
+        removeMedia: (pageId) => deps.media.removePrefix(`pages/${pageId}`),
+        finishDeletion,
+      }),
   };
 }
 

@@ -8,6 +8,8 @@ export interface JobQueue {
   onIdle(): Promise<void>;
   /** Number of tasks queued or running. */
   readonly pending: number;
+  /** Names of the tasks queued or running (what a shutdown that runs out of time leaves behind). */
+  names(): string[];
 }
 
 /** Options of {@link createLocalQueue}. */
@@ -20,13 +22,22 @@ export interface LocalQueueOptions {
 export function createLocalQueue(options: LocalQueueOptions = {}): JobQueue {
   const queue = new PQueue({ concurrency: options.concurrency ?? 8 });
   const onError = options.onError ?? ((name, error) => console.error(`[lp] background task ${name} failed:`, error));
+  // A multiset of names: two tasks may share one.
+  const live = new Map<number, string>();
+  let next = 0;
   return {
     add(name, task) {
-      queue.add(task).catch((error: unknown) => onError(name, error));
+      const id = next++;
+      live.set(id, name);
+      queue
+        .add(task)
+        .catch((error: unknown) => onError(name, error))
+        .finally(() => live.delete(id));
     },
     onIdle: () => queue.onIdle(),
     get pending() {
       return queue.size + queue.pending;
     },
+    names: () => [...live.values()],
   };
 }

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Context } from "../../runtime/context.js";
 import type { CommandInput } from "../../runtime/define.js";
-import { parseDuration, parseDurationList } from "../../runtime/durations.js";
+import { formatDuration, parseDuration, parseDurationList } from "../../runtime/durations.js";
 import { readCredentialsFile, removeCredentialsFile, writeCredentialsFile, type CredentialsFile } from "../../runtime/credentials-file.js";
 import { UsageError } from "../../runtime/errors.js";
 import { toChoice, toInt } from "../../runtime/parse.js";
@@ -27,6 +27,8 @@ export interface ServeCommandOptions {
   /** Written once ready, removed on stop (`--write-env`, `--pid-file`). */
   envFile?: string;
   pidFile?: string;
+  /** How long a shutdown waits for in-flight requests and background work. */
+  drainTimeoutMs: number;
 }
 
 /** Turns the parsed flags of `lp serve` into its options; usage errors only, no I/O. */
@@ -48,6 +50,7 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
     quiet: flags.quiet === true,
     envFile: flags.writeEnv,
     pidFile: flags.pidFile,
+    drainTimeoutMs: parseDuration(flags.drainTimeout ?? "10s", "--drain-timeout"),
   };
 }
 
@@ -103,6 +106,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
   };
   const stopped = io.onShutdown();
   const runFiles = createRunFiles(opts, io.cwd, process.pid);
+  let left: string[] = [];
   try {
     const credsPath = await writeCredentialsFile(dataDir, creds);
     const err = ctx.colors.err;
@@ -121,7 +125,11 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     await runFiles.ready(toEnvLines(creds));
     io.stderr.write(`Ready at ${server.url} (Ctrl+C to stop)\n`);
     const signal = await stopped;
-    io.stderr.write(`${signal}: stopping...\n`);
+    io.stderr.write(`${signal}: stopping; finishing requests and background work (up to ${formatDuration(opts.drainTimeoutMs)}, a second signal stops at once)...\n`);
+    ({ left } = await server.close({ drainTimeoutMs: opts.drainTimeoutMs }));
+    if (left.length) {
+      io.stderr.write(`Drain timeout (${formatDuration(opts.drainTimeoutMs)}): left for recovery at the next start: ${left.join(", ")}\n`);
+    }
   } finally {
     await server.close();
     await runFiles.remove();
@@ -130,4 +138,6 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     if (opts.storage === "memory" && current?.api_url === creds.api_url) await removeCredentialsFile(current.path);
   }
   io.stderr.write("Stopped.\n");
+  // What was left keeps its sockets and timers: end now rather than when they run out.
+  if (left.length) io.exit?.(0);
 }
