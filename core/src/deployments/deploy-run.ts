@@ -3,7 +3,7 @@ import { toTimestamp, type Clock } from "../deps.js";
 import type { EventSink } from "../events/event-sink.js";
 import type { PagesService } from "../pages/pages-service.js";
 import { renderPage } from "../render/render-page.js";
-import { toDeploymentView, toRenderable, type DeploymentRecord, type DeployStep, type SitePointer, type SiteSnapshot } from "./deployment-view.js";
+import { toDeploymentView, type DeploymentRecord, type DeployStep, type SitePointer, type SiteSnapshot } from "./deployment-view.js";
 
 /** What a deployment run needs. */
 export interface DeployRunDeps {
@@ -57,9 +57,10 @@ export async function runDeployment(deps: DeployRunDeps, initial: DeploymentReco
     const page = await deps.pages.readPage(d.account_id, d.page_id);
     if (!page) throw new DeployFailure("cancelled", "The page was deleted during the deployment.");
     const url = siteUrl(deps.publicUrl(), d.account_id, page.slug);
+    const renderable = await deps.pages.renderable(page);
     const snapshot: SiteSnapshot = {
-      html: renderPage(toRenderable(page), { checkoutAction: `${url}checkout` }),
-      page: toRenderable(page),
+      html: renderPage(renderable, { checkoutAction: `${url}checkout` }),
+      page: renderable,
       deployment_id: d.id,
     };
 

@@ -33,7 +33,8 @@ export function renderHead(ctx: RenderContext, styles: string): string {
   const keywords = clean(Array.isArray(seo.keywords) ? seo.keywords.join(", ") : seo.keywords, 1000);
   const canonical = toSafeUrl(seo.canonicalUrl);
   const hero = page.content?.sections?.find((section) => section.type === "hero");
-  const image = [seo.ogImage, page.hero_image_url, hero?.type === "hero" ? hero.image_url : null, page.product.images?.[0]?.url]
+  // The generated hero is an SVG, which social networks refuse: its PNG twin stands in for it.
+  const image = [seo.ogImage, page.og_image_url, hero?.type === "hero" ? hero.image_url : null, page.product.images?.[0]?.url]
     .map((candidate) => ctx.url(candidate))
     .find(isAbsoluteHttpUrl);
   const noindex = seo.noindex === true || options.preview === true;
