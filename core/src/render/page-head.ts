@@ -4,9 +4,12 @@ import type { RenderContext } from "./render-context.js";
 /**
  * Scripts are never needed, so the policy forbids them outright: even if an injection slipped
  * past escaping, a browser would not run it. Images may come from anywhere the page was given.
+ * Styles are one inline `<style>` element (no `style` attributes). `connect-src 'self'` lets no
+ * script do anything (none runs) but lets tools that load from the page's context read the site's
+ * own files: Lighthouse fetches `/robots.txt` that way and fails the SEO audit when it cannot.
  */
 export const contentSecurityPolicy =
-  "default-src 'none'; img-src 'self' http: https: data:; style-src 'unsafe-inline'; form-action 'self' http: https:; base-uri 'none'";
+  "default-src 'none'; connect-src 'self'; img-src 'self' http: https: data:; style-src 'unsafe-inline'; form-action 'self' http: https:; base-uri 'none'";
 
 const meta = (attribute: "name" | "property", key: string, value: string | null | undefined) =>
   value ? `<meta ${attribute}="${key}" content="${escapeHtml(value)}">` : "";
@@ -45,6 +48,8 @@ export function renderHead(ctx: RenderContext, styles: string): string {
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
     `<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy}">`,
     `<title>${escapeHtml(title)}</title>`,
+    // An empty icon: without it every browser asks for /favicon.ico, a 404 logged as a console error.
+    `<link rel="icon" href="data:,">`,
     meta("name", "description", description),
     meta("name", "keywords", keywords),
     noindex ? `<meta name="robots" content="noindex, nofollow">` : "",
