@@ -20,7 +20,8 @@ export interface PageImageSource {
 export interface PageImageUrls {
   hero_image_url: string;
   banner_image_url: string;
-  og_image_url: string;
+  /** Null when the PNG could not be drawn: the page then falls back to a product image. */
+  og_image_url: string | null;
 }
 
 /** The hero and banner SVGs in the page's current theme, currency and language. */
@@ -46,8 +47,19 @@ export async function storePageImages(media: MediaStore, page: PageImageSource):
   const bannerPath = `pages/${page.id}/banner-${digest(banner)}.svg`;
   // The PNG is the hero drawn by a rasteriser: same hash, same picture.
   const ogPath = `pages/${page.id}/og-${digest(hero)}.png`;
-  await Promise.all([putOnce(media, heroPath, () => hero), putOnce(media, bannerPath, () => banner), putOnce(media, ogPath, () => toPng(hero))]);
-  return { hero_image_url: media.urlOf(heroPath), banner_image_url: media.urlOf(bannerPath), og_image_url: media.urlOf(ogPath) };
+  const [, , png] = await Promise.all([
+    putOnce(media, heroPath, () => hero),
+    putOnce(media, bannerPath, () => banner),
+    // A rasteriser failure (no binary for this platform) costs the preview image, not the page.
+    putOnce(media, ogPath, () => toPng(hero)).then(
+      () => true,
+      (error: unknown) => {
+        console.error(`[lp] could not draw the Open Graph image of page ${page.id}:`, error);
+        return false;
+      },
+    ),
+  ]);
+  return { hero_image_url: media.urlOf(heroPath), banner_image_url: media.urlOf(bannerPath), og_image_url: png ? media.urlOf(ogPath) : null };
 }
 
 async function putOnce(media: MediaStore, path: string, make: () => string | Uint8Array | Promise<Uint8Array>): Promise<void> {
