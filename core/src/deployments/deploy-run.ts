@@ -3,7 +3,7 @@ import { toTimestamp, type Clock } from "../deps.js";
 import type { PagesService } from "../pages/pages-service.js";
 import { renderPage } from "../render/render-page.js";
 import type { DeploymentStore } from "./deployment-store.js";
-import { toRenderable, type DeploymentRecord, type DeployStep, type SiteSnapshot } from "./deployment-view.js";
+import type { DeploymentRecord, DeployStep, SiteSnapshot } from "./deployment-view.js";
 import { siteKeys, siteUrl } from "./site-keys.js";
 
 /** What a deployment run needs. */
@@ -47,9 +47,10 @@ export async function runDeployment(deps: DeployRunDeps, initial: DeploymentReco
     const page = await deps.pages.readPage(d.account_id, d.page_id);
     if (!page) throw new DeployFailure("cancelled", "The page was deleted during the deployment.");
     const url = siteUrl(deps.publicUrl(), d.account_id, page.slug);
+    const renderable = await deps.pages.renderable(page);
     const snapshot: SiteSnapshot = {
-      html: renderPage(toRenderable(page), { checkoutAction: `${url}checkout` }),
-      page: toRenderable(page),
+      html: renderPage(renderable, { checkoutAction: `${url}checkout` }),
+      page: renderable,
       deployment_id: d.id,
     };
 

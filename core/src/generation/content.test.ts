@@ -9,9 +9,8 @@ const valid = {
     { type: "hero", id: "hero", headline: "H", subheadline: "S", cta_label: "Buy", image_url: null },
     { type: "benefits", id: "benefits", title: "Why", items: [1, 2, 3].map((n) => ({ title: `B${n}`, text: "t" })) },
     { type: "gallery", id: "gallery", title: "G", images: [{ url: "/media/a.png", alt: "a" }] },
-    { type: "social_proof", id: "social-proof", title: "S", items: [{ quote: "q", author: "a", role: "r" }] },
     { type: "faq", id: "faq", title: "F", items: [{ question: "q?", answer: "a" }] },
-    { type: "offer", id: "offer", title: "O", text: "t", cta_label: "Buy", guarantee: "g" },
+    { type: "offer", id: "offer", title: "O", text: "t", cta_label: "Buy" },
     { type: "checkout", id: "checkout", title: "C", submit_label: "Send", note: "n" },
   ],
 };
@@ -31,13 +30,21 @@ describe("pageContentSchema", () => {
     expect(result.error!.issues[0]!.message).toContain("duplicate");
   });
 
-  it("bounds benefits to 3-6 items", () => {
+  it("has no place for testimonials, and drops an offer's guarantee", () => {
+    const testimonials = { type: "social_proof", id: "social-proof", title: "S", items: [{ quote: "q", author: "a", role: "r" }] };
+    expect(pageContentSchema.safeParse({ ...valid, sections: [testimonials] }).success).toBe(false);
+    const offer = { ...valid.sections[4], guarantee: "30-day money-back guarantee" };
+    expect(JSON.stringify(pageContentSchema.parse({ ...valid, sections: [offer] }))).not.toContain("guarantee");
+  });
+
+  it("bounds benefits to 1-6 items", () => {
     const benefits = valid.sections[1] as { items: unknown[] };
     const withItems = (n: number) => ({
       ...valid,
       sections: [{ ...benefits, items: Array.from({ length: n }, (_, i) => ({ title: `b${i}`, text: "t" })) }],
     });
-    expect(pageContentSchema.safeParse(withItems(2)).success).toBe(false);
+    expect(pageContentSchema.safeParse(withItems(0)).success).toBe(false);
+    expect(pageContentSchema.safeParse(withItems(1)).success).toBe(true);
     expect(pageContentSchema.safeParse(withItems(7)).success).toBe(false);
     expect(pageContentSchema.safeParse(withItems(6)).success).toBe(true);
   });

@@ -1,7 +1,10 @@
 import { z } from "zod";
 
 /**
- * The generated content of a landing page. The same schema validates answers from an AI
+ * The generated content of a landing page. There is no section for testimonials, ratings or
+ * guarantees: nothing a merchant gives the API can back them (DESIGN §7, content rule). Amounts
+ * are never written into the copy: it carries tokens such as `{price}` (see `copy-tokens.ts`)
+ * that the renderer fills in the page's current currency. The same schema validates answers from an AI
  * generator, so every string is bounded: a model that rambles or loops is rejected rather
  * than stored and rendered.
  */
@@ -29,12 +32,15 @@ export const heroSectionSchema = z.object({
   image_url: imageUrl.nullable(),
 });
 
-/** Three to six reasons to buy. */
+/**
+ * Up to six short points about the offer. Each one must be a fact the merchant gave (price,
+ * saving, delivery, description, how to order), so there may be as few as one.
+ */
 export const benefitsSectionSchema = z.object({
   type: z.literal("benefits"),
   id: sectionId,
   title: text(160),
-  items: z.array(z.object({ title: text(120), text: text(600) })).min(3).max(6),
+  items: z.array(z.object({ title: text(120), text: text(600) })).min(1).max(6),
 });
 
 /** Product photos beyond the hero image. */
@@ -43,14 +49,6 @@ export const gallerySectionSchema = z.object({
   id: sectionId,
   title: text(160),
   images: z.array(z.object({ url: imageUrl, alt: text(200) })).min(1).max(20),
-});
-
-/** Testimonials. */
-export const socialProofSectionSchema = z.object({
-  type: z.literal("social_proof"),
-  id: sectionId,
-  title: text(160),
-  items: z.array(z.object({ quote: text(600), author: text(80), role: text(80) })).min(1).max(6),
 });
 
 /** Questions and answers. */
@@ -68,7 +66,6 @@ export const offerSectionSchema = z.object({
   title: text(160),
   text: text(800),
   cta_label: text(60),
-  guarantee: text(300),
 });
 
 /** Labels around the checkout form; the fields themselves are page data, not copy. */
@@ -85,7 +82,6 @@ export const sectionSchema = z.discriminatedUnion("type", [
   heroSectionSchema,
   benefitsSectionSchema,
   gallerySectionSchema,
-  socialProofSectionSchema,
   faqSectionSchema,
   offerSectionSchema,
   checkoutSectionSchema,
@@ -124,8 +120,6 @@ export type HeroSection = SectionOf<"hero">;
 export type BenefitsSection = SectionOf<"benefits">;
 /** Gallery section. */
 export type GallerySection = SectionOf<"gallery">;
-/** Social proof section. */
-export type SocialProofSection = SectionOf<"social_proof">;
 /** FAQ section. */
 export type FaqSection = SectionOf<"faq">;
 /** Offer section. */

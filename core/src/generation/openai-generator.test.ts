@@ -93,6 +93,56 @@ describe("createOpenAIGenerator against a real HTTP endpoint", () => {
     expect(request!.body.messages[1].content).toContain("for ultra runners");
   });
 
+  it("holds the answer to the content rule: invented reviews, guarantees and policies are dropped with warnings", async () => {
+    const answer = {
+      language: "fr",
+      headline: "Trail Runner Socks : 18,00 € seulement",
+      subheadline: "Livraison en 24h, satisfait ou remboursé.",
+      sections: [
+        { type: "hero", id: "hero", headline: "Trail Runner Socks", subheadline: "Pour l’ultra, à 18,00 €.", cta_label: "Commander", image_url: null },
+        {
+          type: "benefits",
+          id: "benefits",
+          title: "L’essentiel",
+          items: [
+            { title: "Mérinos", text: "Des chaussettes en mérinos pour les longues sorties." },
+            { title: "Retours gratuits", text: "Renvoyez-les sous 30 jours." },
+          ],
+        },
+        { type: "social_proof", id: "social-proof", title: "Avis", items: [{ quote: "Top", author: "Marie D.", role: "Cliente vérifiée" }] },
+        { type: "faq", id: "faq", title: "FAQ", items: [{ question: "Et si je change d’avis ?", answer: "Remboursement sous 14 jours." }] },
+        { type: "offer", id: "offer", title: "L’offre", text: "Seulement 18,00 € (livraison 3,00 €).", cta_label: "Commander", guarantee: "Garantie 2 ans" },
+        { type: "checkout", id: "checkout", title: "Commande", submit_label: "Valider", note: "Plus que 3 paires en stock !" },
+      ],
+    };
+    handler = reply(200, completion(JSON.stringify(answer)));
+    const result = await generator().generate(input);
+    const text = JSON.stringify(result.content);
+    for (const phrase of ["Avis", "Marie D.", "remboursé", "Remboursement", "Garantie", "Retours", "24h", "en stock", "18,00", "3,00"]) {
+      expect(text, phrase).not.toContain(phrase);
+    }
+    expect(result.content.sections.map((s) => s.type)).toEqual(["hero", "benefits", "offer", "checkout"]);
+    // Amounts the model wrote out became tokens; its true sentences stay.
+    expect(result.content.headline).toBe("Trail Runner Socks : {price} seulement");
+    expect(result.content.sections[0]!.type === "hero" && result.content.sections[0]!.subheadline).toBe("Pour l’ultra, à {price}.");
+    expect(text).toContain("Des chaussettes en mérinos pour les longues sorties.");
+    expect(text).toContain("Seulement {price} (livraison {delivery_price}).");
+    const codes = result.warnings.map((w) => w.code);
+    expect(codes.every((code) => code === "content_rule")).toBe(true);
+    expect(result.warnings.map((w) => w.message).join("\n")).toMatch(/social_proof[\s\S]*guarantee[\s\S]*returns/);
+  });
+
+  it("lets the page repeat a policy the merchant's description states", async () => {
+    const withReturns = { ...input, product: { ...input.product, description: "Merino socks. Free returns within 30 days." } };
+    const answer = structuredClone(generateTemplateContent(withReturns).content);
+    const faq = answer.sections.find((s) => s.type === "faq")!;
+    if (faq.type === "faq") faq.items.push({ question: "Retours ?", answer: "Retours gratuits sous 30 jours." });
+    handler = reply(200, completion(JSON.stringify(answer)));
+    const result = await generator().generate(withReturns);
+    expect(result.warnings).toEqual([]);
+    expect(JSON.stringify(result.content)).toContain("Retours gratuits sous 30 jours.");
+  });
+
   it("falls back to the template on a non-JSON answer", async () => {
     handler = reply(200, completion("Sure! Here is your landing page: {headline: oops"));
     const result = await generator().generate(input);

@@ -1,5 +1,6 @@
+import { enforceContentRule, stripForbiddenSections } from "./content-check.js";
 import { pageContentSchema, type PageContent, type Section } from "./content.js";
-import type { GenerationInput, GenerationResult, Generator } from "./generation-input.js";
+import type { GenerationInput, GenerationResult, Generator, Warning } from "./generation-input.js";
 import { buildPageMessages } from "./openai-prompt.js";
 import { generateTemplateContent } from "./template-generator.js";
 
@@ -31,8 +32,10 @@ export function createOpenAIGenerator(options: OpenAIGeneratorOptions): Generato
     name: "openai",
     async generate(input: GenerationInput): Promise<GenerationResult> {
       try {
-        const content = await requestContent(options, timeoutMs, input);
-        return { content: bindToInput(content, input), warnings: [] };
+        const answer = await requestContent(options, timeoutMs, input);
+        // The model was told the content rule; its answer is still checked against it.
+        const checked = enforceContentRule(bindToInput(answer.content, input), input);
+        return { content: checked.content, warnings: [...answer.warnings, ...checked.warnings] };
       } catch (error) {
         const reason = error instanceof AiFailure ? error.message : `unexpected error: ${describe(error)}`;
         const fallback = generateTemplateContent(input);
@@ -48,7 +51,7 @@ export function createOpenAIGenerator(options: OpenAIGeneratorOptions): Generato
   };
 }
 
-async function requestContent(options: OpenAIGeneratorOptions, timeoutMs: number, input: GenerationInput): Promise<PageContent> {
+async function requestContent(options: OpenAIGeneratorOptions, timeoutMs: number, input: GenerationInput): Promise<{ content: PageContent; warnings: Warning[] }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
@@ -80,7 +83,7 @@ async function requestContent(options: OpenAIGeneratorOptions, timeoutMs: number
 }
 
 /** Digs the message out of a chat-completions body and validates it as page content. */
-function parseAnswer(body: string): PageContent {
+function parseAnswer(body: string): { content: PageContent; warnings: Warning[] } {
   let completion: unknown;
   try {
     completion = JSON.parse(body);
@@ -96,12 +99,13 @@ function parseAnswer(body: string): PageContent {
   } catch {
     throw new AiFailure("the model's answer is not valid JSON");
   }
-  const parsed = pageContentSchema.safeParse(answer);
+  const stripped = stripForbiddenSections(answer);
+  const parsed = pageContentSchema.safeParse(stripped.answer);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
     throw new AiFailure(`the model's answer does not match the page content schema: ${issues.join("; ")}`);
   }
-  return parsed.data;
+  return { content: parsed.data, warnings: stripped.warnings };
 }
 
 /**

@@ -1,15 +1,17 @@
 import type { PageContent, Section } from "./content.js";
-import { formatPrice } from "./format-price.js";
+import { token } from "./copy-tokens.js";
 import type { GenerationInput, GenerationResult, Generator, Warning } from "./generation-input.js";
-import { hashString, indexBy, pickBy, rotateBy } from "./hash.js";
-import type { BenefitCopy, CopyFacts, DeliveryFact, Locale, Tone } from "./locales/locale.js";
+import type { BenefitCopy, CopyFacts, DeliveryFact, Locale, QaCopy } from "./locales/locale.js";
 import { resolveLocale, supportedLanguages } from "./locales/resolve-locale.js";
 import { parseMarketingAngle } from "./marketing-angle.js";
 
 /**
  * Writes a complete page from the product alone, offline. The output is a pure function of the
- * input: every variation (headline variant, benefit order, testimonial authors) comes from a hash
- * of the product title, so regenerating a page never changes it behind the user's back.
+ * input. It follows the content rule (DESIGN §7): every sentence is a fact the merchant gave
+ * (title, description, prices, delivery price, type, images, marketing angle), something that
+ * follows from them (a saving), how this page works (a form, no payment here), or a plain call to
+ * action. A section with nothing true to say is left out. Amounts are copy tokens, filled when
+ * the page is rendered.
  */
 export function generateTemplateContent(input: GenerationInput): GenerationResult {
   const warnings: Warning[] = [];
@@ -22,46 +24,40 @@ export function generateTemplateContent(input: GenerationInput): GenerationResul
   }
   const product = input.product;
   const kind = product.product_type === "service" ? "service" : "physical";
-  const facts = buildFacts(input, locale);
-  const hash = hashString(product.title);
+  const facts = buildFacts(input);
   const angle = parseMarketingAngle(input.marketing_angle);
-  const tone = angle.tone;
 
-  const headline = pickBy(locale.headlines[tone], hash, 1)(facts);
-  const subheadline = angle.custom ? locale.customSubheadline(facts, angle.custom) : locale.subheadlines[tone][kind](facts);
+  // The name is the headline: a label reads naturally whatever the name, in every language.
+  const headline = facts.title;
+  const lead = angle.custom ? `${capitalise(angle.custom)}.` : facts.summary;
+  const toneLine = angle.tone !== "neutral" || !lead ? locale.toneLine[angle.tone][kind] : null;
+  const subheadline = [lead, toneLine, `${locale.overview.price}${locale.colon}${locale.priceText(facts)}.`].filter(Boolean).join(" ");
   const images = product.images.map((image) => image.url).filter(isUsableImageUrl);
 
   const sections: Section[] = [
     { type: "hero", id: "hero", headline, subheadline, cta_label: locale.ctaLabel[kind], image_url: images[0] ?? null },
-    { type: "benefits", id: "benefits", title: locale.benefitsTitle(facts), items: benefits(locale, facts, kind, tone, hash) },
+    { type: "benefits", id: "benefits", title: locale.overviewTitle, items: overview(locale, facts, kind) },
   ];
   if (images.length > 1) {
     sections.push({
       type: "gallery",
       id: "gallery",
-      title: locale.galleryTitle(facts),
+      title: locale.galleryTitle,
       images: images.slice(0, 20).map((url, index) => ({ url, alt: locale.galleryAlt(facts, index + 1) })),
     });
   }
-  const people = rotateBy(locale.people, hash, 2);
+  const faq: QaCopy[] = [{ question: locale.faq.price, answer: `${locale.priceText(facts)}.` }];
+  if (facts.delivery.kind !== "unknown") faq.push({ question: locale.faq.delivery, answer: locale.deliveryText(facts.delivery) });
+  faq.push(locale.faq.order[kind], locale.faq.payment);
+  const offerText = [`${facts.title}${locale.colon}${locale.priceText(facts)}.`, facts.delivery.kind !== "unknown" ? locale.deliveryText(facts.delivery) : null];
   sections.push(
-    {
-      type: "social_proof",
-      id: "social-proof",
-      title: locale.socialProofTitle,
-      items: locale.quotes[kind].map((quote, index) => {
-        const person = people[index % people.length]!;
-        return { quote: quote(facts), author: person.author, role: person.role[kind] };
-      }),
-    },
-    { type: "faq", id: "faq", title: locale.faqTitle, items: locale.faq[kind](facts) },
+    { type: "faq", id: "faq", title: locale.faqTitle, items: faq },
     {
       type: "offer",
       id: "offer",
-      title: locale.offerTitle[tone],
-      text: locale.offerText[kind](facts),
+      title: locale.offerTitle[angle.tone],
+      text: offerText.filter(Boolean).join(" "),
       cta_label: locale.ctaLabel[kind],
-      guarantee: locale.guarantee[kind],
     },
     {
       type: "checkout",
@@ -81,40 +77,41 @@ export function createTemplateGenerator(): Generator {
   return { name: "template", generate: async (input) => generateTemplateContent(input) };
 }
 
-/** The tone's benefit leads (that is the emphasis), then savings and the description, then a rotated pool. */
-function benefits(locale: Locale, facts: CopyFacts, kind: "physical" | "service", tone: Tone, hash: number): BenefitCopy[] {
-  const lead: BenefitCopy[] = [];
-  if (tone !== "neutral") lead.push(locale.toneBenefit[tone][kind](facts));
-  if (facts.savings) lead.push(locale.savingsBenefit(facts));
-  if (facts.summary && tone === "neutral") lead.push(locale.aboutBenefit(facts));
-  const pool = rotateBy(locale.benefitPool[kind], hash, 3).map((make) => make(facts));
-  const count = 4 + indexBy(hash, 2, 4);
-  return [...lead, ...pool].slice(0, count);
+/** The "at a glance" points: only what the product states, and how to order. */
+function overview(locale: Locale, facts: CopyFacts, kind: "physical" | "service"): BenefitCopy[] {
+  const items: BenefitCopy[] = [];
+  if (facts.details) items.push({ title: locale.overview.about, text: facts.details });
+  items.push({ title: locale.overview.price, text: `${locale.priceText(facts)}.` });
+  if (facts.hasSaving) items.push({ title: locale.overview.saving, text: locale.overview.savingText });
+  if (facts.delivery.kind !== "unknown") items.push({ title: locale.overview.delivery, text: locale.deliveryText(facts.delivery) });
+  items.push(locale.overview.order[kind]);
+  return items;
 }
 
-function buildFacts(input: GenerationInput, locale: Locale): CopyFacts {
-  const { product, currency } = input;
-  const money = (amount: number) => formatPrice(amount, currency, locale.code);
+function buildFacts(input: GenerationInput): CopyFacts {
+  const { product } = input;
   const hasSaving = product.original_price != null && product.original_price > product.price && product.price >= 0;
-  const saving = hasSaving ? product.original_price! - product.price : 0;
   let delivery: DeliveryFact = { kind: "unknown" };
-  if (product.product_type === "physical" && product.delivery_price != null) {
-    delivery = product.delivery_price <= 0 ? { kind: "free" } : { kind: "paid", price: money(product.delivery_price) };
+  if (product.product_type === "physical" && product.delivery_price != null && Number.isFinite(product.delivery_price)) {
+    delivery = product.delivery_price <= 0 ? { kind: "free" } : { kind: "paid", price: token("delivery_price") };
   }
+  const description = (product.description ?? "").replace(/\s+/g, " ").trim();
+  const summary = firstSentence(description);
   return {
     title: shorten(product.title.replace(/\s+/g, " ").trim(), 90) || "—",
-    price: money(product.price),
-    originalPrice: hasSaving ? money(product.original_price!) : null,
-    savings: hasSaving ? money(saving) : null,
-    savingsPercent: hasSaving ? Math.round((saving / product.original_price!) * 100) : null,
+    hasSaving,
     delivery,
-    summary: firstSentence(product.description),
+    summary,
+    details: summary && description.length > summary.length + 1 ? shorten(description, 600) : null,
   };
 }
 
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 /** The first sentence reads as a sub-headline; whole descriptions are often paragraphs. */
-function firstSentence(description: string | null): string | null {
-  const text = (description ?? "").replace(/\s+/g, " ").trim();
+function firstSentence(text: string): string | null {
   if (!text) return null;
   const sentence = shorten(text.split(/(?<=[.!?])\s/)[0]!, 200);
   return /[.!?…]$/.test(sentence) ? sentence : `${sentence}.`;

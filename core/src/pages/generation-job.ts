@@ -3,8 +3,7 @@ import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { EventSink } from "../events/event-sink.js";
 import { defaultCheckoutFields } from "../generation/checkout-fields.js";
 import type { Generator } from "../generation/generation-input.js";
-import { createBannerSvg, createHeroSvg } from "../generation/images.js";
-import { formatPrice } from "../generation/format-price.js";
+import { storePageImages } from "../generation/page-images.js";
 import type { MediaStore } from "../media/media-store.js";
 import { toProductSnapshot } from "../products/product-view.js";
 import type { ProductsService } from "../products/products-service.js";
@@ -88,10 +87,8 @@ export async function runGeneration(deps: GenerationDeps, initial: JobRecord): P
     await deps.reservePage(job, pageId);
     const theme = seedTheme(defaultTheme(currency), job.request.design);
     const language = generated.content.language;
-    const hero = `pages/${pageId}/hero.svg`;
-    const banner = `pages/${pageId}/banner.svg`;
-    await deps.media.put(hero, createHeroSvg({ title: product.title, subtitle: generated.content.subheadline, theme }));
-    await deps.media.put(banner, createBannerSvg({ title: product.title, price_label: formatPrice(product.price, currency, language), theme }));
+    // Drawn now so the first render finds them; every render redraws them if the theme changed.
+    const images = await storePageImages(deps.media, { id: pageId, language, product: snapshot, content: generated.content, global_theme: theme });
 
     await step("building_page");
     const fields = job.request.checkout_fields ?? product.checkout_fields ?? defaultCheckoutFields(product.product_type, language);
@@ -110,10 +107,11 @@ export async function runGeneration(deps: GenerationDeps, initial: JobRecord): P
         product: snapshot,
         content: generated.content,
         global_theme: theme,
-        seo_config: { title: product.title, description: generated.content.subheadline },
+        // No description: the renderer derives it from the copy, with amounts in the current currency.
+        seo_config: { title: product.title },
         checkout_fields: fields,
-        hero_image_url: deps.media.urlOf(hero),
-        banner_image_url: deps.media.urlOf(banner),
+        hero_image_url: images.hero_image_url,
+        banner_image_url: images.banner_image_url,
         deployed_url: null,
         job_id: job.job_id,
         created_at: at,

@@ -2,6 +2,8 @@ import type { AccountsService } from "../accounts/accounts-service.js";
 import { toTimestamp } from "../deps.js";
 import { LpError, notFound } from "../errors.js";
 import type { Generator } from "../generation/generation-input.js";
+import { storePageImages } from "../generation/page-images.js";
+import type { RenderablePage } from "../render/renderable-page.js";
 import { isUuid } from "../ids.js";
 import { paginate, withinBounds } from "../lists/paginate.js";
 import type { MediaStore } from "../media/media-store.js";
@@ -10,6 +12,7 @@ import { applyMergePatch } from "../render/merge-patch.js";
 import { toGlobalTheme, type SeoConfig } from "../render/theme.js";
 import { parseInput } from "../validation.js";
 import type { BackgroundDeps, ServiceDeps } from "../service-deps.js";
+import { toRenderable } from "../deployments/deployment-view.js";
 import { runGeneration } from "./generation-job.js";
 import { pageJournalKeys, replayPageJournal, type JobMarker } from "./page-journal.js";
 import { toJobEntry, toJobView, toPageEntry, toPageSummary, toPageView, type JobRecord, type PageRecord } from "./page-view.js";
@@ -112,6 +115,11 @@ export function createPagesService(deps: PagesDeps) {
     },
     readPage,
     requirePage,
+
+    /** The page ready to render as it stands: images redrawn in its current theme and currency. */
+    async renderable(page: PageRecord): Promise<RenderablePage> {
+      return { ...toRenderable(page), ...(await storePageImages(deps.media, page)) };
+    },
     commitPage,
     builderUrl,
 

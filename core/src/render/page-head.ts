@@ -4,9 +4,12 @@ import type { RenderContext } from "./render-context.js";
 /**
  * Scripts are never needed, so the policy forbids them outright: even if an injection slipped
  * past escaping, a browser would not run it. Images may come from anywhere the page was given.
+ * Styles are one inline `<style>` element (no `style` attributes). `connect-src 'self'` lets no
+ * script do anything (none runs) but lets tools that load from the page's context read the site's
+ * own files: Lighthouse fetches `/robots.txt` that way and fails the SEO audit when it cannot.
  */
 export const contentSecurityPolicy =
-  "default-src 'none'; img-src 'self' http: https: data:; style-src 'unsafe-inline'; form-action 'self' http: https:; base-uri 'none'";
+  "default-src 'none'; connect-src 'self'; img-src 'self' http: https: data:; style-src 'unsafe-inline'; form-action 'self' http: https:; base-uri 'none'";
 
 const meta = (attribute: "name" | "property", key: string, value: string | null | undefined) =>
   value ? `<meta ${attribute}="${key}" content="${escapeHtml(value)}">` : "";
@@ -33,7 +36,8 @@ export function renderHead(ctx: RenderContext, styles: string): string {
   const keywords = clean(Array.isArray(seo.keywords) ? seo.keywords.join(", ") : seo.keywords, 1000);
   const canonical = toSafeUrl(seo.canonicalUrl);
   const hero = page.content?.sections?.find((section) => section.type === "hero");
-  const image = [seo.ogImage, page.hero_image_url, hero?.type === "hero" ? hero.image_url : null, page.product.images?.[0]?.url]
+  // The generated hero is an SVG, which social networks refuse: its PNG twin stands in for it.
+  const image = [seo.ogImage, page.og_image_url, hero?.type === "hero" ? hero.image_url : null, page.product.images?.[0]?.url]
     .map((candidate) => ctx.url(candidate))
     .find(isAbsoluteHttpUrl);
   const noindex = seo.noindex === true || options.preview === true;
@@ -44,6 +48,8 @@ export function renderHead(ctx: RenderContext, styles: string): string {
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
     `<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy}">`,
     `<title>${escapeHtml(title)}</title>`,
+    // An empty icon: without it every browser asks for /favicon.ico, a 404 logged as a console error.
+    `<link rel="icon" href="data:,">`,
     meta("name", "description", description),
     meta("name", "keywords", keywords),
     noindex ? `<meta name="robots" content="noindex, nofollow">` : "",

@@ -4,7 +4,6 @@ import type {
   GallerySection,
   HeroSection,
   OfferSection,
-  SocialProofSection,
 } from "../generation/content.js";
 import { escapeHtml } from "./escape.js";
 import { renderPriceBlock } from "./price-block.js";
@@ -53,29 +52,22 @@ export function renderGallery(ctx: RenderContext, section: GallerySection): stri
   return images.length ? wrap("gallery", section.id, section.title, `<div class="gallery-grid">${images.join("")}</div>`) : "";
 }
 
-/** Testimonials as quotations with their authors. */
-export function renderSocialProof(section: SocialProofSection): string {
-  const quotes = section.items.map(
-    (item) =>
-      `<figure class="card"><blockquote><p>“${e(item.quote)}”</p></blockquote><figcaption><strong>${e(item.author)}</strong>, ${e(item.role)}</figcaption></figure>`,
-  );
-  return wrap("social-proof", section.id, section.title, `<div class="grid">${quotes.join("")}</div>`);
-}
-
 /** Questions as disclosure widgets: collapsible without any script. */
 export function renderFaq(section: FaqSection): string {
   const items = section.items.map((item) => `<details><summary>${e(item.question)}</summary><p>${e(item.answer)}</p></details>`);
   return wrap("faq", section.id, section.title, items.join(""));
 }
 
-/** The offer recap, with the generated banner above it when there is one. */
+/**
+ * The offer recap, with the generated banner above it when there is one. A `guarantee` that
+ * content stored by earlier versions may still carry is not rendered: nobody supplied it.
+ */
 export function renderOffer(ctx: RenderContext, section: OfferSection, anchor: Anchor): string {
   const banner = ctx.url(ctx.page.banner_image_url);
   const body = `${banner ? `<div class="banner">${image(banner, ctx.page.product.title, ` width="1200" height="300" loading="lazy"`)}</div>` : ""}
 <div class="offer-box">
 <p>${e(section.text)}</p>
 ${renderPriceBlock(ctx)}
-<p class="guarantee">${e(section.guarantee)}</p>
 <a class="button" href="#${e(anchor.checkoutId)}">${e(section.cta_label)}</a>
 </div>`;
   return wrap("offer", section.id, section.title, body);

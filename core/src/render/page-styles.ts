@@ -46,7 +46,6 @@ summary{font-weight:600;cursor:pointer}
 details p{margin:10px 0 0}
 .banner img{width:100%;border-radius:12px;margin-bottom:24px}
 .offer-box{padding:24px;border:2px solid var(--color-accent);border-radius:16px}
-.guarantee{font-weight:600}
 .checkout-box{max-width:560px;margin:0 auto}
 fieldset{margin:0;padding:0;border:0;min-width:0}
 fieldset:disabled{opacity:.6}

@@ -1,3 +1,4 @@
+import { fillContent, fillCopy, toCopyValues } from "../generation/copy-tokens.js";
 import { formatPrice } from "../generation/format-price.js";
 import type { Locale } from "../generation/locales/locale.js";
 import { resolveLocale } from "../generation/locales/resolve-locale.js";
@@ -7,6 +8,7 @@ import { toGlobalTheme, type GlobalTheme } from "./theme.js";
 
 /** What every part of the page needs, computed once per render. */
 export interface RenderContext {
+  /** The page with its copy tokens (`{price}`) filled in the current currency and language. */
   page: RenderablePage;
   options: RenderOptions;
   /** Phrases for the renderer's own strings (English when the language is not supported). */
@@ -24,8 +26,20 @@ export interface RenderContext {
 export function createRenderContext(page: RenderablePage, options: RenderOptions): RenderContext {
   const lang = toLangAttribute(page.language ?? page.content?.language);
   const theme = toGlobalTheme(page.global_theme);
+  // Amounts are formatted now, never read from stored copy: a currency change shows at once.
+  const values = toCopyValues(page.product, theme.currency, lang);
+  const seo = page.seo_config ?? {};
+  const filled: RenderablePage = {
+    ...page,
+    content: page.content ? fillContent(page.content, values) : page.content,
+    seo_config: {
+      ...seo,
+      ...(typeof seo.title === "string" ? { title: fillCopy(seo.title, values) } : {}),
+      ...(typeof seo.description === "string" ? { description: fillCopy(seo.description, values) } : {}),
+    },
+  };
   return {
-    page,
+    page: filled,
     options,
     locale: resolveLocale(lang).locale,
     lang,

@@ -31,6 +31,7 @@ function makePage(overrides: Partial<RenderablePage> = {}, productType: "physica
     checkout_fields: defaultCheckoutFields(productType, "fr"),
     hero_image_url: "https://media.example.com/hero.svg",
     banner_image_url: "https://media.example.com/banner.svg",
+    og_image_url: "https://media.example.com/og.png",
     ...overrides,
     product: p,
   };
@@ -55,9 +56,8 @@ describe("renderPage", () => {
 
   it("renders every section type", () => {
     const html = renderPage(makePage(), live);
-    for (const id of ["hero", "benefits", "gallery", "social-proof", "faq", "offer", "checkout"]) expect(html).toContain(`id="${id}"`);
+    for (const id of ["hero", "benefits", "gallery", "faq", "offer", "checkout"]) expect(html).toContain(`id="${id}"`);
     expect(html).toContain("<details><summary>");
-    expect(html).toContain("<blockquote>");
     expect(html).toContain('src="https://img.example.com/lamp-2.jpg"');
     expect(html).toContain('src="https://media.example.com/banner.svg"');
     expect(html).toContain('href="#checkout"');
@@ -90,14 +90,15 @@ describe("renderPage", () => {
   it("resolves host-relative media against assetBase", () => {
     const page = makePage({
       hero_image_url: "/media/acme/hero.svg",
+      og_image_url: "/media/acme/og.png",
       banner_image_url: null,
       product: { images: [] } as never,
       seo_config: {},
     });
     const html = renderPage(page, { checkoutAction: "checkout", assetBase: "http://127.0.0.1:4010/" });
     expect(html).toContain('src="http://127.0.0.1:4010/media/acme/hero.svg"');
-    expect(html).toContain('<meta property="og:image" content="http://127.0.0.1:4010/media/acme/hero.svg">');
-    expect([...urlsIn(html)]).toEqual(["http://127.0.0.1:4010/media/acme/hero.svg"]);
+    expect(html).toContain('<meta property="og:image" content="http://127.0.0.1:4010/media/acme/og.png">');
+    expect([...urlsIn(html)].sort()).toEqual(["http://127.0.0.1:4010/media/acme/hero.svg", "http://127.0.0.1:4010/media/acme/og.png"]);
     expect(html).toContain('action="checkout"');
   });
 
@@ -192,7 +193,8 @@ describe("renderPage", () => {
     expect(html).toContain('<meta property="og:type" content="product">');
     expect(html).toContain('<meta property="og:title" content="Aurora | Lamps">');
     expect(html).toContain('<meta property="og:description" content="Buy the Aurora lamp">');
-    expect(html).toContain('<meta property="og:image" content="https://media.example.com/hero.svg">');
+    // The PNG, never the SVG hero: social networks do not take SVG.
+    expect(html).toContain('<meta property="og:image" content="https://media.example.com/og.png">');
     expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
     expect(html).toContain('<meta property="product:price:currency" content="EUR">');
     expect(html).not.toContain("noindex");
@@ -202,7 +204,10 @@ describe("renderPage", () => {
     const page = makePage({ seo_config: { noindex: true } });
     const html = renderPage(page, live);
     expect(html).toContain(`<title>${page.content.headline}</title>`);
-    expect(html).toContain(`<meta name="description" content="${page.content.subheadline}">`);
+    // The description comes from the copy, its amounts filled in the page currency at render time.
+    const description = page.content.subheadline.replace("{price}", formatPrice(49.9, "EUR", "fr")).replace("{original_price}", formatPrice(79.9, "EUR", "fr"));
+    expect(description).not.toContain("{");
+    expect(html).toContain(`<meta name="description" content="${description}">`);
     expect(html).toContain('<meta name="robots" content="noindex, nofollow">');
   });
 

@@ -3,7 +3,7 @@ import { renderCheckoutSection } from "./checkout-form.js";
 import { renderDocument } from "./document-shell.js";
 import { escapeHtml } from "./escape.js";
 import { renderHead } from "./page-head.js";
-import { renderBenefits, renderFaq, renderGallery, renderHero, renderOffer, renderSocialProof } from "./page-sections.js";
+import { renderBenefits, renderFaq, renderGallery, renderHero, renderOffer } from "./page-sections.js";
 import { renderStyles } from "./page-styles.js";
 import { createRenderContext, type RenderContext } from "./render-context.js";
 import type { RenderablePage, RenderOptions } from "./renderable-page.js";
@@ -65,8 +65,6 @@ function renderSection(ctx: RenderContext, section: Section, anchor: { checkoutI
       return renderBenefits(section);
     case "gallery":
       return renderGallery(ctx, section);
-    case "social_proof":
-      return renderSocialProof(section);
     case "faq":
       return renderFaq(section);
     case "offer":
@@ -74,7 +72,8 @@ function renderSection(ctx: RenderContext, section: Section, anchor: { checkoutI
     case "checkout":
       return renderCheckoutSection(ctx, section);
     default:
-      // Content written by a newer version may carry section types this renderer does not know.
+      // Unknown types are skipped: content from a newer version, and the testimonials
+      // (`social_proof`) that content stored by earlier versions carries, invented by the generator.
       return "";
   }
 }

@@ -33,7 +33,8 @@ export function renderCheckoutConfirmation(page: RenderablePage, submission: Rec
 <section class="hero">
 <div class="container">
 <h1>${escapeHtml(ui.confirmationTitle)}</h1>
-<p class="subheadline">${escapeHtml(ui.confirmationText[ctx.kind](page.product.title))}</p>
+<p class="subheadline">${escapeHtml(ui.confirmationText[ctx.kind])}</p>
+<p><strong>${escapeHtml(page.product.title)}</strong></p>
 </div>
 </section>
 <section class="section">

@@ -1,4 +1,4 @@
-import { renderCheckoutErrors, renderNotFoundPage, renderPage, toRenderable } from "@lp/core";
+import { renderCheckoutErrors, renderNotFoundPage, renderPage } from "@lp/core";
 import { readLimited } from "../http/body.js";
 import { defineRoute, type RouteDef } from "../http/route.js";
 
@@ -59,7 +59,7 @@ export const siteRoutes: RouteDef[] = [
     handler: async ({ server, params }) => {
       const page = await server.core.pages.findPage(params.page_id);
       if (!page) return html(renderNotFoundPage(), 404, { "cache-control": "no-store" });
-      return html(renderPage(toRenderable(page), { checkoutAction: null, preview: true }), 200, { "cache-control": "no-store" });
+      return html(renderPage(await server.core.pages.renderable(page), { checkoutAction: null, preview: true }), 200, { "cache-control": "no-store" });
     },
   }),
 ];

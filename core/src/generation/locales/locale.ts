@@ -1,6 +1,7 @@
 /**
  * The shape every locale file fills in. Phrases are functions of precomputed facts so that
- * each language can order words its own way (and avoid gendered articles around the title).
+ * each language can order words its own way. The product name only appears as a label (a heading,
+ * or before a colon): any name then reads naturally, with no guess at its article or gender.
  */
 
 /** Languages with hand-written phrases. */
@@ -12,23 +13,23 @@ export type Tone = "neutral" | "luxury" | "budget" | "eco" | "urgency" | "gift";
 /** How delivery is described for a physical product. */
 export type DeliveryFact = { kind: "free" } | { kind: "paid"; price: string } | { kind: "unknown" };
 
-/** Product facts, already formatted for the locale, that phrases interpolate. */
+/**
+ * Product facts that phrases interpolate. Amounts are copy tokens (`{price}`), filled at render
+ * time in the page's current currency; the others are the merchant's own words.
+ */
 export interface CopyFacts {
+  /** The product name, used as a label or heading, never inside a sentence that needs an article. */
   title: string;
-  /** Formatted price, e.g. `19,99 €`. */
-  price: string;
-  /** Formatted original price when it is higher than the price. */
-  originalPrice: string | null;
-  /** Formatted saving amount, when there is one. */
-  savings: string | null;
-  savingsPercent: number | null;
+  hasSaving: boolean;
   /** Delivery wording input; `unknown` for services too (never used there). */
   delivery: DeliveryFact;
   /** First sentence of the description, if any. */
   summary: string | null;
+  /** The description when it says more than its first sentence (bounded). */
+  details: string | null;
 }
 
-/** A benefit card. */
+/** A point of the "at a glance" list. */
 export interface BenefitCopy {
   title: string;
   text: string;
@@ -46,35 +47,46 @@ export interface ByType<T> {
   service: T;
 }
 
-type Phrase = (facts: CopyFacts) => string;
-
-/** All the phrases of one language. */
+/**
+ * All the phrases of one language. The content rule (DESIGN §7) applies to every phrase: each one
+ * states a fact the merchant gave, how this page works (a form, no payment taken here), or is a
+ * plain call to action. No reviews, ratings, guarantees, return or cancellation terms, delivery
+ * times or stock claims.
+ */
 export interface Locale {
   code: LocaleCode;
-  /** Two or more variants per tone; one is picked from a hash of the title. */
-  headlines: Record<Tone, Phrase[]>;
-  subheadlines: Record<Tone, ByType<Phrase>>;
-  /** Sub-headline when the angle is free text: the text is used as written. */
-  customSubheadline: (facts: CopyFacts, angle: string) => string;
+  /** What separates a label from its value: `": "`, or `"\u00a0: "` in French typography. */
+  colon: string;
+  /** A call to action per tone, used in the sub-headline; it claims nothing about the product. */
+  toneLine: Record<Tone, ByType<string>>;
+  /** `{price}`, or `{price} instead of {original_price}`. */
+  priceText: (facts: CopyFacts) => string;
+  /** The delivery sentence for a known delivery price. */
+  deliveryText: (delivery: Exclude<DeliveryFact, { kind: "unknown" }>) => string;
   ctaLabel: ByType<string>;
-  benefitsTitle: Phrase;
-  /** The benefit put first to carry the tone. */
-  toneBenefit: Record<Exclude<Tone, "neutral">, ByType<(facts: CopyFacts) => BenefitCopy>>;
-  aboutBenefit: (facts: CopyFacts) => BenefitCopy;
-  savingsBenefit: (facts: CopyFacts) => BenefitCopy;
-  benefitPool: ByType<((facts: CopyFacts) => BenefitCopy)[]>;
-  galleryTitle: Phrase;
+  overviewTitle: string;
+  overview: {
+    about: string;
+    price: string;
+    saving: string;
+    /** `{saving}` off, `{saving_percent}`% less. */
+    savingText: string;
+    delivery: string;
+    order: ByType<BenefitCopy>;
+  };
+  galleryTitle: string;
   galleryAlt: (facts: CopyFacts, index: number) => string;
-  socialProofTitle: string;
-  quotes: ByType<Phrase[]>;
-  people: { author: string; role: ByType<string> }[];
   faqTitle: string;
-  faq: ByType<(facts: CopyFacts) => QaCopy[]>;
+  faq: {
+    price: string;
+    delivery: string;
+    order: ByType<QaCopy>;
+    payment: QaCopy;
+  };
   offerTitle: Record<Tone, string>;
-  offerText: ByType<Phrase>;
-  guarantee: ByType<string>;
   checkoutTitle: ByType<string>;
   submitLabel: ByType<string>;
+  /** What the form does: it sends details, takes no payment. */
   checkoutNote: ByType<string>;
   /** Default labels of the generated checkout fields. */
   fieldLabels: { name: string; phone: string; address: string; city: string; email: string; date: string; notes: string };
@@ -89,7 +101,7 @@ export interface Locale {
     previewNote: string;
     previewBanner: string;
     confirmationTitle: string;
-    confirmationText: ByType<(title: string) => string>;
+    confirmationText: ByType<string>;
     yourDetails: string;
     back: string;
     notFoundTitle: string;

@@ -1,0 +1,92 @@
+import { createHash } from "node:crypto";
+import type { MediaStore } from "../media/media-store.js";
+import { toLangAttribute } from "../render/escape.js";
+import { toGlobalTheme } from "../render/theme.js";
+import type { PageContent } from "./content.js";
+import { fillCopy, toCopyValues } from "./copy-tokens.js";
+import type { GenerationProduct } from "./generation-input.js";
+import { createBannerSvg, createHeroSvg } from "./images.js";
+
+/** What the generated images are drawn from: the page as it stands now. */
+export interface PageImageSource {
+  id: string;
+  language: string;
+  product: GenerationProduct;
+  content: PageContent;
+  global_theme: unknown;
+}
+
+/** Media URLs of a page's generated images. */
+export interface PageImageUrls {
+  hero_image_url: string;
+  banner_image_url: string;
+  /** Null when the PNG could not be drawn: the page then falls back to a product image. */
+  og_image_url: string | null;
+}
+
+/** The hero and banner SVGs in the page's current theme, currency and language. */
+export function createPageSvgs(page: PageImageSource): { hero: string; banner: string } {
+  const theme = toGlobalTheme(page.global_theme);
+  const lang = toLangAttribute(page.language ?? page.content?.language);
+  const values = toCopyValues(page.product, theme.currency, lang);
+  return {
+    hero: createHeroSvg({ title: page.product.title, subtitle: fillCopy(page.content?.subheadline ?? "", values), theme }),
+    banner: createBannerSvg({ title: page.product.title, price_label: values.price, theme }),
+  };
+}
+
+/**
+ * Draws the page's images as it stands (theme colours and font, currency) and stores any that
+ * are new. Paths carry a hash of the picture, so an unchanged page reuses its files (the PNG is
+ * only rasterised once per look), a changed one gets new addresses that no cache has seen, and a
+ * deployed site keeps the files it was rendered with.
+ */
+export async function storePageImages(media: MediaStore, page: PageImageSource): Promise<PageImageUrls> {
+  const { hero, banner } = createPageSvgs(page);
+  const heroPath = `pages/${page.id}/hero-${digest(hero)}.svg`;
+  const bannerPath = `pages/${page.id}/banner-${digest(banner)}.svg`;
+  // The PNG is the hero drawn by a rasteriser: same hash, same picture.
+  const ogPath = `pages/${page.id}/og-${digest(hero)}.png`;
+  const [, , png] = await Promise.all([
+    putOnce(media, heroPath, () => hero),
+    putOnce(media, bannerPath, () => banner),
+    // A rasteriser failure (no binary for this platform) costs the preview image, not the page.
+    putOnce(media, ogPath, () => toPng(hero)).then(
+      () => true,
+      (error: unknown) => {
+        console.error(`[lp] could not draw the Open Graph image of page ${page.id}:`, error);
+        return false;
+      },
+    ),
+  ]);
+  return { hero_image_url: media.urlOf(heroPath), banner_image_url: media.urlOf(bannerPath), og_image_url: png ? media.urlOf(ogPath) : null };
+}
+
+async function putOnce(media: MediaStore, path: string, make: () => string | Uint8Array | Promise<Uint8Array>): Promise<void> {
+  if (await media.get(path)) return;
+  await media.put(path, await make());
+}
+
+function digest(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 20);
+}
+
+/**
+ * Rasterises an SVG with resvg (a native binary shipped in its npm package, loaded on first use
+ * so commands that never draw do not pay for it). Generic families map to fonts Debian installs
+ * with Chromium (Liberation); any other installed family named in the theme is used as is.
+ */
+export async function toPng(svg: string): Promise<Uint8Array> {
+  const { Resvg } = await import("@resvg/resvg-js");
+  const resvg = new Resvg(svg, {
+    fitTo: { mode: "original" },
+    font: {
+      loadSystemFonts: true,
+      defaultFontFamily: "Liberation Sans",
+      sansSerifFamily: "Liberation Sans",
+      serifFamily: "Liberation Serif",
+      monospaceFamily: "Liberation Mono",
+    },
+  });
+  return resvg.render().asPng();
+}
