@@ -16,6 +16,7 @@ import { toNodeHandler } from "h3/node";
 import { listen } from "listhen";
 import { createApp } from "./app.js";
 import { lockDataDir } from "./data-dir-lock.js";
+import { toSafeNodeHandler } from "./http/node-handler.js";
 
 /** Options of {@link startServer} (the flags of `lp serve`). */
 export interface ServeOptions {
@@ -103,7 +104,8 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   if (wanted !== 0 && !(await isPortFree(wanted, host))) {
     throw new Error(`Port ${wanted} on ${host} is already in use; stop what uses it or pass --port 0 for a free port.`);
   }
-  const listener = await listen(toNodeHandler(app), {
+  // Whatever escapes the app's own error path is still that request's 500, never the end of the process.
+  const listener = await listen(toSafeNodeHandler(toNodeHandler(app)), {
     hostname: host,
     port: wanted,
     autoClose: false,

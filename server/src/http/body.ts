@@ -25,7 +25,10 @@ export async function readLimited(req: Request, limit: number): Promise<Uint8Arr
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel().catch(() => {});
+      // Stop reading, but never cancel: cancelling destroys the socket under the server while the 413 is
+      // being written (the process then died in the server's socket bookkeeping). The 413 carries
+      // `Connection: close`, so Node closes the connection itself once the answer is out.
+      reader.releaseLock();
       throw tooLarge(limit);
     }
     chunks.push(value);

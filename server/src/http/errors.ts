@@ -26,6 +26,8 @@ function headersFor(error: LpError, plane: "account" | "app" | "admin" | "none")
     return { "www-authenticate": plane === "app" ? 'Basic realm="lp developer"' : 'Bearer realm="lp"' };
   }
   if (error.code === "idempotency_key_in_use") return { "retry-after": "1" };
+  // The rest of the body is left unread: the connection cannot carry another request.
+  if (error.code === "payload_too_large") return { connection: "close" };
   if (error.code === "method_not_allowed" && Array.isArray(error.details?.allowed)) {
     return { allow: (error.details.allowed as string[]).join(", ") };
   }
