@@ -65,8 +65,9 @@ export function rawExchange(target: Target, send: (socket: Socket) => void | Pro
     socket.on("data", (chunk) => {
       chunks.push(chunk);
       const answer = parse(Buffer.concat(chunks).toString("latin1"));
+      if (answer.status === null) return;
       const length = Number(answer.headers["content-length"] ?? NaN);
-      if (answer.status !== null && Number.isFinite(length) && Buffer.byteLength(answer.body, "latin1") >= length) finish(false);
+      if (Number.isFinite(length) ? Buffer.byteLength(answer.body, "latin1") >= length : answer.body.endsWith("0\r\n\r\n")) finish(false);
     });
     socket.on("close", () => finish(true));
     socket.on("connect", () => {
