@@ -17,6 +17,7 @@ import { listen } from "listhen";
 import { createApp } from "./app.js";
 import { lockDataDir } from "./data-dir-lock.js";
 import { toSafeNodeHandler } from "./http/node-handler.js";
+import { PUBLIC_CHECKOUT_RATE_LIMIT, type RateLimit } from "./http/rate-limit.js";
 
 /** Options of {@link startServer} (the flags of `lp serve`). */
 export interface ServeOptions {
@@ -37,6 +38,8 @@ export interface ServeOptions {
   generationStepMs?: number;
   /** Refuse webhook receivers on private, loopback and link-local addresses. */
   publicOnly?: boolean;
+  /** Checkout posts per client address; null for none. Default: 30 a minute with `publicOnly`, else none. */
+  checkoutRateLimit?: RateLimit | null;
   /** Where `LP_AI_BASE_URL`, `LP_AI_API_KEY` and `LP_AI_MODEL` are read; default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -93,7 +96,12 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   const adminKey = options.admin === false ? null : (options.adminKey ?? `lpadm_${randomBytes(18).toString("base64url")}`);
   const { app } = createApp({
     core,
-    settings: { simulate: true, adminKey, publicUrl: () => publicUrl },
+    settings: {
+      simulate: true,
+      adminKey,
+      publicUrl: () => publicUrl,
+      checkoutRateLimit: options.checkoutRateLimit !== undefined ? options.checkoutRateLimit : options.publicOnly ? PUBLIC_CHECKOUT_RATE_LIMIT : null,
+    },
     log: options.log,
     afterReset: async () => {
       await ensureDevCredentials(stores.data, core.clock, core.ids);

@@ -1,15 +1,26 @@
 import { renderCheckoutErrors, renderNotFoundPage, renderPage, toRenderable } from "@lp/core";
 import { readForm, type FormLimits } from "../http/form.js";
-import { defineRoute, type RouteDef } from "../http/route.js";
+import { htmlResponse } from "../http/html.js";
+import { createRateLimiter, type RateLimiter } from "../http/rate-limit.js";
+import { defineRoute, type RouteDef, type ServerContext } from "../http/route.js";
 
-const HTML_HEADERS = {
-  "content-type": "text/html; charset=utf-8",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-};
+/** Sites and their checkout answers: nothing of ours frames them, so nobody may. */
+const html = (body: string, status = 200, headers: Record<string, string> = {}) => htmlResponse(body, "none", status, headers);
+/** The builder preview: the dashboard, on this origin, frames it. */
+const builderHtml = (body: string, status = 200, headers: Record<string, string> = {}) => htmlResponse(body, "self", status, headers);
 
-const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
-  new Response(body, { status, headers: { ...HTML_HEADERS, ...headers } });
+/** One limiter per server, made on its first checkout post. */
+const limiters = new WeakMap<ServerContext, RateLimiter | null>();
+function checkoutLimiter(server: ServerContext): RateLimiter | null {
+  if (!limiters.has(server)) {
+    const limit = server.settings.checkoutRateLimit;
+    limiters.set(server, limit ? createRateLimiter(limit, () => server.core.clock.now().getTime()) : null);
+  }
+  return limiters.get(server)!;
+}
+
+/** The client's address as the socket saw it (forwarding headers are not trusted). */
+const clientAddress = (req: Request) => (req as Request & { ip?: string }).ip ?? "unknown";
 
 /**
  * Limits of a checkout post: a page has at most 30 checkout fields of short text, and no file inputs.
@@ -64,6 +75,8 @@ export const siteRoutes: RouteDef[] = [
     plane: "none",
     internal: true,
     handler: async ({ server, params, req }) => {
+      // Counted before the body is read: a refused post costs no parsing.
+      checkoutLimiter(server)?.hit(clientAddress(req));
       const outcome = await server.core.sites.submitCheckout(params.account_id, params.slug, await readCheckoutForm(req));
       if (outcome.kind === "missing") return html(renderNotFoundPage(), 404);
       if (outcome.kind === "invalid") return html(renderCheckoutErrors(outcome.site, outcome.errors), 400, { "cache-control": "no-store" });
@@ -77,8 +90,8 @@ export const siteRoutes: RouteDef[] = [
     internal: true,
     handler: async ({ server, params }) => {
       const page = await server.core.pages.findPage(params.page_id);
-      if (!page) return html(renderNotFoundPage(), 404, { "cache-control": "no-store" });
-      return html(renderPage(toRenderable(page), { checkoutAction: null, preview: true }), 200, { "cache-control": "no-store" });
+      if (!page) return builderHtml(renderNotFoundPage(), 404, { "cache-control": "no-store" });
+      return builderHtml(renderPage(toRenderable(page), { checkoutAction: null, preview: true }), 200, { "cache-control": "no-store" });
     },
   }),
 ];

@@ -15,6 +15,7 @@ export function register(serve: Command): void {
     .option("--deploy-delay <duration>", "spread each deployment over this long, to exercise polling")
     .option("--generation-delay <duration>", "pause per page generation step")
     .option("--public", "refuse webhook URLs on loopback and private addresses, like the hosted service")
+    .option("--checkout-rate-limit <rate>", "checkout posts per client address, e.g. 30/min, or off (default: 30/min with --public, else off)")
     .option("--seed [file]", "load products from fixtures/products.json (or FILE) into an empty dev account")
     .option("--print-env", "print LP_API_URL=... lines for the credentials on stdout once ready")
     .option("--quiet", "no access log");

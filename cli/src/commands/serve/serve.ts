@@ -5,6 +5,7 @@ import { parseDuration, parseDurationList } from "../../runtime/durations.js";
 import { readCredentialsFile, removeCredentialsFile, writeCredentialsFile, type CredentialsFile } from "../../runtime/credentials-file.js";
 import { toChoice, toInt } from "../../runtime/parse.js";
 import { seedProducts } from "./fixtures.js";
+import { toRateLimit } from "./rate-limit-flag.js";
 
 /** Options of `lp serve`. */
 export interface ServeCommandOptions {
@@ -18,6 +19,8 @@ export interface ServeCommandOptions {
   deployDelayMs?: number;
   generationStepMs?: number;
   publicOnly: boolean;
+  /** Undefined: the server's default; null: no limit. */
+  checkoutRateLimit?: { count: number; windowMs: number } | null;
   seed?: string | true;
   printEnv: boolean;
   quiet: boolean;
@@ -36,6 +39,7 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
     deployDelayMs: flags.deployDelay === undefined ? undefined : parseDuration(flags.deployDelay, "--deploy-delay"),
     generationStepMs: flags.generationDelay === undefined ? undefined : parseDuration(flags.generationDelay, "--generation-delay"),
     publicOnly: flags.public === true,
+    checkoutRateLimit: toRateLimit(flags.checkoutRateLimit, "--checkout-rate-limit"),
     seed: flags.seed,
     printEnv: flags.printEnv === true,
     quiet: flags.quiet === true,
@@ -76,6 +80,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     deployDelayMs: opts.deployDelayMs,
     generationStepMs: opts.generationStepMs,
     publicOnly: opts.publicOnly,
+    checkoutRateLimit: opts.checkoutRateLimit,
     env: io.env,
   });
   const creds: CredentialsFile = {
