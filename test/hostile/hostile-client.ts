@@ -144,3 +144,18 @@ export function expectRefused(answer: RawAnswer, status: number, code: string): 
   expect(body.error.code).toBe(code);
   return body.error;
 }
+
+/**
+ * A 4xx, either ours (the error envelope) or Node's own for a request it could not parse (an empty
+ * `400 Bad Request` with `Connection: close`), or a connection closed without an answer.
+ */
+export function expectClientErrorOrClose(answer: RawAnswer): void {
+  if (answer.status === null) {
+    expect(answer.closed).toBe(true);
+    return;
+  }
+  expect(answer.status, answer.raw.slice(0, 400)).toBeGreaterThanOrEqual(400);
+  expect(answer.status, answer.raw.slice(0, 400)).toBeLessThan(500);
+  if (answer.body.length > 0) expect(JSON.parse(answer.body).error.code).toMatch(/^[a-z_]+$/);
+  else expect(answer.headers.connection).toBe("close");
+}

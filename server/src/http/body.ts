@@ -1,5 +1,5 @@
 import { LpError, MAX_IMAGES, MAX_IMAGE_BYTES, type BodyInput } from "@lp/core";
-import { drainRefused } from "./drain.js";
+import { drainRefused, readChunk } from "./drain.js";
 import { readForm, toFieldRecord, type FormLimits } from "./form.js";
 
 /** Largest JSON body accepted. */
@@ -42,7 +42,7 @@ export async function readLimited(req: Request, limit: number): Promise<Uint8Arr
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await readChunk(reader);
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
@@ -57,6 +57,8 @@ export async function readLimited(req: Request, limit: number): Promise<Uint8Arr
   return Buffer.concat(chunks);
 }
 
+const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
+
 const isJson = (type: string) => /^application\/([\w.+-]+\+)?json\b/i.test(type);
 
 /** The parsed body of a request for a route taking `kind`, plus the raw text for idempotency. */
@@ -68,7 +70,15 @@ export async function readBody(req: Request, kind: BodyKind, jsonLimit = JSON_LI
     return { input: { kind: "multipart", fields: toFieldRecord(form.fields), files: form.files }, raw: form.fingerprint };
   }
   const bytes = await readLimited(req, jsonLimit);
-  const text = Buffer.from(bytes).toString("utf8");
+  // JSON is UTF-8 (RFC 8259): bytes that are not must not reach a record as replacement characters.
+  let text: string;
+  let utf8 = true;
+  try {
+    text = utf8Decoder.decode(bytes);
+  } catch {
+    utf8 = false;
+    text = "\uFFFD";
+  }
   if (bytes.byteLength === 0 || text.trim() === "") {
     if (kind === "optional-json") return { input: { kind: "json", body: undefined }, raw: "" };
     if (!type) return { input: { kind: "json", body: undefined }, raw: "" };
@@ -77,6 +87,7 @@ export async function readBody(req: Request, kind: BodyKind, jsonLimit = JSON_LI
     const accepted = kind === "json-or-multipart" ? "application/json or multipart/form-data" : "application/json";
     throw new LpError("unsupported_media_type", `Content-Type '${type.split(";")[0]}' is not accepted here; send ${accepted}.`);
   }
+  if (!utf8) throw new LpError("invalid_json", "The body is not valid JSON: it is not valid UTF-8.");
   try {
     return { input: { kind: "json", body: text.trim() === "" ? undefined : JSON.parse(text) }, raw: text };
   } catch (error) {

@@ -1,3 +1,5 @@
+import { LpError } from "@lp/core";
+
 /** Most bytes read and thrown away after a body was refused. */
 export const DRAIN_BYTES = 16 * 1024 * 1024;
 /** Longest wait for the next chunk while draining, and longest drain in all. */
@@ -30,5 +32,19 @@ export async function drainRefused(reader: ReadableStreamDefaultReader<Uint8Arra
     reader.releaseLock();
   } catch {
     // Released already.
+  }
+}
+
+/**
+ * One read of a request body. A read fails when the client breaks off mid-body or breaks the framing
+ * (a bad chunk): that is the client's doing, a 400, not an error of ours to log as a 500.
+ */
+export async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<ReadableStreamReadResult<Uint8Array>> {
+  try {
+    return await reader.read();
+  } catch {
+    throw new LpError("validation_error", "The request body could not be read: the connection ended or broke before the body was complete.", {
+      issues: [{ path: "body", code: "incomplete_body", message: "the body ended before its declared end" }],
+    });
   }
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Busboy, type BusboyInstance } from "@fastify/busboy";
 import { LpError, type Upload } from "@lp/core";
-import { drainRefused } from "./drain.js";
+import { drainRefused, readChunk } from "./drain.js";
 
 /** Limits of one form body (multipart or urlencoded), checked while it streams in. */
 export interface FormLimits {
@@ -123,7 +123,7 @@ export async function readForm(req: Request, limits: FormLimits, type = req.head
   let size = 0;
   if (reader) {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await readChunk(reader);
       if (done) break;
       size += value.byteLength;
       if (size > limits.bytes) fail(limitError("body", limits.bytes));
