@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   "payload_too_large",
   "unsupported_media_type",
   "idempotency_key_reused",
+  "rate_limited",
   "internal_error",
 ] as const;
 

@@ -36,6 +36,7 @@ export { deploymentListSchema } from "./deployments/deployments-service.js";
 export type { SiteSnapshot, DeploymentRecord } from "./deployments/deployment-view.js";
 export { toRenderable } from "./deployments/deployment-view.js";
 export { renderPage } from "./render/render-page.js";
+export { contentSecurityPolicy } from "./render/page-head.js";
 export { renderNotFoundPage, renderCheckoutConfirmation } from "./render/system-pages.js";
 export { renderCheckoutErrors } from "./deployments/checkout-errors-page.js";
 export { EVENT_TYPES, INTERNAL_EVENT_TYPES, ALL_EVENT_TYPES, EVENT_DESCRIPTIONS, isEventType, type EventType } from "./webhooks/catalogue.js";

@@ -19,6 +19,8 @@ import { listen } from "listhen";
 import { createApp } from "./app.js";
 import { lockDataDir } from "./data-dir-lock.js";
 import { assertAdminExposure } from "./exposure.js";
+import { toSafeNodeHandler } from "./http/node-handler.js";
+import { PUBLIC_CHECKOUT_RATE_LIMIT, type RateLimit } from "./http/rate-limit.js";
 
 /** Options of {@link startServer} (the flags of `lp serve`). */
 export interface ServeOptions {
@@ -41,6 +43,8 @@ export interface ServeOptions {
   publicOnly?: boolean;
   /** Most webhook endpoints per application (default 100). */
   maxEndpoints?: number;
+  /** Checkout posts per client address; null for none. Default: 30 a minute with `publicOnly`, else none. */
+  checkoutRateLimit?: RateLimit | null;
   /** Where `LP_AI_BASE_URL`, `LP_AI_API_KEY` and `LP_AI_MODEL` are read; default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -119,13 +123,19 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   const adminKey = options.admin === false ? null : await ensureAdminKey(stores.data, core.ids, options.adminKey);
   const { app } = createApp({
     core,
-    settings: { simulate: true, adminKey, publicUrl: () => publicUrl },
+    settings: {
+      simulate: true,
+      adminKey,
+      publicUrl: () => publicUrl,
+      checkoutRateLimit: options.checkoutRateLimit !== undefined ? options.checkoutRateLimit : options.publicOnly ? PUBLIC_CHECKOUT_RATE_LIMIT : null,
+    },
     log: options.log,
     afterReset: async () => {
       await ensureDevCredentials(stores.data, core.clock, core.ids);
     },
   });
-  const listener = await listen(toNodeHandler(app), {
+  // Whatever escapes the app's own error path is still that request's 500, never the end of the process.
+  const listener = await listen(toSafeNodeHandler(toNodeHandler(app)), {
     hostname: host,
     port: chosen,
     autoClose: false,

@@ -94,7 +94,7 @@ for (const storage of ["memory", "fs"] as const) {
     it("answers 413 for a JSON body over 1 MiB, declared or not", async () => {
       const huge = JSON.stringify({ title: "Big", price: 1, product_type: "service", description: "x".repeat(1024 * 1024) });
       const streamed = await t.call("POST", "products", { raw: huge, headers: { "content-type": "application/json" } });
-      expect(expectError(streamed, 413, "payload_too_large").details).toEqual({ limit_bytes: 1024 * 1024 });
+      expect(expectError(streamed, 413, "payload_too_large").details).toEqual({ limit: "body", limit_bytes: 1024 * 1024 });
       const declared = await t.call("POST", "products", {
         raw: huge,
         headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(huge)) },

@@ -17,6 +17,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
+  rate_limited: 429,
   internal_error: 500,
 };
 
@@ -26,6 +27,9 @@ function headersFor(error: LpError, plane: "account" | "app" | "admin" | "none")
     return { "www-authenticate": plane === "app" ? 'Basic realm="lp developer"' : 'Bearer realm="lp"' };
   }
   if (error.code === "idempotency_key_in_use") return { "retry-after": "1" };
+  if (error.code === "rate_limited") return { "retry-after": String(error.details?.retry_after_seconds ?? 1) };
+  // The rest of the body is left unread: the connection cannot carry another request.
+  if (error.code === "payload_too_large") return { connection: "close" };
   if (error.code === "method_not_allowed" && Array.isArray(error.details?.allowed)) {
     return { allow: (error.details.allowed as string[]).join(", ") };
   }

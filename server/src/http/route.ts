@@ -1,6 +1,7 @@
 import type { AccountPrincipal, AppPrincipal, BodyInput, Core, Scope } from "@lp/core";
 import type { z } from "zod";
 import type { BodyKind } from "./body.js";
+import type { RateLimit } from "./rate-limit.js";
 import type { RouteResponse } from "./respond.js";
 
 /** Which credentials a route takes. */
@@ -13,6 +14,8 @@ export interface ServerSettings {
   /** Admin key; null turns the admin API off. */
   adminKey: string | null;
   publicUrl: () => string;
+  /** Checkout posts per client address; null or absent for no limit. */
+  checkoutRateLimit?: RateLimit | null;
 }
 
 /** What the server hands every route: the core and the settings. */

@@ -1,24 +1,54 @@
 import { renderCheckoutErrors, renderNotFoundPage, renderPage } from "@lp/core";
-import { readLimited } from "../http/body.js";
-import { defineRoute, type RouteDef } from "../http/route.js";
+import { readForm, type FormLimits } from "../http/form.js";
+import { htmlResponse } from "../http/html.js";
+import { createRateLimiter, type RateLimiter } from "../http/rate-limit.js";
+import { defineRoute, type RouteDef, type ServerContext } from "../http/route.js";
 
-const HTML_HEADERS = {
-  "content-type": "text/html; charset=utf-8",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+/** Sites and their checkout answers: nothing of ours frames them, so nobody may. */
+const html = (body: string, status = 200, headers: Record<string, string> = {}) => htmlResponse(body, "none", status, headers);
+/** The builder preview: the dashboard, on this origin, frames it. */
+const builderHtml = (body: string, status = 200, headers: Record<string, string> = {}) => htmlResponse(body, "self", status, headers);
+
+/** One limiter per server, made on its first checkout post. */
+const limiters = new WeakMap<ServerContext, RateLimiter | null>();
+function checkoutLimiter(server: ServerContext): RateLimiter | null {
+  if (!limiters.has(server)) {
+    const limit = server.settings.checkoutRateLimit;
+    limiters.set(server, limit ? createRateLimiter(limit, () => server.core.clock.now().getTime()) : null);
+  }
+  return limiters.get(server)!;
+}
+
+/** The client's address as the socket saw it (forwarding headers are not trusted). */
+const clientAddress = (req: Request) => (req as Request & { ip?: string }).ip ?? "unknown";
+
+/**
+ * Limits of a checkout post: a page has at most 30 checkout fields of short text, and no file inputs.
+ * Anything past them is not a form of ours: 413 naming the limit.
+ */
+export const CHECKOUT_LIMITS: FormLimits = {
+  bytes: 64 * 1024,
+  parts: 64,
+  fields: 64,
+  fieldSize: 16 * 1024,
+  files: 0,
+  fileSize: 0,
+  fieldNameSize: 100,
 };
 
-const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
-  new Response(body, { status, headers: { ...HTML_HEADERS, ...headers } });
-
-/** Reads a form post (urlencoded or multipart) into plain strings. */
-async function readForm(req: Request): Promise<Record<string, string>> {
-  const bytes = await readLimited(req, 64 * 1024);
-  const type = req.headers.get("content-type") ?? "application/x-www-form-urlencoded";
-  const form = await new Response(Buffer.from(bytes), { headers: { "content-type": type } }).formData().catch(() => null);
-  const values: Record<string, string> = {};
-  for (const [key, value] of form?.entries() ?? []) if (typeof value === "string") values[key] = value;
-  return values;
+/** Reads a form post (urlencoded or multipart) into plain strings; a repeated field keeps its last value. */
+async function readCheckoutForm(req: Request): Promise<Record<string, string>> {
+  // A post without a type is read as the urlencoded form a browser sends. What is not a form body at all
+  // reads as an empty form: the page then lists the required fields.
+  const type = req.headers.get("content-type") || "application/x-www-form-urlencoded";
+  if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type)) return {};
+  try {
+    const form = await readForm(req, CHECKOUT_LIMITS, type);
+    return Object.fromEntries([...form.fields].map(([name, values]) => [name, values[values.length - 1]!]));
+  } catch (error) {
+    if ((error as { code?: string }).code === "validation_error") return {};
+    throw error;
+  }
 }
 
 /** The deployed sites, their checkout forms, and the builder preview. Public, like the hosted pages. */
@@ -45,7 +75,9 @@ export const siteRoutes: RouteDef[] = [
     plane: "none",
     internal: true,
     handler: async ({ server, params, req }) => {
-      const outcome = await server.core.sites.submitCheckout(params.account_id, params.slug, await readForm(req));
+      // Counted before the body is read: a refused post costs no parsing.
+      checkoutLimiter(server)?.hit(clientAddress(req));
+      const outcome = await server.core.sites.submitCheckout(params.account_id, params.slug, await readCheckoutForm(req));
       if (outcome.kind === "missing") return html(renderNotFoundPage(), 404);
       if (outcome.kind === "invalid") return html(renderCheckoutErrors(outcome.site, outcome.errors), 400, { "cache-control": "no-store" });
       return html(outcome.html, 200, { "cache-control": "no-store" });
@@ -58,8 +90,8 @@ export const siteRoutes: RouteDef[] = [
     internal: true,
     handler: async ({ server, params }) => {
       const page = await server.core.pages.findPage(params.page_id);
-      if (!page) return html(renderNotFoundPage(), 404, { "cache-control": "no-store" });
-      return html(renderPage(await server.core.pages.renderable(page), { checkoutAction: null, preview: true }), 200, { "cache-control": "no-store" });
+      if (!page) return builderHtml(renderNotFoundPage(), 404, { "cache-control": "no-store" });
+      return builderHtml(renderPage(await server.core.pages.renderable(page), { checkoutAction: null, preview: true }), 200, { "cache-control": "no-store" });
     },
   }),
 ];

@@ -16,6 +16,7 @@ export function register(serve: Command): void {
     .option("--generation-delay <duration>", "pause per page generation step")
     .option("--public", "refuse webhook URLs on loopback and private addresses, like the hosted service")
     .option("--max-endpoints <n>", "most webhook endpoints per application", "100")
+    .option("--checkout-rate-limit <rate>", "checkout posts per client address, e.g. 30/min, or off (default: 30/min with --public, else off)")
     .option("--seed [file]", "load products from fixtures/products.json (or FILE) into an empty dev account")
     .option("--print-env", "print LP_API_URL=... lines for the credentials on stdout once ready")
     // Not `--env-file`: Node 20 reads that flag anywhere on the command line, even after the script.

@@ -25,6 +25,17 @@ describe("serve: parsing", () => {
     expect(() => toOptions({ args: [], flags: { ...base, maxEndpoints: "0" } })).toThrow(/--max-endpoints/);
   });
 
+  it("parses --checkout-rate-limit, leaving the default to the server when absent", () => {
+    const rate = (value?: string) => toOptions({ args: [], flags: { port: "0", storage: "memory", checkoutRateLimit: value } }).checkoutRateLimit;
+    expect(rate("30/min")).toEqual({ count: 30, windowMs: 60_000 });
+    expect(rate("5/s")).toEqual({ count: 5, windowMs: 1000 });
+    expect(rate("500/h")).toEqual({ count: 500, windowMs: 3_600_000 });
+    expect(rate("off")).toBeNull();
+    expect(rate("0")).toBeNull();
+    expect(rate(undefined)).toBeUndefined();
+    for (const bad of ["30", "30/fortnight", "-1/min", "0/min", "x/min"]) expect(() => rate(bad), bad).toThrow(/--checkout-rate-limit/);
+  });
+
   it("prints env lines, without LP_ADMIN_KEY when the admin API is off", () => {
     const creds = { api_url: "http://h", account: "a", token: "t", app_id: "i", app_secret: "s", admin_key: null };
     expect(toEnvLines(creds)).toBe("LP_API_URL=http://h\nLP_TOKEN=t\nLP_ACCOUNT=a\nLP_APP_ID=i\nLP_APP_SECRET=s\n");

@@ -7,6 +7,7 @@ import { UsageError } from "../../runtime/errors.js";
 import { toChoice, toInt } from "../../runtime/parse.js";
 import { seedProducts } from "./fixtures.js";
 import { createRunFiles } from "./run-files.js";
+import { toRateLimit } from "./rate-limit-flag.js";
 
 /** Options of `lp serve`. */
 export interface ServeCommandOptions {
@@ -21,6 +22,8 @@ export interface ServeCommandOptions {
   generationStepMs?: number;
   publicOnly: boolean;
   maxEndpoints: number;
+  /** Undefined: the server's default; null: no limit. */
+  checkoutRateLimit?: { count: number; windowMs: number } | null;
   seed?: string | true;
   printEnv: boolean;
   quiet: boolean;
@@ -45,6 +48,7 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
     generationStepMs: flags.generationDelay === undefined ? undefined : parseDuration(flags.generationDelay, "--generation-delay"),
     publicOnly: flags.public === true,
     maxEndpoints: toInt(flags.maxEndpoints ?? "100", "--max-endpoints", 1, 100_000)!,
+    checkoutRateLimit: toRateLimit(flags.checkoutRateLimit, "--checkout-rate-limit"),
     seed: flags.seed,
     printEnv: flags.printEnv === true,
     quiet: flags.quiet === true,
@@ -94,6 +98,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     generationStepMs: opts.generationStepMs,
     publicOnly: opts.publicOnly,
     maxEndpoints: opts.maxEndpoints,
+    checkoutRateLimit: opts.checkoutRateLimit,
     env: io.env,
   });
   const creds: CredentialsFile = {
