@@ -16,6 +16,7 @@ import { toNodeHandler } from "h3/node";
 import { listen } from "listhen";
 import { createApp } from "./app.js";
 import { lockDataDir } from "./data-dir-lock.js";
+import { createDashboardHub } from "./dashboard/hub.js";
 
 /** Options of {@link startServer} (the flags of `lp serve`). */
 export interface ServeOptions {
@@ -57,6 +58,8 @@ export interface RunningServer {
   adminKey: string | null;
   credentials: DevCredentials;
   core: Core;
+  /** A fresh one-time login URL of the dashboard at `/_dashboard`; null when the admin API is off. */
+  dashboardLoginUrl: (() => string) | null;
   /** Stops accepting, finishes in-flight requests and background work, and closes the stores. */
   close(): Promise<void>;
 }
@@ -77,8 +80,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 
 async function boot(options: ServeOptions, host: string, stores: Stores, unlock: () => void): Promise<RunningServer> {
   let publicUrl = options.publicUrl?.replace(/\/+$/, "") ?? "";
+  // The dashboard goes with the admin API: same switch (--no-admin), same trust.
+  const dashboard = options.admin === false ? undefined : createDashboardHub();
   const core = await createCore({
     stores,
+    events: dashboard?.sink,
     publicUrl: () => publicUrl,
     generator: generatorFromEnv(options.env ?? process.env),
     retrySchedule: options.retrySchedule,
@@ -94,6 +100,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
     core,
     settings: { simulate: true, adminKey, publicUrl: () => publicUrl },
     log: options.log,
+    dashboard,
     afterReset: async () => {
       await ensureDevCredentials(stores.data, core.clock, core.ids);
     },
@@ -123,8 +130,10 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
     adminKey,
     credentials,
     core,
+    dashboardLoginUrl: dashboard ? () => `${url}/_dashboard/login?token=${dashboard.access.issueLogin()}` : null,
     close() {
       closing ??= (async () => {
+        dashboard?.close();
         await listener.close();
         await core.close();
         await stores.dispose();
