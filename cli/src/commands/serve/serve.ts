@@ -93,6 +93,8 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     io.stderr.write(`${err.bold("lp serve")} listening on ${err.cyan(server.url)} (storage: ${opts.storage}${opts.storage === "fs" ? `, ${dataDir}` : ""})\n`);
     if (opts.printEnv) io.stdout.write(toEnvLines(creds));
     else io.stderr.write(toEnvLines(creds).replace(/^/gm, "  ").trimEnd() + "\n");
+    const dashboardUrl = server.dashboardLoginUrl?.();
+    if (dashboardUrl) io.stderr.write(`  dashboard: ${err.cyan(dashboardUrl)} (one-time login; \`lp dashboard\` prints another)\n`);
     io.stderr.write(`  credentials written to ${credsPath} (lp commands run in ${io.cwd} use them)\n`);
     if (opts.seed !== undefined) {
       const { createClient } = await import("@lp/client");
