@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { dash } from "./api.js";
 import { html } from "./html.js";
 import { useLiveTick } from "./live.js";
@@ -54,9 +54,12 @@ export function App() {
     setAccount(value);
   };
   const title = view === "page" ? "Page" : (VIEWS.find(([v]) => v === view)?.[1] ?? "Not found");
+  const first = useRef(true);
   useEffect(() => {
     document.title = `${title} - lp dashboard`;
-    document.getElementById("main")?.focus({ preventScroll: true });
+    // After navigating, focus moves to the new view (as a page load would); on the first load it stays at the top.
+    if (!first.current) document.getElementById("main")?.focus({ preventScroll: true });
+    first.current = false;
   }, [title, id]);
 
   let body;

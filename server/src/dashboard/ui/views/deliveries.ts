@@ -10,12 +10,20 @@ export function Deliveries({ appId, endpointId, tick }: { appId: string; endpoin
   const [message, setMessage] = useState("");
   const path = `/v1/developer/webhook-endpoints/${endpointId}/deliveries`;
   const load = () => call("GET", `${path}?per_page=50${status ? `&status=${status}` : ""}`, { appId }).then((a) => setRows(a.ok ? a.json.data : []));
-  useEffect(() => void load(), [endpointId, status, tick]);
+  const [poll, setPoll] = useState(0);
+  useEffect(() => void load(), [endpointId, status, tick, poll]);
+  // Attempts run in the background: while one is pending, look again shortly.
+  const pending = (rows ?? []).some((d) => d.status === "pending");
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setTimeout(() => setPoll((n) => n + 1), 400);
+    return () => clearTimeout(timer);
+  }, [pending, poll]);
 
   async function retry(id: string) {
     const a = await call("POST", `${path}/${id}/retry`, { appId, body: {} });
     setMessage(a.ok ? `Retry of ${id} queued.` : errorText(a));
-    void load();
+    setPoll((n) => n + 1);
   }
   const shown = (rows ?? []).filter((d) => !eventType || d.event_type.includes(eventType));
 
@@ -32,7 +40,7 @@ export function Deliveries({ appId, endpointId, tick }: { appId: string; endpoin
       ${rows === null && html`<p>Loading...</p>`}
       <ul class="plain">
         ${shown.map(
-          (d) => html`<li class="delivery card" data-status=${d.status}>
+          (d) => html`<li class="delivery card" data-id=${d.id} data-status=${d.status}>
             <details>
               <summary><span class=${`badge ${d.status}`}>${d.status}</span> ${d.event_type} · ${d.attempts.length} attempts · <span class="mono small">${d.id}</span></summary>
               <button type="button" onClick=${() => retry(d.id)}>Retry</button>
