@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../app.js";
 import { createTestApp, type TestApp } from "../testing/test-app.js";
+import { isLoopbackAddress } from "./guard.js";
 import { createDashboardHub, type DashboardHub } from "./hub.js";
 
 const HOST = "127.0.0.1:4010";
@@ -84,6 +85,11 @@ describe.each(["memory", "fs"] as const)("dashboard access (%s)", (storage) => {
     const { cookie } = await login();
     expect((await get("/_dashboard/", { cookie, host: "attacker.example:4010" })).status).toBe(403);
     expect((await get("/_dashboard/", { cookie, host: "localhost:4010" })).status).toBe(200);
+  });
+
+  it("counts only loopback peers as local", () => {
+    expect(["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"].every(isLoopbackAddress)).toBe(true);
+    expect(["10.0.0.1", "192.168.1.2", "::ffff:10.0.0.1", "fe80::1", "128.0.0.1"].some(isLoopbackAddress)).toBe(false);
   });
 
   it("mints login URLs for the admin key sent in a header, never in the URL", async () => {

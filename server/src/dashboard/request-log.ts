@@ -33,6 +33,8 @@ export interface LoggedRequest extends RequestSummary {
 
 /** Response types whose bodies are worth keeping (not images, pages or event streams). */
 const TEXT_TYPES = /^(application\/([\w.+-]+\+)?json|text\/plain)/i;
+/** Most of a response body read for the log: enough to redact JSON field by field, then cut to 8 KiB. */
+const READ_LIMIT = 256 * 1024;
 
 /**
  * The last `capacity` API requests, newest last, for the dashboard. Fed from the app's `onResponse`;
@@ -54,7 +56,7 @@ export function createRequestLog(capacity = 500) {
     async record(event: H3Event, response: Response, ms: number, requestId: string, at: Date): Promise<void> {
       if (event.url.pathname.startsWith("/_dashboard")) return;
       const type = response.headers.get("content-type") ?? "";
-      const responseText = response.body && TEXT_TYPES.test(type) ? await response.clone().text().catch(() => "") : "";
+      const responseText = response.body && TEXT_TYPES.test(type) ? await readPrefix(response.clone().body!, READ_LIMIT).catch(() => "") : "";
       const ctx = event.context as Record<string, unknown>;
       const principal = ctx.principal as { kind?: string; account_id?: string; application_id?: string } | null | undefined;
       const requestType = event.req.headers.get("content-type") ?? "";
@@ -101,6 +103,24 @@ export function createRequestLog(capacity = 500) {
       return () => listeners.delete(listener);
     },
   };
+}
+
+/** Reads at most `limit` bytes of a body (an export can be hundreds of MiB), then lets the rest go. */
+async function readPrefix(stream: ReadableStream<Uint8Array>, limit: number): Promise<string> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks).toString("utf8").slice(0, limit);
 }
 
 function matchesStatus(status: number, wanted: string): boolean {
