@@ -68,7 +68,7 @@ export function createApp(options: AppOptions) {
       response.headers.set("x-request-id", requestIdOf(event));
       if (dashboard) {
         const ms = performance.now() - (started.get(event) ?? performance.now());
-        void dashboard.requests.record(event, response, ms, requestIdOf(event), new Date()).catch(() => {});
+        dashboard.requests.record(event, response, ms, requestIdOf(event), new Date());
       }
       if (log) {
         const ms = (performance.now() - (started.get(event) ?? performance.now())).toFixed(1);
@@ -86,8 +86,9 @@ export function createApp(options: AppOptions) {
     },
   });
 
-  for (const route of routes) app.on(route.method, route.path, toHandler(route, server));
-  for (const route of routes) if (route.method === "GET") app.on("HEAD", route.path, toHandler(route, server)); // HEAD is GET without a body
+  const handlerOf = (route: RouteDef) => (dashboard ? withBodyCapture(toHandler(route, server)) : toHandler(route, server));
+  for (const route of routes) app.on(route.method, route.path, handlerOf(route));
+  for (const route of routes) if (route.method === "GET") app.on("HEAD", route.path, handlerOf(route)); // HEAD is GET without a body
   app.get("/v1/openapi.json", () => json(openapiDocument()));
   if (dashboard) mountDashboard(app, server, dashboard);
 
@@ -112,6 +113,15 @@ export function createApp(options: AppOptions) {
     get openapi() {
       return openapiDocument();
     },
+  };
+}
+
+/** Keeps a route's response body (a string, by reference) for the dashboard's request log. */
+function withBodyCapture(handler: ReturnType<typeof toHandler>): ReturnType<typeof toHandler> {
+  return async (event) => {
+    const response = await handler(event);
+    if (!(response instanceof Response) && typeof response.body === "string") event.context.responseBody = response.body;
+    return response;
   };
 }
 

@@ -33,15 +33,36 @@ export interface LoggedRequest extends RequestSummary {
 
 /** Response types whose bodies are worth keeping (not images, pages or event streams). */
 const TEXT_TYPES = /^(application\/([\w.+-]+\+)?json|text\/plain)/i;
-/** Most of a response body read for the log: enough to redact JSON field by field, then cut to 8 KiB. */
-const READ_LIMIT = 256 * 1024;
+/** Bodies up to this size are kept as they are and redacted when someone opens the entry; larger ones at once, and cut. */
+const KEEP_RAW = 16 * 1024;
+
+/** An exchange as stored: cheap to record on every request; redacted when read. */
+interface StoredEntry extends RequestSummary {
+  requestHeaders: [string, string][];
+  responseHeaders: [string, string][];
+  requestBody: string | { redacted: LoggedMessage["body"]; truncated: boolean };
+  responseBody: string | { redacted: LoggedMessage["body"]; truncated: boolean };
+}
+
+/** Keeps a small body by reference; a large one is redacted and cut now, so the ring holds no big strings. */
+function keep(body: string): StoredEntry["requestBody"] {
+  if (body.length <= KEEP_RAW) return body;
+  const { body: redacted, truncated } = redactBody(body);
+  return { redacted, truncated };
+}
+
+function toMessage(headers: [string, string][], body: StoredEntry["requestBody"]): LoggedMessage {
+  const redacted = typeof body === "string" ? redactBody(body) : { body: body.redacted, truncated: body.truncated };
+  return { headers: redactHeaders(new Headers(headers)), ...redacted };
+}
 
 /**
- * The last `capacity` API requests, newest last, for the dashboard. Fed from the app's `onResponse`;
- * nothing here is persisted, and every message is redacted before it is stored.
+ * The last `capacity` API requests, newest last, for the dashboard. Fed from the app's `onResponse`; the
+ * response body is the route's own string (no clone of the stream, which would cost the fast path), and
+ * secrets are redacted before anything leaves the server. Nothing here is persisted.
  */
 export function createRequestLog(capacity = 500) {
-  const entries: LoggedRequest[] = [];
+  const entries: StoredEntry[] = [];
   const listeners = new Set<(entry: RequestSummary) => void>();
   const fromDashboard = new WeakSet<Request>();
   let seq = 0;
@@ -52,17 +73,17 @@ export function createRequestLog(capacity = 500) {
     markDashboard(req: Request) {
       fromDashboard.add(req);
     },
-    /** Records a finished exchange; reads the response body from a clone, so the client's copy is untouched. */
-    async record(event: H3Event, response: Response, ms: number, requestId: string, at: Date): Promise<void> {
+    /** Records a finished exchange. */
+    record(event: H3Event, response: Response, ms: number, requestId: string, at: Date): void {
       if (event.url.pathname.startsWith("/_dashboard")) return;
-      const type = response.headers.get("content-type") ?? "";
-      const responseText = response.body && TEXT_TYPES.test(type) ? await readPrefix(response.clone().body!, READ_LIMIT).catch(() => "") : "";
       const ctx = event.context as Record<string, unknown>;
-      const principal = ctx.principal as { kind?: string; account_id?: string; application_id?: string } | null | undefined;
+      const principal = ctx.principal as { account_id?: string; application_id?: string } | null | undefined;
       const requestType = event.req.headers.get("content-type") ?? "";
       const rawBody = typeof ctx.rawBody === "string" ? ctx.rawBody : requestType.startsWith("multipart/") ? "[multipart body]" : "";
+      const responseType = response.headers.get("content-type") ?? "";
+      const responseBody = typeof ctx.responseBody === "string" && TEXT_TYPES.test(responseType) ? ctx.responseBody : "";
       const params = (ctx.params ?? {}) as Record<string, string>;
-      const entry: LoggedRequest = {
+      const entry: StoredEntry = {
         id: requestId,
         seq: ++seq,
         at: at.toISOString(),
@@ -74,11 +95,14 @@ export function createRequestLog(capacity = 500) {
         account_id: principal?.account_id ?? params.account_id ?? null,
         application_id: principal?.application_id ?? null,
         source: fromDashboard.has(event.req) ? "dashboard" : "api",
-        request: { headers: redactHeaders(event.req.headers), ...redactBody(rawBody) },
-        response: { headers: redactHeaders(response.headers), ...redactBody(responseText) },
+        requestHeaders: [...event.req.headers],
+        responseHeaders: [...response.headers],
+        requestBody: keep(rawBody),
+        responseBody: keep(responseBody),
       };
       entries.push(entry);
       if (entries.length > capacity) entries.splice(0, entries.length - capacity);
+      if (listeners.size === 0) return;
       const summary = toSummary(entry);
       for (const listener of listeners) listener(summary);
     },
@@ -94,8 +118,11 @@ export function createRequestLog(capacity = 500) {
       }
       return out;
     },
+    /** One exchange with both messages, redacted. */
     get(id: string): LoggedRequest | undefined {
-      return entries.find((e) => e.id === id);
+      const e = entries.find((x) => x.id === id);
+      if (!e) return undefined;
+      return { ...toSummary(e), request: toMessage(e.requestHeaders, e.requestBody), response: toMessage(e.responseHeaders, e.responseBody) };
     },
     /** Calls `listener` with each new entry; returns the unsubscribe function. */
     subscribe(listener: (entry: RequestSummary) => void): () => void {
@@ -105,31 +132,13 @@ export function createRequestLog(capacity = 500) {
   };
 }
 
-/** Reads at most `limit` bytes of a body (an export can be hundreds of MiB), then lets the rest go. */
-async function readPrefix(stream: ReadableStream<Uint8Array>, limit: number): Promise<string> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  return Buffer.concat(chunks).toString("utf8").slice(0, limit);
-}
-
 function matchesStatus(status: number, wanted: string): boolean {
   return /^[1-5]xx$/i.test(wanted) ? Math.floor(status / 100) === Number(wanted[0]) : String(status) === wanted;
 }
 
-function toSummary(e: LoggedRequest): RequestSummary {
-  const { request: _request, response: _response, ...summary } = e;
-  return summary;
+function toSummary(e: StoredEntry): RequestSummary {
+  const { id, seq, at, method, path, status, ms, plane, account_id, application_id, source } = e;
+  return { id, seq, at, method, path, status, ms, plane, account_id, application_id, source };
 }
 
 /** The request log of a server. */
