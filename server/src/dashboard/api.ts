@@ -70,7 +70,10 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
     const headers = new Headers();
     if (input.body !== undefined) headers.set("content-type", "application/json");
     if (input.simulate) headers.set("lp-simulate", input.simulate);
-    const req = new Request(new URL(input.path, event.url.origin), {
+    const target = new URL(input.path, event.url.origin);
+    // `%2e%2e` segments are resolved by the URL parser: check where the call really lands.
+    if (!/^\/(v1|_admin)\//.test(target.pathname)) return jsonError(400, "validation_error", "path must be an API path under /v1/ or /_admin/.");
+    const req = new Request(target, {
       method: input.method,
       headers,
       body: input.body === undefined || input.method === "GET" ? undefined : JSON.stringify(input.body),

@@ -75,6 +75,10 @@ describe.each(["memory", "fs"] as const)("dashboard access (%s)", (storage) => {
     const session = await login();
     expect((await relay(session, { method: "GET", path: "/_dashboard/api/state" })).status).toBe(400);
     expect((await relay(session, { method: "GET", path: "/v1/../_admin/export" })).status).toBe(400);
+    expect((await relay(session, { method: "GET", path: "/v1/%2e%2e/healthz" })).status).toBe(400);
+    const exported = await relay(session, { method: "GET", path: "/_admin/export" });
+    expect(exported.status).toBe(200);
+    expect((await exported.json()).format).toBe("lp-export");
     const noApp = await relay(session, { method: "GET", path: "/v1/developer/webhook-endpoints" });
     expect(noApp.status).toBe(401);
     const asApp = await relay(session, { method: "GET", path: "/v1/developer/webhook-endpoints", app_id: t.creds.application_id });

@@ -134,6 +134,10 @@ describe.skipIf(!available)("dashboard in Chromium", () => {
       await page.getByRole("heading", { level: 1, name: heading }).waitFor();
       // The live stream stays open, so "network idle" never comes: wait for the view's data instead.
       await page.waitForFunction(() => !document.querySelector("main")?.textContent?.includes("Loading..."));
+      // Check the panels that open inside a view too: one exchange of the log, one endpoint's deliveries.
+      if (view === "requests") await page.locator("td button.link").first().click();
+      if (view === "webhooks") await page.getByRole("button", { name: "Deliveries" }).first().click();
+      if (view === "requests" || view === "webhooks") await page.locator("section.panel").waitFor();
       const result = await new AxeBuilder({ page }).exclude("iframe").analyze();
       expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
       await page.screenshot({ path: `${ARTIFACTS}/dashboard-${view}.png`, fullPage: true });

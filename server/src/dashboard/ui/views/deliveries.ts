@@ -53,7 +53,7 @@ export function Deliveries({ appId, endpointId, tick }: { appId: string; endpoin
                 )}</tbody>
               </table>
               <h3>Payload as sent</h3>
-              <pre class="mono body">${JSON.stringify(d.payload, null, 2)}</pre>
+              <pre class="mono body" tabindex="0">${JSON.stringify(d.payload, null, 2)}</pre>
             </details>
           </li>`,
         )}

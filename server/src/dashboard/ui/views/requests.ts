@@ -50,6 +50,7 @@ export function RequestsView() {
       </select></label>
     </form>
     <p class="hint" aria-live="polite">${rows.length} requests (live)</p>
+    ${open && html`<${Exchange} entry=${open} onClose=${() => setOpen(null)} />`}
     <table>
       <caption class="sr-only">API requests, newest first</caption>
       <thead><tr><th scope="col">Time</th><th scope="col">Method</th><th scope="col">Path</th><th scope="col">Status</th><th scope="col">ms</th><th scope="col">Plane</th><th scope="col">Caller</th><th scope="col">Request id</th></tr></thead>
@@ -64,7 +65,6 @@ export function RequestsView() {
         )}
       </tbody>
     </table>
-    ${open && html`<${Exchange} entry=${open} onClose=${() => setOpen(null)} />`}
   `;
 }
 
@@ -73,7 +73,7 @@ function Exchange({ entry, onClose }: { entry: any; onClose: () => void }) {
   const message = (title: string, m: any) => html`
     <h3>${title}</h3>
     <pre class="mono">${Object.entries(m.headers).map(([k, v]) => `${k}: ${v}`).join("\n")}</pre>
-    ${m.body ? html`<pre class="mono body">${m.body}${m.truncated ? "\n[truncated]" : ""}</pre>` : html`<p class="hint">No body.</p>`}`;
+    ${m.body ? html`<pre class="mono body" tabindex="0">${m.body}${m.truncated ? "\n[truncated]" : ""}</pre>` : html`<p class="hint">No body.</p>`}`;
   return html`
     <section class="panel" aria-labelledby="exchange-title">
       <h2 id="exchange-title">${entry.method} ${entry.path} → ${entry.status}</h2>
