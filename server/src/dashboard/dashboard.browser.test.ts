@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AxeBuilder } from "@axe-core/playwright";
 import { createReceiver, type Receiver } from "@lp/webhooks";
@@ -17,8 +19,9 @@ const DOCS = process.env.LP_DASHBOARD_SCREENSHOTS ? fileURLToPath(new URL("../..
 const UI = fileURLToPath(new URL("../../dist/dashboard-ui/manifest.json", import.meta.url));
 
 /** The dashboard in headless Chromium against a real server: live views, actions, access rules, axe, keyboard. */
-describe.skipIf(!available)("dashboard in Chromium", () => {
+describe.skipIf(!available).each(["memory", "fs"] as const)("dashboard in Chromium (%s)", (storage) => {
   let server: RunningServer;
+  let dataDir: string | undefined;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -29,7 +32,8 @@ describe.skipIf(!available)("dashboard in Chromium", () => {
 
   beforeAll(async () => {
     if (!existsSync(UI)) execFileSync(process.execPath, [fileURLToPath(new URL("../../scripts/build-dashboard.mjs", import.meta.url))]);
-    server = await startServer({ storage: "memory", port: 0, log: null, retrySchedule: [0] });
+    dataDir = storage === "fs" ? mkdtempSync(join(tmpdir(), "lp-dashboard-")) : undefined;
+    server = await startServer({ storage, dataDir, port: 0, log: null, retrySchedule: [0] });
     const { core, credentials } = server;
     // The first delivery fails with a 500 (one attempt, no retries); the next is accepted.
     receiver = await createReceiver({ respond: [500, 200] });
@@ -66,6 +70,7 @@ describe.skipIf(!available)("dashboard in Chromium", () => {
     await browser?.close();
     await receiver?.close();
     await server?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("keeps the session in an HttpOnly, SameSite=Strict cookie scoped to /_dashboard", async () => {
@@ -140,8 +145,8 @@ describe.skipIf(!available)("dashboard in Chromium", () => {
       if (view === "requests" || view === "webhooks") await page.locator("section.panel").waitFor();
       const result = await new AxeBuilder({ page }).exclude("iframe").analyze();
       expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
-      await page.screenshot({ path: `${ARTIFACTS}/dashboard-${view}.png`, fullPage: true });
-      if (DOCS) await page.screenshot({ path: `${DOCS}${view}.png`, fullPage: false });
+      await page.screenshot({ path: `${ARTIFACTS}/dashboard-${storage}-${view}.png`, fullPage: true });
+      if (DOCS && storage === "memory") await page.screenshot({ path: `${DOCS}${view}.png`, fullPage: false });
     });
   }
 
