@@ -48,7 +48,8 @@ interface StoredEntry extends RequestSummary {
 function keep(body: string): StoredEntry["requestBody"] {
   if (body.length <= KEEP_RAW) return body;
   const { body: redacted, truncated } = redactBody(body);
-  return { redacted, truncated };
+  // A copy, not a slice: V8 slices keep their parent alive, and the parent can be a 500 MiB import.
+  return { redacted: Buffer.from(redacted, "utf8").toString("utf8"), truncated };
 }
 
 function toMessage(headers: [string, string][], body: StoredEntry["requestBody"]): LoggedMessage {
