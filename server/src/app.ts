@@ -16,6 +16,8 @@ import { deploymentRoutes } from "./routes/deployments.js";
 import { siteRoutes } from "./routes/sites.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { withWebhookDocs } from "./openapi/webhook-schemas.js";
+import type { DashboardHub } from "./dashboard/hub.js";
+import { mountDashboard } from "./dashboard/mount.js";
 
 /** Options of {@link createApp}. */
 export interface AppOptions {
@@ -26,6 +28,8 @@ export interface AppOptions {
   afterReset?: () => Promise<void>;
   /** Routes added by later layers (pages, deployments, webhooks, sites). */
   extraRoutes?: RouteDef[];
+  /** The dashboard at `/_dashboard` and its request log; served only with an admin key. */
+  dashboard?: DashboardHub;
 }
 
 /** Every route of the API, in one table. */
@@ -47,6 +51,7 @@ export function apiRoutes(options: Pick<AppOptions, "settings" | "extraRoutes">)
 /** Builds the h3 app that serves the `/v1` API, the admin API, media and health checks. */
 export function createApp(options: AppOptions) {
   const server: ServerContext = { core: options.core, settings: options.settings, afterReset: options.afterReset };
+  const dashboard = options.settings.adminKey ? options.dashboard : undefined;
   const log = options.log === undefined ? (line: string) => process.stderr.write(`${line}\n`) : options.log;
   const routes = apiRoutes(options);
   // Built on first use: generating it costs tens of milliseconds that `lp serve` start-up should not pay.
@@ -63,6 +68,10 @@ export function createApp(options: AppOptions) {
     },
     onResponse(response, event) {
       response.headers.set("x-request-id", requestIdOf(event));
+      if (dashboard) {
+        const ms = performance.now() - (started.get(event) ?? performance.now());
+        dashboard.requests.record(event, response, ms, requestIdOf(event), new Date());
+      }
       if (log) {
         const ms = (performance.now() - (started.get(event) ?? performance.now())).toFixed(1);
         log(`${event.req.method} ${event.url.pathname} ${response.status} ${ms}ms ${requestIdOf(event)}`);
@@ -79,9 +88,11 @@ export function createApp(options: AppOptions) {
     },
   });
 
-  for (const route of routes) app.on(route.method, route.path, toHandler(route, server));
-  for (const route of routes) if (route.method === "GET") app.on("HEAD", route.path, toHandler(route, server)); // HEAD is GET without a body
+  const handlerOf = (route: RouteDef) => (dashboard ? withBodyCapture(toHandler(route, server)) : toHandler(route, server));
+  for (const route of routes) app.on(route.method, route.path, handlerOf(route));
+  for (const route of routes) if (route.method === "GET") app.on("HEAD", route.path, handlerOf(route)); // HEAD is GET without a body
   app.get("/v1/openapi.json", () => json(openapiDocument()));
+  if (dashboard) mountDashboard(app, server, dashboard);
 
   const patterns = routes.map((r) => ({ method: r.method, regex: toRegex(r.path) }));
   patterns.push({ method: "GET", regex: toRegex("/v1/openapi.json") }); // so POST on it is a 405 naming GET
@@ -104,6 +115,15 @@ export function createApp(options: AppOptions) {
     get openapi() {
       return openapiDocument();
     },
+  };
+}
+
+/** Keeps a route's response body (a string, by reference) for the dashboard's request log. */
+function withBodyCapture(handler: ReturnType<typeof toHandler>): ReturnType<typeof toHandler> {
+  return async (event) => {
+    const response = await handler(event);
+    if (!(response instanceof Response) && typeof response.body === "string") event.context.responseBody = response.body;
+    return response;
   };
 }
 

@@ -21,6 +21,7 @@ import { lockDataDir } from "./data-dir-lock.js";
 import { assertAdminExposure } from "./exposure.js";
 import { toSafeNodeHandler } from "./http/node-handler.js";
 import { PUBLIC_CHECKOUT_RATE_LIMIT, type RateLimit } from "./http/rate-limit.js";
+import { createDashboardHub } from "./dashboard/hub.js";
 
 /** Options of {@link startServer} (the flags of `lp serve`). */
 export interface ServeOptions {
@@ -66,6 +67,8 @@ export interface RunningServer {
   adminKey: string | null;
   credentials: DevCredentials;
   core: Core;
+  /** A fresh one-time login URL of the dashboard at `/_dashboard`; null when the admin API is off. */
+  dashboardLoginUrl: (() => string) | null;
   /** Things the operator should hear about at start (a data dir whose permissions were tightened). */
   notices: string[];
   /**
@@ -107,8 +110,11 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   const chosen = wanted === 0 ? await pickFreePort(host) : wanted;
   const given = options.publicUrl?.replace(/\/+$/, "");
   let publicUrl = given ?? toUrl(host, chosen);
+  // The dashboard goes with the admin API: same switch (--no-admin), same trust.
+  const dashboard = options.admin === false ? undefined : createDashboardHub();
   const core = await createCore({
     stores,
+    events: dashboard?.sink,
     publicUrl: () => publicUrl,
     generator: generatorFromEnv(options.env ?? process.env),
     retrySchedule: options.retrySchedule,
@@ -130,6 +136,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
       checkoutRateLimit: options.checkoutRateLimit !== undefined ? options.checkoutRateLimit : options.publicOnly ? PUBLIC_CHECKOUT_RATE_LIMIT : null,
     },
     log: options.log,
+    dashboard,
     afterReset: async () => {
       await ensureDevCredentials(stores.data, core.clock, core.ids);
     },
@@ -156,10 +163,13 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
     adminKey,
     credentials,
     core,
+    dashboardLoginUrl: dashboard ? () => `${url}/_dashboard/login?token=${dashboard.access.issueLogin()}` : null,
     close(closeOptions = {}) {
       closing ??= (async () => {
         const deadline = Date.now() + (closeOptions.drainTimeoutMs ?? Number.POSITIVE_INFINITY);
         const remaining = () => Math.max(0, deadline - Date.now());
+        // Live streams never end by themselves: close them first, or the listener would wait on them.
+        dashboard?.close();
         // Stops accepting at once; open requests finish (bounded by the same deadline as the background work).
         const requests = await settleWithin(listener.close(), remaining());
         const report = Number.isFinite(deadline) ? await core.drain(remaining()) : (await core.close(), { left: [] });

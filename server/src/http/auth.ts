@@ -23,6 +23,8 @@ export async function authenticate(
   params: Record<string, string>,
   ctx: ServerContext,
 ): Promise<AccountPrincipal | AppPrincipal | null> {
+  const grant = ctx.grants?.get(req);
+  if (grant) return grant(route, params);
   switch (route.plane) {
     case "none":
       return null;

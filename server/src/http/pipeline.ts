@@ -58,9 +58,12 @@ export function toHandler(route: RouteDef, server: ServerContext) {
     const requestId = requestIdOf(event);
     const req = event.req;
     const params = (event.context.params ?? {}) as Record<string, string>;
+    event.context.plane = route.plane; // for the dashboard's request log
     try {
       const principal = await authenticate(route, req, params, server);
+      event.context.principal = principal;
       const { input, raw } = await readBody(req, route.body ?? "none", route.bodyLimit);
+      event.context.rawBody = raw;
       let query: Record<string, string | string[]> | undefined;
       const ctx: RouteContext = {
         req,

@@ -24,7 +24,15 @@ export interface ServerContext {
   settings: ServerSettings;
   /** Runs after an admin reset, so the dev credentials can be put back. */
   afterReset?: () => Promise<void>;
+  /**
+   * Requests the dashboard sends in-process, with the principal it acts as. Keyed by the Request object
+   * itself, so nothing a client sends over the wire can claim one.
+   */
+  grants?: WeakMap<Request, Grant>;
 }
+
+/** Who an in-process dashboard request acts as, decided per route. */
+export type Grant = (route: RouteDef, params: Record<string, string>) => Promise<AccountPrincipal | AppPrincipal | null>;
 
 /** Everything a route handler receives. */
 export interface RouteContext {

@@ -66,6 +66,7 @@ describe("serve: running", () => {
     const running = main(["serve", "--storage", "memory", "--port", "0", "--print-env", "--quiet", "--seed"], fake.io);
     await fake.waitForStderr(/Ready at /);
     const env = Object.fromEntries(fake.stdout.trim().split("\n").map((line) => line.split("=", 2)));
+    expect(fake.stderr).toMatch(/dashboard: http:\/\/127\.0\.0\.1:\d+\/_dashboard\/login\?token=[\w-]+ /);
     expect(Object.keys(env)).toEqual(["LP_API_URL", "LP_TOKEN", "LP_ACCOUNT", "LP_APP_ID", "LP_APP_SECRET", "LP_ADMIN_KEY"]);
     const credsPath = join(cwd, ".lp", "credentials.json");
     expect(statSync(credsPath).mode & 0o777).toBe(0o600);

@@ -120,6 +120,8 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     if (exposed) io.stderr.write(`  ${err.bold("warning:")} /_admin (which mints tokens) is reachable from the network on ${opts.host}; keep LP_ADMIN_KEY secret, or pass --no-admin\n`);
     if (opts.printEnv) io.stdout.write(toEnvLines(creds));
     else io.stderr.write(toEnvLines(creds).replace(/^/gm, "  ").trimEnd() + "\n");
+    const dashboardUrl = server.dashboardLoginUrl?.();
+    if (dashboardUrl) io.stderr.write(`  dashboard: ${err.cyan(dashboardUrl)} (one-time login; \`lp dashboard\` prints another)\n`);
     io.stderr.write(`  credentials written to ${credsPath} (lp commands run in ${io.cwd} use them)\n`);
     if (opts.seed !== undefined) {
       const { createClient } = await import("@lp/client");

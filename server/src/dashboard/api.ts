@@ -1,0 +1,157 @@
+import { isAccountId, LpError, notFound, SCOPES, type AccountRecord, type AppRecord } from "@lp/core";
+import type { H3, H3Event } from "h3";
+import { readLimited } from "../http/body.js";
+import type { Grant, ServerContext } from "../http/route.js";
+import { jsonError } from "./guard.js";
+import type { DashboardHub } from "./hub.js";
+
+/** Largest body the dashboard relays (an import of a data dir can be big). */
+const CALL_LIMIT = 32 * 1024 * 1024;
+/** Most accounts and applications listed. */
+const LIST_LIMIT = 500;
+const METHODS = new Set(["GET", "POST", "PATCH", "DELETE", "PUT"]);
+/** The `Lp-Simulate` modes the server honours, offered by the fault-injection panel. */
+export const SIMULATE_MODES = ["slow", "generation_failed", "deployment_failed"] as const;
+const MAX_DELAY_MS = 60_000;
+
+/** A relayed call: the dashboard asks the server's own API, in-process, as the right principal. */
+interface CallInput {
+  method: string;
+  path: string;
+  body?: unknown;
+  app_id?: string;
+  simulate?: string;
+}
+
+function parseCall(value: unknown): CallInput | string {
+  if (!value || typeof value !== "object") return "The body must be a JSON object.";
+  const v = value as Record<string, unknown>;
+  if (typeof v.method !== "string" || !METHODS.has(v.method)) return "method must be GET, POST, PATCH, PUT or DELETE.";
+  if (typeof v.path !== "string" || v.path.length > 2048 || !/^\/(v1|_admin)\/[A-Za-z0-9_\-./?=&%:,+]*$/.test(v.path) || /\.\.|\/\//.test(v.path)) {
+    return "path must be an API path under /v1/ or /_admin/.";
+  }
+  if (v.app_id !== undefined && (typeof v.app_id !== "string" || v.app_id.length > 100)) return "app_id must be an application id.";
+  if (v.simulate !== undefined && !(SIMULATE_MODES as readonly string[]).includes(v.simulate as string)) return `simulate must be one of ${SIMULATE_MODES.join(", ")}.`;
+  return { method: v.method, path: v.path, body: v.body, app_id: v.app_id as string | undefined, simulate: v.simulate as string | undefined };
+}
+
+/** The dashboard's JSON API: state for the views, the request log, relayed API calls, and fault settings. */
+export function createDashboardApi(app: H3, server: ServerContext, hub: DashboardHub) {
+  const { core } = server;
+  server.grants ??= new WeakMap();
+  const grants = server.grants;
+
+  /** Acts as the path's account with every scope, or as the chosen application; admin routes need nothing more. */
+  const grantFor =
+    (appId: string | undefined): Grant =>
+    async (route, params) => {
+      if (route.plane === "account") {
+        if (!isAccountId(params.account_id)) throw notFound("account", params.account_id);
+        return { kind: "account", account_id: params.account_id, scopes: [...SCOPES] };
+      }
+      if (route.plane === "app") {
+        const record = appId ? await core.accounts.getApp(appId) : null;
+        if (!record) throw new LpError("unauthenticated", "Choose an application for developer-plane calls.");
+        return { kind: "app", application_id: record.application_id, account_ids: record.account_ids };
+      }
+      return null;
+    };
+
+  async function call(event: H3Event): Promise<Response> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(await readLimited(event.req, CALL_LIMIT)).toString("utf8"));
+    } catch (error) {
+      if (error instanceof LpError) return jsonError(413, "payload_too_large", error.message);
+      return jsonError(400, "validation_error", "The body must be JSON.");
+    }
+    const input = parseCall(parsed);
+    if (typeof input === "string") return jsonError(400, "validation_error", input);
+    const headers = new Headers();
+    if (input.body !== undefined) headers.set("content-type", "application/json");
+    if (input.simulate) headers.set("lp-simulate", input.simulate);
+    const target = new URL(input.path, event.url.origin);
+    // `%2e%2e` segments are resolved by the URL parser: check where the call really lands.
+    if (!/^\/(v1|_admin)\//.test(target.pathname)) return jsonError(400, "validation_error", "path must be an API path under /v1/ or /_admin/.");
+    const req = new Request(target, {
+      method: input.method,
+      headers,
+      body: input.body === undefined || input.method === "GET" ? undefined : JSON.stringify(input.body),
+    });
+    grants.set(req, grantFor(input.app_id));
+    hub.requests.markDashboard(req);
+    const res = await app.fetch(req);
+    const out = new Headers({ "content-type": res.headers.get("content-type") ?? "application/json" });
+    const requestId = res.headers.get("x-request-id");
+    if (requestId) out.set("x-request-id", requestId);
+    return new Response(res.body, { status: res.status, headers: out });
+  }
+
+  async function listRecords<T>(prefix: string): Promise<T[]> {
+    const keys = (await core.stores.data.getKeys(prefix)).filter((k) => k.startsWith(prefix)).sort().slice(0, LIST_LIMIT);
+    const records = await Promise.all(keys.map((k) => core.stores.data.getItem<T>(k)));
+    return records.filter((r): r is Awaited<T> & T => r !== null && typeof r === "object");
+  }
+
+  async function state(): Promise<Response> {
+    const accounts = await listRecords<AccountRecord>("accounts:");
+    const apps = (await listRecords<AppRecord>("apps:")).map(({ secret_hash: _hidden, ...app }) => app);
+    return Response.json({
+      data: {
+        accounts,
+        apps,
+        faults: { generation_step_ms: core.delays.generationStepMs, deployment_step_ms: core.delays.deploymentStepMs, simulate_modes: SIMULATE_MODES },
+        request_log_capacity: hub.requests.capacity,
+      },
+    });
+  }
+
+  async function setFaults(event: H3Event): Promise<Response> {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(Buffer.from(await readLimited(event.req, 4096)).toString("utf8")) as Record<string, unknown>;
+    } catch {
+      return jsonError(400, "validation_error", "The body must be JSON.");
+    }
+    const delay = (value: unknown) => (typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_DELAY_MS ? value : null);
+    const gen = body.generation_step_ms === undefined ? core.delays.generationStepMs : delay(body.generation_step_ms);
+    const dep = body.deployment_step_ms === undefined ? core.delays.deploymentStepMs : delay(body.deployment_step_ms);
+    if (gen === null || dep === null) return jsonError(400, "validation_error", `Delays are whole milliseconds from 0 to ${MAX_DELAY_MS}.`);
+    core.delays.generationStepMs = gen;
+    core.delays.deploymentStepMs = dep;
+    return state();
+  }
+
+  /** Generation jobs of an account (newest first): the API has no list of them, and the page view shows each as a timeline. */
+  async function jobs(accountId: string | null): Promise<Response> {
+    if (!accountId || !isAccountId(accountId)) return jsonError(400, "validation_error", "account_id must be an account id.");
+    const all = await listRecords<Record<string, unknown>>(`acct:${accountId}:jobs:`);
+    const view = all.map((j) => ({
+      job_id: j.job_id, page_id: j.page_id ?? null, status: j.status, step: j.step, step_detail: j.step_detail,
+      warnings: j.warnings ?? [], error: j.error ?? null, created_at: j.created_at, updated_at: j.updated_at, completed_at: j.completed_at ?? null,
+    }));
+    view.sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
+    return Response.json({ data: view });
+  }
+
+  return {
+    async handle(event: H3Event, path: string): Promise<Response> {
+      const method = event.req.method;
+      if (path === "/jobs" && method === "GET") return jobs(event.url.searchParams.get("account_id"));
+      if (path === "/state" && method === "GET") return state();
+      if (path === "/faults" && method === "POST") return setFaults(event);
+      if (path === "/call" && method === "POST") return call(event);
+      if (path === "/requests" && method === "GET") {
+        const q = event.url.searchParams;
+        const filter = { status: q.get("status") ?? undefined, path: q.get("path") ?? undefined, plane: q.get("plane") ?? undefined };
+        return Response.json({ data: hub.requests.list(filter) });
+      }
+      const one = /^\/requests\/(req_[A-Za-z0-9]{1,64})$/.exec(path);
+      if (one && method === "GET") {
+        const entry = hub.requests.get(one[1]);
+        return entry ? Response.json({ data: entry }) : jsonError(404, "not_found", "That request has left the log.");
+      }
+      return jsonError(404, "not_found", `No dashboard API at ${method} ${path}.`);
+    },
+  };
+}

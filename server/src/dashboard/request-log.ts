@@ -1,0 +1,146 @@
+import type { H3Event } from "h3";
+import { redactBody, redactHeaders, redactUrl } from "./redact.js";
+
+/** One side of a logged exchange, credentials redacted and the body cut short. */
+export interface LoggedMessage {
+  headers: Record<string, string>;
+  body: string;
+  truncated: boolean;
+}
+
+/** What the request log shows in its list. */
+export interface RequestSummary {
+  id: string;
+  seq: number;
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  /** The route's plane (`account`, `app`, `admin`, `none`), or `-` when no route matched. */
+  plane: string;
+  account_id: string | null;
+  application_id: string | null;
+  /** `dashboard` when the dashboard made the call on the user's behalf. */
+  source: "api" | "dashboard";
+}
+
+/** A logged exchange with both messages. */
+export interface LoggedRequest extends RequestSummary {
+  request: LoggedMessage;
+  response: LoggedMessage;
+}
+
+/** Response types whose bodies are worth keeping (not images, pages or event streams). */
+const TEXT_TYPES = /^(application\/([\w.+-]+\+)?json|text\/plain)/i;
+/** Bodies up to this size are kept as they are and redacted when someone opens the entry; larger ones at once, and cut. */
+const KEEP_RAW = 16 * 1024;
+
+/** An exchange as stored: cheap to record on every request; redacted when read. */
+interface StoredEntry extends RequestSummary {
+  requestHeaders: [string, string][];
+  responseHeaders: [string, string][];
+  requestBody: string | { redacted: LoggedMessage["body"]; truncated: boolean };
+  responseBody: string | { redacted: LoggedMessage["body"]; truncated: boolean };
+}
+
+/** Keeps a small body by reference; a large one is redacted and cut now, so the ring holds no big strings. */
+function keep(body: string): StoredEntry["requestBody"] {
+  if (body.length <= KEEP_RAW) return body;
+  const { body: redacted, truncated } = redactBody(body);
+  // A copy, not a slice: V8 slices keep their parent alive, and the parent can be a 500 MiB import.
+  return { redacted: Buffer.from(redacted, "utf8").toString("utf8"), truncated };
+}
+
+function toMessage(headers: [string, string][], body: StoredEntry["requestBody"]): LoggedMessage {
+  const redacted = typeof body === "string" ? redactBody(body) : { body: body.redacted, truncated: body.truncated };
+  return { headers: redactHeaders(new Headers(headers)), ...redacted };
+}
+
+/**
+ * The last `capacity` API requests, newest last, for the dashboard. Fed from the app's `onResponse`; the
+ * response body is the route's own string (no clone of the stream, which would cost the fast path), and
+ * secrets are redacted before anything leaves the server. Nothing here is persisted.
+ */
+export function createRequestLog(capacity = 500) {
+  const entries: StoredEntry[] = [];
+  const listeners = new Set<(entry: RequestSummary) => void>();
+  const fromDashboard = new WeakSet<Request>();
+  let seq = 0;
+
+  return {
+    capacity,
+    /** Labels a request the dashboard itself sends in-process. */
+    markDashboard(req: Request) {
+      fromDashboard.add(req);
+    },
+    /** Records a finished exchange. */
+    record(event: H3Event, response: Response, ms: number, requestId: string, at: Date): void {
+      if (event.url.pathname.startsWith("/_dashboard")) return;
+      const ctx = event.context as Record<string, unknown>;
+      const principal = ctx.principal as { account_id?: string; application_id?: string } | null | undefined;
+      const requestType = event.req.headers.get("content-type") ?? "";
+      const rawBody = typeof ctx.rawBody === "string" ? ctx.rawBody : requestType.startsWith("multipart/") ? "[multipart body]" : "";
+      const responseType = response.headers.get("content-type") ?? "";
+      const responseBody = typeof ctx.responseBody === "string" && TEXT_TYPES.test(responseType) ? ctx.responseBody : "";
+      const params = (ctx.params ?? {}) as Record<string, string>;
+      const entry: StoredEntry = {
+        id: requestId,
+        seq: ++seq,
+        at: at.toISOString(),
+        method: event.req.method,
+        path: redactUrl(event.url),
+        status: response.status,
+        ms: Math.round(ms * 10) / 10,
+        plane: typeof ctx.plane === "string" ? ctx.plane : "-",
+        account_id: principal?.account_id ?? params.account_id ?? null,
+        application_id: principal?.application_id ?? null,
+        source: fromDashboard.has(event.req) ? "dashboard" : "api",
+        requestHeaders: [...event.req.headers],
+        responseHeaders: [...response.headers],
+        requestBody: keep(rawBody),
+        responseBody: keep(responseBody),
+      };
+      entries.push(entry);
+      if (entries.length > capacity) entries.splice(0, entries.length - capacity);
+      if (listeners.size === 0) return;
+      const summary = toSummary(entry);
+      for (const listener of listeners) listener(summary);
+    },
+    /** Summaries, newest first, filtered by status class (`2xx`) or exact status, path substring, plane. */
+    list(filter: { status?: string; path?: string; plane?: string } = {}): RequestSummary[] {
+      const out: RequestSummary[] = [];
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const e = entries[i];
+        if (filter.status && !matchesStatus(e.status, filter.status)) continue;
+        if (filter.path && !e.path.includes(filter.path)) continue;
+        if (filter.plane && e.plane !== filter.plane) continue;
+        out.push(toSummary(e));
+      }
+      return out;
+    },
+    /** One exchange with both messages, redacted. */
+    get(id: string): LoggedRequest | undefined {
+      const e = entries.find((x) => x.id === id);
+      if (!e) return undefined;
+      return { ...toSummary(e), request: toMessage(e.requestHeaders, e.requestBody), response: toMessage(e.responseHeaders, e.responseBody) };
+    },
+    /** Calls `listener` with each new entry; returns the unsubscribe function. */
+    subscribe(listener: (entry: RequestSummary) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+function matchesStatus(status: number, wanted: string): boolean {
+  return /^[1-5]xx$/i.test(wanted) ? Math.floor(status / 100) === Number(wanted[0]) : String(status) === wanted;
+}
+
+function toSummary(e: StoredEntry): RequestSummary {
+  const { id, seq, at, method, path, status, ms, plane, account_id, application_id, source } = e;
+  return { id, seq, at, method, path, status, ms, plane, account_id, application_id, source };
+}
+
+/** The request log of a server. */
+export type RequestLog = ReturnType<typeof createRequestLog>;

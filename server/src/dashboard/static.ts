@@ -1,0 +1,60 @@
+import { existsSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+
+/** What the UI build writes next to its files: the hashed names of the entry's script and style. */
+interface Manifest {
+  js: string;
+  css: string;
+}
+
+/** Where the built UI lives: `dist/dashboard-ui` beside the built server, or the server's dist when run from sources. */
+function findUiDir(): string | null {
+  for (const relative of ["./dashboard-ui/", "../dashboard-ui/", "../../dist/dashboard-ui/"]) {
+    const dir = fileURLToPath(new URL(relative, import.meta.url));
+    if (existsSync(`${dir}manifest.json`)) return dir;
+  }
+  return null;
+}
+
+const TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8", map: "application/json" };
+/** Hashed file names only: nothing else in the folder can be asked for. */
+const ASSET_NAME = /^[A-Za-z0-9_-]+-[A-Z0-9]{8}\.(js|css|map|js\.map|css\.map)$/;
+
+/** The built UI, read once on the first dashboard request. */
+export function createStaticFiles() {
+  const dir = findUiDir();
+  const manifest: Manifest | null = dir ? (JSON.parse(readFileSync(`${dir}manifest.json`, "utf8")) as Manifest) : null;
+
+  return {
+    built: manifest !== null,
+    /** The single page, with the session's CSRF token in a meta tag for the script to send back. */
+    index(csrf: string): Response {
+      if (!manifest) return new Response("The dashboard is not built; run `npm run build`.", { status: 503, headers: { "content-type": "text/plain; charset=utf-8" } });
+      const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="lp-csrf" content="${csrf}">
+<title>lp dashboard</title>
+<link rel="stylesheet" href="/_dashboard/assets/${manifest.css}">
+<script type="module" src="/_dashboard/assets/${manifest.js}"></script>
+</head>
+<body><div id="app"><p>Loading the dashboard...</p></div></body>
+</html>
+`;
+      return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
+    },
+    /** A hashed asset, cached for a year: a new build has new names. */
+    async asset(name: string): Promise<Response | null> {
+      if (!dir || !ASSET_NAME.test(name)) return null;
+      const body = await readFile(`${dir}${name}`).catch(() => null);
+      if (!body) return null;
+      const ext = name.endsWith(".map") ? "map" : (name.split(".").pop() ?? "");
+      return new Response(body, {
+        headers: { "content-type": TYPES[ext] ?? "application/octet-stream", "cache-control": "public, max-age=31536000, immutable" },
+      });
+    },
+  };
+}

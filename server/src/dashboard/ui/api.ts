@@ -1,0 +1,53 @@
+/** The session's CSRF token, put in the page by the server; sent back on every change. */
+const csrf = document.querySelector('meta[name="lp-csrf"]')?.getAttribute("content") ?? "";
+
+/** The `Lp-Simulate` mode the fault-injection panel chose for the dashboard's own calls ("" for none). */
+let simulate = "";
+export const setSimulate = (mode: string) => void (simulate = mode);
+export const currentSimulate = () => simulate;
+
+/** What an API call answered. */
+export interface Answer<T = any> {
+  ok: boolean;
+  status: number;
+  json: T;
+}
+
+async function send(path: string, init: RequestInit = {}): Promise<Answer> {
+  const res = await fetch(`/_dashboard/api${path}`, {
+    ...init,
+    credentials: "same-origin",
+    headers: { "x-csrf-token": csrf, ...(init.body ? { "content-type": "application/json" } : {}) },
+  });
+  const text = await res.text();
+  let json: any = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = { raw: text };
+  }
+  return { ok: res.ok, status: res.status, json };
+}
+
+/** The dashboard's own API (state, request log, faults). */
+export const dash = {
+  get: (path: string) => send(path),
+  post: (path: string, body: unknown) => send(path, { method: "POST", body: JSON.stringify(body) }),
+};
+
+/**
+ * A call to the server's public or admin API, relayed in-process by the dashboard as the path's account
+ * (or `appId` on the developer plane). The admin key never reaches the browser.
+ */
+export function call(method: string, path: string, options: { body?: unknown; appId?: string; simulate?: boolean } = {}): Promise<Answer> {
+  const payload: Record<string, unknown> = { method, path };
+  if (options.body !== undefined) payload.body = options.body;
+  if (options.appId) payload.app_id = options.appId;
+  if (options.simulate && simulate) payload.simulate = simulate;
+  return dash.post("/call", payload);
+}
+
+/** The message of a failed answer, for display. */
+export function errorText(answer: Answer): string {
+  return answer.json?.error?.message ?? `HTTP ${answer.status}`;
+}

@@ -1,0 +1,96 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { dash } from "./api.js";
+import { html } from "./html.js";
+import { useLiveTick } from "./live.js";
+import { AccountsView } from "./views/accounts.js";
+import { PageDetailView } from "./views/page-detail.js";
+import { PagesView } from "./views/pages.js";
+import { ProductsView } from "./views/products.js";
+import { RequestsView } from "./views/requests.js";
+import { SettingsView } from "./views/settings.js";
+import { WebhooksView } from "./views/webhooks.js";
+
+/** What the dashboard knows of the server: accounts, applications, fault settings. */
+export interface DashState {
+  accounts: { account_id: string; environment: string; currency: string; page_quota: number; created_at: string }[];
+  apps: { application_id: string; name: string; account_ids: string[]; created_at: string }[];
+  faults: { generation_step_ms: number; deployment_step_ms: number; simulate_modes: string[] };
+  request_log_capacity: number;
+}
+
+const VIEWS = [
+  ["requests", "Requests"],
+  ["accounts", "Accounts"],
+  ["products", "Products"],
+  ["pages", "Pages"],
+  ["webhooks", "Webhooks"],
+  ["settings", "Faults and data"],
+] as const;
+
+function useHash(): string[] {
+  const read = () => (location.hash.replace(/^#\/?/, "") || "requests").split("/");
+  const [parts, setParts] = useState(read);
+  useEffect(() => {
+    const on = () => setParts(read());
+    addEventListener("hashchange", on);
+    return () => removeEventListener("hashchange", on);
+  }, []);
+  return parts;
+}
+
+/** The whole dashboard: header with the account picker, navigation, and the current view. */
+export function App() {
+  const [view, id] = useHash();
+  const tick = useLiveTick();
+  const [state, setState] = useState<DashState | null>(null);
+  const [account, setAccount] = useState(() => sessionStorage.getItem("lp-account") ?? "");
+  useEffect(() => {
+    void dash.get("/state").then((a) => a.ok && setState(a.json.data));
+  }, [tick]);
+  const accounts = state?.accounts ?? [];
+  const current = accounts.some((a) => a.account_id === account) ? account : (accounts.find((a) => a.account_id === "acct_dev")?.account_id ?? accounts[0]?.account_id ?? "");
+  const choose = (value: string) => {
+    sessionStorage.setItem("lp-account", value);
+    setAccount(value);
+  };
+  const title = view === "page" ? "Page" : (VIEWS.find(([v]) => v === view)?.[1] ?? "Not found");
+  const first = useRef(true);
+  useEffect(() => {
+    document.title = `${title} - lp dashboard`;
+    // After navigating, focus moves to the new view (as a page load would); on the first load it stays at the top.
+    if (!first.current) document.getElementById("main")?.focus({ preventScroll: true });
+    first.current = false;
+  }, [title, id]);
+
+  let body;
+  if (!state) body = html`<p>Loading...</p>`;
+  else if (view === "requests") body = html`<${RequestsView} />`;
+  else if (view === "accounts") body = html`<${AccountsView} state=${state} />`;
+  else if (view === "products") body = html`<${ProductsView} account=${current} tick=${tick} />`;
+  else if (view === "pages") body = html`<${PagesView} account=${current} tick=${tick} />`;
+  else if (view === "page" && id) body = html`<${PageDetailView} account=${current} pageId=${id} tick=${tick} />`;
+  else if (view === "webhooks") body = html`<${WebhooksView} state=${state} tick=${tick} />`;
+  else if (view === "settings") body = html`<${SettingsView} state=${state} onChange=${setState} />`;
+  else body = html`<p>No such view.</p>`;
+
+  return html`
+    <a class="skip" href="#main" onClick=${(e: Event) => (e.preventDefault(), document.getElementById("main")?.focus())}>Skip to content</a>
+    <header class="top">
+      <p class="brand">lp dashboard</p>
+      <label>Account
+        <select value=${current} onChange=${(e: Event) => choose((e.target as HTMLSelectElement).value)}>
+          ${accounts.map((a) => html`<option value=${a.account_id}>${a.account_id}</option>`)}
+        </select>
+      </label>
+    </header>
+    <nav aria-label="Views">
+      <ul>
+        ${VIEWS.map(([v, label]) => html`<li><a href=${`#/${v}`} aria-current=${view === v || (view === "page" && v === "pages") ? "page" : undefined}>${label}</a></li>`)}
+      </ul>
+    </nav>
+    <main id="main" tabindex="-1">
+      <h1>${title}</h1>
+      ${body}
+    </main>
+  `;
+}
