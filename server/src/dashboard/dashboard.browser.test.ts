@@ -162,7 +162,9 @@ describe.skipIf(!available).each(["memory", "fs"] as const)("dashboard in Chromi
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { level: 1, name: "Products" }).waitFor();
     expect(new URL(page.url()).hash).toBe("#/products");
+    // Focus moves to the new view once it has rendered (an effect after paint): wait for it, then
     // Shift+Tab from the main region goes back into the navigation.
+    await page.waitForFunction(() => document.activeElement?.id === "main");
     await page.keyboard.press("Shift+Tab");
     await expect(page.evaluate(() => document.activeElement?.closest("nav") !== null)).resolves.toBe(true);
   });
