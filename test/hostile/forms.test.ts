@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, createProduct, expectHealthy, expectRefused, head, productsSnapshot, rawExchange, startTarget, write, type Target } from "./hostile-client.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { bearer, expectHealthy, expectRefused, head, rawExchange, useGuardedTarget, write, type Target } from "./hostile-client.js";
 
 /** Multipart and urlencoded forms past their limits: refused by a streaming parser, never a stall. */
 describe("hostile forms against lp serve", () => {
+  const use = useGuardedTarget();
   let target: Target;
-  let before: unknown[];
-  beforeAll(async () => {
-    target = await startTarget();
-    await createProduct(target, "Kept");
-    before = await productsSnapshot(target);
-  });
-  afterAll(async () => {
-    expect(await productsSnapshot(target)).toEqual(before);
-    expect(await target.served.stop()).toBe(0);
+  beforeAll(() => {
+    target = use();
   });
 
   it("refuses a 200k-part multipart product body at the parts limit", async () => {

@@ -1,5 +1,5 @@
 import { connect, type Socket } from "node:net";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { startServe, type Served } from "../../cli/src/e2e/processes.js";
 
 /** How long a raw exchange may take before the test gives up on it (generous: the machine is shared). */
@@ -158,4 +158,28 @@ export function expectClientErrorOrClose(answer: RawAnswer): void {
   expect(answer.status, answer.raw.slice(0, 400)).toBeLessThan(500);
   if (answer.body.length > 0) expect(JSON.parse(answer.body).error.code).toMatch(/^[a-z_]+$/);
   else expect(answer.headers.connection).toBe("close");
+}
+
+/**
+ * Starts a real `lp serve` for a suite, with one product in it, and checks when the suite ends that the
+ * products are exactly as they were and that the process stops cleanly: no attack may lose or change a
+ * record. Call it inside `describe`; the returned function gives the started target.
+ */
+export function useGuardedTarget(extra: string[] = []): () => Target {
+  let target: Target | undefined;
+  let before: unknown[];
+  beforeAll(async () => {
+    target = await startTarget(extra);
+    await createProduct(target, "Kept");
+    before = await productsSnapshot(target);
+  });
+  afterAll(async () => {
+    if (!target) return;
+    expect(await productsSnapshot(target)).toEqual(before);
+    expect(await target.served.stop()).toBe(0);
+  });
+  return () => {
+    if (!target) throw new Error("the target is started in beforeAll");
+    return target;
+  };
 }

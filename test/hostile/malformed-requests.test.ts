@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, createProduct, expectClientErrorOrClose, expectHealthy, expectRefused, head, productsSnapshot, rawExchange, startTarget, write, type Target } from "./hostile-client.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { bearer, expectClientErrorOrClose, expectHealthy, expectRefused, head, rawExchange, useGuardedTarget, write, type Target } from "./hostile-client.js";
 
 /** Requests a careless or hostile client sends: each a clear 4xx or a closed connection, never a stall. */
 describe("malformed requests against lp serve", () => {
+  const use = useGuardedTarget();
   let target: Target;
-  let before: unknown[];
+  beforeAll(() => {
+    target = use();
+  });
   const json = () => ({ ...bearer(target), "Content-Type": "application/json" });
-  beforeAll(async () => {
-    target = await startTarget();
-    await createProduct(target, "Kept");
-    before = await productsSnapshot(target);
-  });
-  afterAll(async () => {
-    expect(await productsSnapshot(target)).toEqual(before);
-    expect(await target.served.stop()).toBe(0);
-  });
 
   it("answers a slow body when it is complete, and others meanwhile", async () => {
     const body = JSON.stringify({ title: "", price: 1, product_type: "service" });

@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, createProduct, expectHealthy, expectRefused, head, productsSnapshot, rawExchange, startTarget, write, writeChunked, type Target } from "./hostile-client.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { bearer, expectHealthy, expectRefused, head, rawExchange, useGuardedTarget, write, writeChunked, type Target } from "./hostile-client.js";
 
 /**
  * Bodies over their limit, sent chunked (no Content-Length to refuse up front) or with a declared length:
  * each is a 413 `payload_too_large` with `Connection: close`, and the process lives on.
  */
 describe("oversized bodies against lp serve", () => {
+  const use = useGuardedTarget();
   let target: Target;
-  let before: unknown[];
-  beforeAll(async () => {
-    target = await startTarget();
-    await createProduct(target, "Kept");
-    before = await productsSnapshot(target);
-  });
-  afterAll(async () => {
-    expect(await productsSnapshot(target)).toEqual(before);
-    expect(await target.served.stop()).toBe(0);
+  beforeAll(() => {
+    target = use();
   });
 
   it("answers a chunked checkout form over 64 KiB with 413 and stays up", async () => {
