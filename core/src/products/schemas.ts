@@ -1,13 +1,16 @@
 import { z } from "zod";
+import { httpUrlSchema } from "../render/theme.js";
 
 const money = z.number().finite("must be a finite number").min(0, "must not be negative").max(1_000_000_000, "is too large");
-const moneyText = z
-  .string()
-  .trim()
-  .regex(/^\d+(\.\d+)?$/, "must be a non-negative number")
-  .transform(Number)
-  .pipe(money);
-const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http or https URL" }).max(2048);
+/**
+ * A multipart number: the text of a JSON number (white space around it allowed), then the same bounds as
+ * JSON. Rendered as the number schema, so the document bounds multipart `price` exactly as JSON's.
+ */
+const moneyText = z.preprocess(
+  (v) => (typeof v === "string" && /^\s*-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/.test(v) ? Number(v) : v),
+  z.number({ error: "must be a number" }).min(0, "must not be negative").max(1_000_000_000, "is too large"),
+);
+const httpUrl = httpUrlSchema;
 
 export const productTypeSchema = z.enum(["physical", "service"]);
 export const MAX_IMAGES = 20;
@@ -43,10 +46,18 @@ export const productUpdateSchema = z.strictObject({
 });
 
 const optionalText = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? null : v), schema.nullable().optional());
+/**
+ * A list field: repeated parts, a comma-separated part or a JSON array. An empty part is refused rather
+ * than read as "no items": `images=` would otherwise change nothing while looking like it cleared the list.
+ */
 const listField = <T extends z.ZodType>(item: T) =>
-  z.preprocess((v) => {
+  z.preprocess((v, ctx) => {
     if (v === undefined) return undefined;
     const values = Array.isArray(v) ? v : [v];
+    if (values.some((s) => String(s).trim() === "")) {
+      ctx.addIssue({ code: "custom", message: "is an empty part; leave the field out instead", input: v });
+      return z.NEVER;
+    }
     return values.flatMap((s) => (typeof s === "string" && s.trim().startsWith("[") ? safeJson(s) : String(s).split(",").map((x) => x.trim()).filter(Boolean)));
   }, z.array(item).optional());
 

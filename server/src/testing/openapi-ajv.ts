@@ -1,0 +1,45 @@
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsImport from "ajv-formats";
+
+// ajv-formats is CommonJS: its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ?? addFormatsImport) as typeof addFormatsImport;
+
+type Doc = { paths: Record<string, Record<string, any>> };
+
+/**
+ * Validators for the requests the served OpenAPI document describes, compiled with ajv (formats on), so a
+ * test can ask "does the document admit this?" and compare with what the server answers.
+ */
+export function requestValidators(doc: Doc) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const cache = new Map<string, ValidateFunction>();
+  const compile = (key: string, schema: object) => {
+    let fn = cache.get(key);
+    if (!fn) cache.set(key, (fn = ajv.compile(schema)));
+    return fn;
+  };
+  const operation = (method: string, path: string) => {
+    const op = doc.paths[path]?.[method.toLowerCase()];
+    if (!op) throw new Error(`no operation ${method} ${path} in the document`);
+    return op;
+  };
+  return {
+    /** The JSON Schema of a request body, by media type. */
+    bodySchema(method: string, path: string, mediaType = "application/json"): Record<string, any> {
+      const schema = operation(method, path).requestBody?.content?.[mediaType]?.schema;
+      if (!schema) throw new Error(`${method} ${path} documents no ${mediaType} body`);
+      return schema;
+    },
+    /** True when the document admits `body` for the operation. */
+    body(method: string, path: string, body: unknown, mediaType = "application/json"): boolean {
+      return compile(`${method} ${path} ${mediaType}`, this.bodySchema(method, path, mediaType))(body) as boolean;
+    },
+    /** True when the document admits `value` for one query parameter. */
+    query(method: string, path: string, name: string, value: unknown): boolean {
+      const param = (operation(method, path).parameters as any[]).find((p) => p.in === "query" && p.name === name);
+      if (!param) throw new Error(`${method} ${path} documents no query parameter ${name}`);
+      return compile(`${method} ${path} ?${name}`, param.schema)(value) as boolean;
+    },
+  };
+}
