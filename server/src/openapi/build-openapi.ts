@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { RouteDef } from "../http/route.js";
 import { errorResponse } from "./resource-schemas.js";
+import { responseHeaderComponents, responseHeaders } from "./response-headers.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -15,6 +16,7 @@ const ERROR_STATUSES: Record<string, string> = {
   "401": "Missing or invalid credentials",
   "403": "Insufficient scope, another account, or quota exceeded",
   "404": "Not found",
+  "405": "Method not allowed on this path (Allow lists the ones it takes)",
   "409": "Conflict",
   "413": "Payload too large",
   "415": "Unsupported media type",
@@ -58,6 +60,10 @@ export function buildOpenApi(routes: RouteDef[]) {
     for (const [status, description] of Object.entries(ERROR_STATUSES)) {
       responses[status] ??= { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
     }
+    const isList = route.method === "GET" && parameters.some((p) => (p as { name: string }).name === "cursor");
+    for (const [status, response] of Object.entries(responses)) {
+      (response as Record<string, unknown>).headers = responseHeaders(route, Number(status), isList);
+    }
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
       summary: docs.summary,
@@ -82,6 +88,7 @@ export function buildOpenApi(routes: RouteDef[]) {
     paths,
     components: {
       schemas: { Error: toSchema(errorResponse, "output") },
+      headers: responseHeaderComponents,
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "Access token of an account" },
         basicAuth: { type: "http", scheme: "basic", description: "application_id:client_secret of a partner application" },
