@@ -8,7 +8,7 @@ const color = colorSchema;
 
 /** The inline product of a page creation (spec: title, description, price, product_type required). */
 export const inlineProductSchema = z.strictObject({
-  title: z.string().trim().min(1, "must not be empty").max(200),
+  title: z.string().trim().min(1, "must not be empty").max(200).meta({ pattern: "\\S" }),
   description: z.string().max(5000),
   price: money,
   product_type: z.enum(["physical", "service"]),

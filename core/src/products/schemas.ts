@@ -16,7 +16,8 @@ export const productTypeSchema = z.enum(["physical", "service"]);
 export const MAX_IMAGES = 20;
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
-const title = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters");
+// Trimmed, then at least one character: the document's `\S` pattern says "not blank" the same way.
+const title = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters").meta({ pattern: "\\S" });
 const description = z.string().max(5000, "must be at most 5000 characters");
 
 /** JSON body of `POST /products`. */
@@ -49,8 +50,9 @@ const optionalText = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v 
 /**
  * A list field: repeated parts, a comma-separated part or a JSON array. An empty part is refused rather
  * than read as "no items": `images=` would otherwise change nothing while looking like it cleared the list.
+ * URLs may hold commas, so an `images` part is cut only at a comma that starts another http(s) URL.
  */
-const listField = <T extends z.ZodType>(item: T) =>
+const listField = <T extends z.ZodType>(item: T, separator: RegExp = /,/) =>
   z.preprocess((v, ctx) => {
     if (v === undefined) return undefined;
     const values = Array.isArray(v) ? v : [v];
@@ -58,8 +60,10 @@ const listField = <T extends z.ZodType>(item: T) =>
       ctx.addIssue({ code: "custom", message: "is an empty part; leave the field out instead", input: v });
       return z.NEVER;
     }
-    return values.flatMap((s) => (typeof s === "string" && s.trim().startsWith("[") ? safeJson(s) : String(s).split(",").map((x) => x.trim()).filter(Boolean)));
+    return values.flatMap((s) => (typeof s === "string" && s.trim().startsWith("[") ? safeJson(s) : String(s).split(separator).map((x) => x.trim()).filter(Boolean)));
   }, z.array(item).optional());
+
+const urlSeparator = /,(?=\s*https?:\/\/)/;
 
 /** Multipart fields of `POST /products`: numbers arrive as strings, files come separately. */
 export const productCreateMultipartSchema = z.strictObject({
@@ -69,7 +73,7 @@ export const productCreateMultipartSchema = z.strictObject({
   original_price: optionalText(moneyText),
   delivery_price: optionalText(moneyText),
   product_type: productTypeSchema,
-  images: listField(httpUrl),
+  images: listField(httpUrl, urlSeparator),
 });
 
 /** Multipart fields of `PATCH /products/{id}`; an empty `description` clears it. */
@@ -80,7 +84,7 @@ export const productUpdateMultipartSchema = z.strictObject({
   original_price: optionalText(moneyText),
   delivery_price: optionalText(moneyText),
   product_type: productTypeSchema.optional(),
-  images: listField(httpUrl),
+  images: listField(httpUrl, urlSeparator),
   remove_image_ids: listField(z.uuid()),
   reorder_images: z.preprocess((v) => (typeof v === "string" ? safeJson(v) : v), z.array(reorderItem).optional()),
 });

@@ -120,9 +120,10 @@ const httpUrl = httpUrlSchema;
 
 /** A JSON Merge Patch for `seo_config`: each key a valid value, or null to remove it. */
 export const seoConfigPatchSchema = patchObject("seo_config", {
-  title: patchable(z.string().trim().min(1).max(200)),
-  description: patchable(z.string().trim().min(1).max(500)),
-  keywords: patchable(z.union([z.array(z.string().trim().min(1).max(100)).max(50), z.string().trim().max(1000)])),
+  // Trimmed and not blank: `\S` is how the document says "not blank".
+  title: patchable(z.string().trim().min(1).max(200).meta({ pattern: "\\S" })),
+  description: patchable(z.string().trim().min(1).max(500).meta({ pattern: "\\S" })),
+  keywords: patchable(z.union([z.array(z.string().trim().min(1).max(100).meta({ pattern: "\\S" })).max(50), z.string().trim().max(1000)])),
   ogImage: patchable(httpUrl),
   canonicalUrl: patchable(httpUrl),
   noindex: patchable(z.boolean()),

@@ -44,6 +44,8 @@ describe("the document refuses what the server refuses", () => {
       { global_theme: { primaryColor: "x" } },
       { global_theme: { textColor: "" } },
       { global_theme: { fontFamily: '"Open Sans' } },
+      { seo_config: { title: "   " } },
+      { seo_config: { keywords: ["shoes", " "] } },
     ];
     for (const body of bad) {
       expect(doc.body("PATCH", page, body), JSON.stringify(body)).toBe(false);
@@ -59,6 +61,9 @@ describe("the document refuses what the server refuses", () => {
       { product: inline, design: { primary_color: "" } },
       { product: inline, design: { text_color: "x" } },
       { product: inline, product_id: "00000000-0000-4000-8000-000000000000" },
+      { product: { ...inline, title: " \t " } },
+      { product: inline, checkout_fields: [{ field_key: "size", options: ["S", "M"] }] },
+      { product: inline, checkout_fields: [{ field_key: "size", field_type: "select" }] },
       {},
     ]) {
       expect(doc.body("POST", pages, body), JSON.stringify(body)).toBe(false);

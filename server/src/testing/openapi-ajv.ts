@@ -24,7 +24,14 @@ export function requestValidators(doc: Doc) {
     if (!op) throw new Error(`no operation ${method} ${path} in the document`);
     return op;
   };
+  const bySchema = new WeakMap<object, ValidateFunction>();
   return {
+    /** True when `value` satisfies `schema`, one of the document's own schema objects. */
+    check(schema: object, value: unknown): boolean {
+      let fn = bySchema.get(schema);
+      if (!fn) bySchema.set(schema, (fn = ajv.compile(schema)));
+      return fn(value) as boolean;
+    },
     /** The JSON Schema of a request body, by media type. */
     bodySchema(method: string, path: string, mediaType = "application/json"): Record<string, any> {
       const schema = operation(method, path).requestBody?.content?.[mediaType]?.schema;
