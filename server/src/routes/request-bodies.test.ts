@@ -66,4 +66,13 @@ describe("request bodies", () => {
     expect(expectError(await t.call("POST", "products", { raw: create }), 400, "validation_error").details.issues[0].path).toBe("images");
     expect((await t.call("GET", `products/${product}`)).json.data.title).toBe("Lamp");
   });
+
+  it("keeps commas inside multipart image URLs, and still reads a comma list of URLs", async () => {
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ title: "Poster", price: "5", product_type: "physical" })) form.set(k, v);
+    form.append("images", "https://cdn.example/a,b.png, https://cdn.example/c.png");
+    const res = await t.call("POST", "products", { raw: form });
+    expect(res.status).toBe(201);
+    expect(res.json.data.images.map((i: { url: string }) => i.url)).toEqual(["https://cdn.example/a,b.png", "https://cdn.example/c.png"]);
+  });
 });
