@@ -86,7 +86,13 @@ export const productUpdateMultipartSchema = z.strictObject({
   product_type: productTypeSchema.optional(),
   images: listField(httpUrl, urlSeparator),
   remove_image_ids: listField(z.uuid()),
-  reorder_images: z.preprocess((v) => (typeof v === "string" ? safeJson(v) : v), z.array(reorderItem).optional()),
+  reorder_images: z.preprocess((v, ctx) => {
+    if (typeof v === "string" && v.trim() === "") {
+      ctx.addIssue({ code: "custom", message: "is an empty part; leave the field out instead", input: v });
+      return z.NEVER;
+    }
+    return typeof v === "string" ? safeJson(v) : v;
+  }, z.array(reorderItem).optional()),
 });
 
 export const productListQuerySchema = z.object({

@@ -53,7 +53,7 @@ describe("request bodies", () => {
   });
 
   it("refuses empty multipart list parts instead of ignoring them", async () => {
-    for (const field of ["images", "remove_image_ids"]) {
+    for (const field of ["images", "remove_image_ids", "reorder_images"]) {
       const form = new FormData();
       form.set("title", "Renamed");
       form.append(field, "");
