@@ -87,12 +87,15 @@ function patchObject<S extends z.ZodRawShape>(what: string, shape: S) {
 export const colorSchema = z
   .string()
   .max(COLOR_MAX_LENGTH, `must be a colour of at most ${COLOR_MAX_LENGTH} characters`)
-  .regex(new RegExp(COLOR_PATTERN), "must be a colour: #rgb, #rrggbb, #rrggbbaa, rgb(), rgba(), hsl() or a CSS colour name");
+  .regex(new RegExp(COLOR_PATTERN), "must be a colour: #rgb, #rrggbb, #rrggbbaa, rgb(), rgba(), hsl() or a CSS colour name")
+  // Named, so the document writes the long pattern once (components.schemas.Color) and refers to it.
+  .meta({ id: "Color", description: "#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla() or a CSS colour name" });
 /** A font stack, by the pattern the document carries too. */
 export const fontStackSchema = z
   .string()
   .max(200, "must be at most 200 characters")
-  .regex(new RegExp(FONT_STACK_PATTERN, "u"), "must be a font stack: names, quotes, commas and spaces only (no ; { } < >)");
+  .regex(new RegExp(FONT_STACK_PATTERN, "u"), "must be a font stack: names, quotes, commas and spaces only (no ; { } < >)")
+  .meta({ id: "FontStack", description: "Font names, quotes, commas and spaces; quotes paired" });
 const color = colorSchema;
 const patchable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 

@@ -5,10 +5,18 @@ import { responseHeaderComponents, responseHeaders } from "./response-headers.js
 
 type JsonSchema = Record<string, unknown>;
 
+/** Schemas given a `.meta({ id })` (Color, FontStack): written once under components.schemas. */
+const named: Record<string, JsonSchema> = {};
+
 const toSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
   const out = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonSchema;
   delete out.$schema;
-  return out;
+  const defs = out.$defs as Record<string, JsonSchema> | undefined;
+  if (!defs) return out;
+  delete out.$defs;
+  Object.assign(named, defs);
+  // zod points at its own `$defs`; in the document they live under components.
+  return JSON.parse(JSON.stringify(out).replaceAll('"#/$defs/', '"#/components/schemas/')) as JsonSchema;
 };
 
 const ERROR_STATUSES: Record<string, string> = {
@@ -87,7 +95,7 @@ export function buildOpenApi(routes: RouteDef[]) {
     servers: [{ url: "/" }],
     paths,
     components: {
-      schemas: { Error: toSchema(errorResponse, "output") },
+      schemas: { Error: toSchema(errorResponse, "output"), ...named },
       headers: responseHeaderComponents,
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "Access token of an account" },

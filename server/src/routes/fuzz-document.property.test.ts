@@ -6,7 +6,7 @@ import { documentRequestArb, type DocumentRequest } from "../testing/fuzz-docume
 import type { FuzzSpec } from "../testing/fuzz-request-arb.js";
 import { seedFuzzWorld, toRequest, type FuzzWorld } from "../testing/fuzz-world.js";
 import { findInexpressible, type Issue } from "../testing/inexpressible.js";
-import { requestValidators } from "../testing/openapi-ajv.js";
+import { derefDocument, requestValidators } from "../testing/openapi-ajv.js";
 import { createTestApp } from "../testing/test-app.js";
 
 /*
@@ -29,7 +29,7 @@ const t = await createTestApp({
     webhooks: { onError },
   },
 });
-const doc = (await t.call("GET", "/v1/openapi.json", { token: null })).json;
+const doc = derefDocument((await t.call("GET", "/v1/openapi.json", { token: null })).json);
 const validators = requestValidators(doc);
 let world: FuzzWorld;
 

@@ -1,3 +1,4 @@
+import { COLOR_PATTERN } from "@lp/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../testing/test-app.js";
 import { requestValidators } from "../testing/openapi-ajv.js";
@@ -13,9 +14,11 @@ const inline = { title: "Lamp", description: "A desk lamp.", price: 40, product_
 describe("the document refuses what the server refuses", () => {
   let t: TestApp;
   let doc: ReturnType<typeof requestValidators>;
+  let served: any;
   beforeAll(async () => {
     t = await createTestApp();
-    doc = requestValidators((await t.call("GET", "/v1/openapi.json", { token: null })).json);
+    served = (await t.call("GET", "/v1/openapi.json", { token: null })).json;
+    doc = requestValidators(served);
   });
   afterAll(async () => t.close());
 
@@ -70,6 +73,9 @@ describe("the document refuses what the server refuses", () => {
       expect((await t.call("POST", "pages", { body })).status, JSON.stringify(body)).toBe(400);
     }
     expect(doc.body("POST", pages, { product: inline, design: { primary_color: "hsl(120deg, 50%, 50%)" } })).toBe(true);
+    // The server's own pattern, written once and referred to.
+    expect(served.components.schemas.Color).toMatchObject({ type: "string", maxLength: 64, pattern: new RegExp(COLOR_PATTERN).source });
+    expect(served.paths[pages].post.requestBody.content["application/json"].schema.properties.design.properties.primary_color.$ref).toBe("#/components/schemas/Color");
   });
 
   it("multipart numbers are bounded like JSON's", async () => {

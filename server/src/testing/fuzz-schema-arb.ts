@@ -25,8 +25,19 @@ export interface JsonSchema {
   exclusiveMaximum?: number;
 }
 
-/** The JSON Schema of the input side of a zod schema; refinements and transforms become "anything". */
-export const toJsonSchema = (schema: z.ZodType): JsonSchema => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
+/**
+ * The JSON Schema of the input side of a zod schema; refinements and transforms become "anything". Named
+ * schemas (`.meta({ id })`, such as Color) are put back in place of their `$ref`, so they generate as themselves.
+ */
+export const toJsonSchema = (schema: z.ZodType): JsonSchema => {
+  const out = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+  const defs = out.$defs ?? {};
+  return JSON.parse(JSON.stringify(out), (_key, value) => {
+    if (value === null || typeof value !== "object" || typeof value.$ref !== "string" || !value.$ref.startsWith("#/$defs/")) return value;
+    const { $ref, ...rest } = value as { $ref: string };
+    return { ...defs[$ref.slice("#/$defs/".length)], ...rest };
+  }) as JsonSchema;
+};
 
 /** Strings that break naive parsers: number-like text, prototype names, escapes, bidi and lone surrogates. */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(

@@ -4,13 +4,31 @@ import addFormatsImport from "ajv-formats";
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ?? addFormatsImport) as typeof addFormatsImport;
 
-type Doc = { paths: Record<string, Record<string, any>> };
+type Doc = { paths: Record<string, Record<string, any>>; components?: { schemas?: Record<string, unknown> } };
+
+/**
+ * The document with every `#/components/schemas/...` reference replaced by its schema, so one operation's
+ * schema can be compiled, or generated from, on its own.
+ */
+export function derefDocument<D extends Doc>(doc: D): D {
+  const schemas = doc.components?.schemas ?? {};
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (node === null || typeof node !== "object") return node;
+    const { $ref, ...rest } = node as Record<string, unknown>;
+    const own = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, walk(v)]));
+    if (typeof $ref !== "string" || !$ref.startsWith("#/components/schemas/")) return $ref === undefined ? own : { $ref, ...own };
+    return { ...(walk(schemas[$ref.slice("#/components/schemas/".length)]) as object), ...own };
+  };
+  return walk(doc) as D;
+}
 
 /**
  * Validators for the requests the served OpenAPI document describes, compiled with ajv (formats on), so a
  * test can ask "does the document admit this?" and compare with what the server answers.
  */
-export function requestValidators(doc: Doc) {
+export function requestValidators(served: Doc) {
+  const doc = derefDocument(served);
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   const cache = new Map<string, ValidateFunction>();
