@@ -56,7 +56,8 @@ export function buildOpenApi(routes: RouteDef[]) {
       }
     }
     if (route.plane === "account" && (route.method === "POST" || route.method === "PATCH")) {
-      parameters.push({ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 255 } });
+      // HTTP trims a header value, so a key of spaces arrives empty: `\S` says it needs a visible character.
+      parameters.push({ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 255, pattern: "\\S" } });
     }
     const content: Record<string, unknown> = {};
     if (docs.body) content["application/json"] = { schema: toSchema(docs.body, "input") };

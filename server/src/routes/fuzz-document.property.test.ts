@@ -16,7 +16,7 @@ import { createTestApp } from "../testing/test-app.js";
  * refusal as one the document cannot state. `LP_FUZZ_SEED` replays a run; `LP_DOC_FUZZ_RUNS` sets the
  * requests per operation.
  */
-const RUNS = Number(process.env.LP_DOC_FUZZ_RUNS ?? 40);
+const RUNS = Number(process.env.LP_DOC_FUZZ_RUNS ?? 100);
 const seed = Number(process.env.LP_FUZZ_SEED ?? Date.now() % 2 ** 31);
 const backgroundErrors: string[] = [];
 const onError = (what: string, error: unknown) => void backgroundErrors.push(`${what}: ${(error as Error)?.stack ?? error}`);
