@@ -31,6 +31,7 @@ export type { Generator, GenerationInput, GenerationResult, Warning } from "./ge
 export { pageContentSchema, type PageContent } from "./generation/content.js";
 export { checkoutFieldSchema, checkoutFieldsSchema, defaultCheckoutFields, type CheckoutField } from "./generation/checkout-fields.js";
 export { globalThemePatchSchema, seoConfigPatchSchema, globalThemeKeys, seoConfigKeys, type GlobalTheme, type SeoConfig } from "./render/theme.js";
+export { COLOR_PATTERN, isColor } from "./render/color.js";
 export { formatPrice } from "./generation/format-price.js";
 export { deploymentListSchema } from "./deployments/deployments-service.js";
 export type { SiteSnapshot, DeploymentRecord } from "./deployments/deployment-view.js";

@@ -30,10 +30,10 @@ export function toFieldLabel(fieldKey: string): string {
 export const checkoutFieldSchema = z
   .object({
     field_key: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "must start with a-z and contain only a-z, 0-9 and _ (at most 64)"),
-    label: z.string().trim().min(1).max(200).nullish(),
+    label: z.string().trim().min(1).max(200).meta({ pattern: "\\S" }).nullish(),
     field_type: z.enum(checkoutFieldTypes).default("text"),
     is_required: z.boolean().default(true),
-    options: z.array(z.string().trim().min(1).max(200)).max(100).nullish(),
+    options: z.array(z.string().trim().min(1).max(200).meta({ pattern: "\\S" })).max(100).nullish(),
   })
   .superRefine((field, ctx) => {
     const options = field.options ?? [];
@@ -43,6 +43,12 @@ export const checkoutFieldSchema = z
     } else if (options.length > 0) {
       ctx.addIssue({ code: "custom", path: ["options"], message: `options are only allowed on select fields, not ${field.field_type}` });
     }
+  })
+  // The check above, as the document says it: options only on select fields, and there at least one, unique.
+  .meta({
+    if: { properties: { field_type: { const: "select" } }, required: ["field_type"] },
+    then: { required: ["options"], properties: { options: { type: "array", minItems: 1, uniqueItems: true } } },
+    else: { properties: { options: { anyOf: [{ type: "null" }, { type: "array", maxItems: 0 }] } } },
   })
   .transform(
     (field): CheckoutField => ({

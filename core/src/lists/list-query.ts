@@ -1,10 +1,14 @@
 import { z } from "zod";
 
-/** ISO 8601 date (`2026-01-31`) or date-time with a zone. */
+const dateBoundMessage = "must be a real ISO 8601 date (2026-01-31) or date-time with seconds and a zone (2026-01-31T12:00:00Z)";
+
+/**
+ * ISO 8601 date (`2026-01-31`) or date-time with seconds and a zone. zod's own formats, so the document
+ * says `format: date` / `format: date-time` with the same patterns the server applies: impossible days
+ * (`2026-02-30`, `0000-00-00`) fail both.
+ */
 export const isoDateOrDateTime = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/, "must be an ISO 8601 date or date-time")
-  .refine(isRealDate, "must be a real date")
+  .union([z.iso.date({ error: dateBoundMessage }), z.iso.datetime({ offset: true, error: dateBoundMessage })], { error: dateBoundMessage })
   .describe("ISO 8601 date or date-time; exclusive bound");
 
 /** `per_page`: 1 to 100, default 20. Query strings arrive as text, so digits are coerced. */
@@ -37,11 +41,4 @@ export function toSort(sort: string): { field: string; descending: boolean } {
 export interface Page<T> {
   data: T[];
   pagination: { next_cursor: string | null; has_more: boolean };
-}
-
-/** `Date.parse` rolls 2026-02-30 over to March; a real date keeps its day and month. */
-function isRealDate(value: string): boolean {
-  const [y, m, d] = value.slice(0, 10).split("-").map(Number);
-  const day = new Date(Date.UTC(y, m - 1, d));
-  return !Number.isNaN(Date.parse(value)) && day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
 }

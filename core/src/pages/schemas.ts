@@ -1,20 +1,19 @@
 import { z } from "zod";
 import { checkoutFieldsSchema } from "../generation/checkout-fields.js";
 import { isoDateOrDateTime, listQuerySchema } from "../lists/list-query.js";
-import { isColor, } from "../render/color.js";
-import { globalThemePatchSchema, isFontStack, seoConfigPatchSchema } from "../render/theme.js";
+import { colorSchema, fontStackSchema, globalThemePatchSchema, httpUrlSchema, seoConfigPatchSchema } from "../render/theme.js";
 
 const money = z.number().finite("must be a finite number").min(0, "must not be negative").max(1_000_000_000, "is too large");
-const color = z.string().refine(isColor, "must be a colour: #rgb, #rrggbb, #rrggbbaa, rgb(), rgba(), hsl() or a CSS colour name");
+const color = colorSchema;
 
 /** The inline product of a page creation (spec: title, description, price, product_type required). */
 export const inlineProductSchema = z.strictObject({
-  title: z.string().trim().min(1, "must not be empty").max(200),
+  title: z.string().trim().min(1, "must not be empty").max(200).meta({ pattern: "\\S" }),
   description: z.string().max(5000),
   price: money,
   product_type: z.enum(["physical", "service"]),
   delivery_price: money.nullable().optional(),
-  images: z.array(z.url({ protocol: /^https?$/, error: "must be an http or https URL" }).max(2048)).max(20).default([]),
+  images: z.array(httpUrlSchema).max(20).default([]),
 });
 
 /** Body of `POST /pages`: exactly one of `product` and `product_id`. */
@@ -34,7 +33,7 @@ export const pageCreateSchema = z
         secondary_color: color.optional(),
         background_color: color.optional(),
         text_color: color.optional(),
-        font_family: z.string().refine(isFontStack, "must be a font stack: names, quotes, commas and spaces only").optional(),
+        font_family: fontStackSchema.optional(),
       })
       .optional(),
     checkout_fields: checkoutFieldsSchema.optional(),
@@ -49,7 +48,9 @@ export const pageCreateSchema = z
         message: both ? "give either product or product_id, not both" : "give exactly one of product or product_id",
       });
     }
-  });
+  })
+  // The check above gives the clear message; the `oneOf` states the same rule in the document.
+  .meta({ oneOf: [{ required: ["product"] }, { required: ["product_id"] }] });
 
 export type PageCreateInput = z.output<typeof pageCreateSchema>;
 

@@ -1,19 +1,23 @@
 import { z } from "zod";
+import { httpUrlSchema } from "../render/theme.js";
 
 const money = z.number().finite("must be a finite number").min(0, "must not be negative").max(1_000_000_000, "is too large");
-const moneyText = z
-  .string()
-  .trim()
-  .regex(/^\d+(\.\d+)?$/, "must be a non-negative number")
-  .transform(Number)
-  .pipe(money);
-const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http or https URL" }).max(2048);
+/**
+ * A multipart number: the text of a JSON number (white space around it allowed), then the same bounds as
+ * JSON. Rendered as the number schema, so the document bounds multipart `price` exactly as JSON's.
+ */
+const moneyText = z.preprocess(
+  (v) => (typeof v === "string" && /^\s*-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/.test(v) ? Number(v) : v),
+  z.number({ error: "must be a number" }).min(0, "must not be negative").max(1_000_000_000, "is too large"),
+);
+const httpUrl = httpUrlSchema;
 
 export const productTypeSchema = z.enum(["physical", "service"]);
 export const MAX_IMAGES = 20;
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
-const title = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters");
+// Trimmed, then at least one character: the document's `\S` pattern says "not blank" the same way.
+const title = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters").meta({ pattern: "\\S" });
 const description = z.string().max(5000, "must be at most 5000 characters");
 
 /** JSON body of `POST /products`. */
@@ -43,12 +47,23 @@ export const productUpdateSchema = z.strictObject({
 });
 
 const optionalText = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? null : v), schema.nullable().optional());
-const listField = <T extends z.ZodType>(item: T) =>
-  z.preprocess((v) => {
+/**
+ * A list field: repeated parts, a comma-separated part or a JSON array. An empty part is refused rather
+ * than read as "no items": `images=` would otherwise change nothing while looking like it cleared the list.
+ * URLs may hold commas, so an `images` part is cut only at a comma that starts another http(s) URL.
+ */
+const listField = <T extends z.ZodType>(item: T, separator: RegExp = /,/) =>
+  z.preprocess((v, ctx) => {
     if (v === undefined) return undefined;
     const values = Array.isArray(v) ? v : [v];
-    return values.flatMap((s) => (typeof s === "string" && s.trim().startsWith("[") ? safeJson(s) : String(s).split(",").map((x) => x.trim()).filter(Boolean)));
+    if (values.some((s) => String(s).trim() === "")) {
+      ctx.addIssue({ code: "custom", message: "is an empty part; leave the field out instead", input: v });
+      return z.NEVER;
+    }
+    return values.flatMap((s) => (typeof s === "string" && s.trim().startsWith("[") ? safeJson(s) : String(s).split(separator).map((x) => x.trim()).filter(Boolean)));
   }, z.array(item).optional());
+
+const urlSeparator = /,(?=\s*https?:\/\/)/;
 
 /** Multipart fields of `POST /products`: numbers arrive as strings, files come separately. */
 export const productCreateMultipartSchema = z.strictObject({
@@ -58,7 +73,7 @@ export const productCreateMultipartSchema = z.strictObject({
   original_price: optionalText(moneyText),
   delivery_price: optionalText(moneyText),
   product_type: productTypeSchema,
-  images: listField(httpUrl),
+  images: listField(httpUrl, urlSeparator),
 });
 
 /** Multipart fields of `PATCH /products/{id}`; an empty `description` clears it. */
@@ -69,9 +84,15 @@ export const productUpdateMultipartSchema = z.strictObject({
   original_price: optionalText(moneyText),
   delivery_price: optionalText(moneyText),
   product_type: productTypeSchema.optional(),
-  images: listField(httpUrl),
+  images: listField(httpUrl, urlSeparator),
   remove_image_ids: listField(z.uuid()),
-  reorder_images: z.preprocess((v) => (typeof v === "string" ? safeJson(v) : v), z.array(reorderItem).optional()),
+  reorder_images: z.preprocess((v, ctx) => {
+    if (typeof v === "string" && v.trim() === "") {
+      ctx.addIssue({ code: "custom", message: "is an empty part; leave the field out instead", input: v });
+      return z.NEVER;
+    }
+    return typeof v === "string" ? safeJson(v) : v;
+  }, z.array(reorderItem).optional()),
 });
 
 export const productListQuerySchema = z.object({

@@ -1,52 +1,47 @@
 import { cssNamedColors } from "./css-named-colors.js";
 
-const hex = /^#(?:[0-9a-f]{3}|[0-9a-f]{4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
-const functional = /^(rgba?|hsla?)\(([^()]*)\)$/i;
-const number = "[+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:e[+-]?\\d+)?";
-const isNumber = (s: string) => new RegExp(`^${number}$`, "i").test(s);
-const isPercent = (s: string) => new RegExp(`^${number}%$`, "i").test(s);
-const isAngle = (s: string) => new RegExp(`^${number}(?:deg|rad|grad|turn)?$`, "i").test(s);
+/** `abc` → `[Aa][Bb][Cc]`: JSON Schema patterns have no flags, so case-insensitivity is spelt out. */
+const anyCase = (word: string) => [...word].map((c) => (/[a-z]/.test(c) ? `[${c.toUpperCase()}${c}]` : c)).join("");
+
+const num = "[+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?";
+const pct = `${num}%`;
+const numOrPct = `${num}%?`;
+const angle = `${num}(?:${["deg", "rad", "grad", "turn"].map(anyCase).join("|")})?`;
+const hex = "#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})";
+
+/** `f(a, b, c[, alpha])` or `f(a b c[ / alpha])`, spaces allowed around every part. */
+function functional(names: string, [a, b, c]: [string, string, string]): string {
+  const commas = `\\s*${a}\\s*,\\s*${b}\\s*,\\s*${c}\\s*(?:,\\s*${numOrPct}\\s*)?`;
+  const spaces = `\\s*${a}\\s+${b}\\s+${c}\\s*(?:/\\s*${numOrPct}\\s*)?`;
+  return `${names}\\((?:${commas}|${spaces})\\)`;
+}
+
+const rgbName = `${anyCase("rgb")}(?:[Aa])?`;
+const hslName = `${anyCase("hsl")}(?:[Aa])?`;
+const forms = [
+  hex,
+  functional(rgbName, [num, num, num]),
+  functional(rgbName, [pct, pct, pct]),
+  functional(hslName, [angle, numOrPct, numOrPct]),
+  [...cssNamedColors].map(anyCase).join("|"),
+];
 
 /**
- * True for colours the theme accepts: `#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa`, `rgb()`/`rgba()`
- * and `hsl()`/`hsla()` in comma or space syntax, and CSS named colours. The check is strict
- * because these strings end up inside CSS and SVG: anything that is not plainly a colour is refused.
+ * The colours the theme accepts, as one ECMA-262 pattern: `#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa`,
+ * `rgb()`/`rgba()` (all numbers or all percentages) and `hsl()`/`hsla()` in comma or space syntax, and
+ * CSS named colours, in any case, with surrounding white space. The OpenAPI document carries this very
+ * pattern (with `maxLength: 64`), so what the document admits is what the server admits. The check is
+ * strict because these strings end up inside CSS and SVG.
  */
+export const COLOR_PATTERN = `^\\s*(?:${forms.join("|")})\\s*$`;
+/** Longest colour string accepted. */
+export const COLOR_MAX_LENGTH = 64;
+
+const colorRegex = new RegExp(COLOR_PATTERN);
+
+/** True for strings matching {@link COLOR_PATTERN} of at most {@link COLOR_MAX_LENGTH} characters. */
 export function isColor(value: unknown): value is string {
-  if (typeof value !== "string" || value.length > 64) return false;
-  const text = value.trim().toLowerCase();
-  if (hex.test(text) || cssNamedColors.has(text)) return true;
-  const match = functional.exec(text);
-  if (!match) return false;
-  const args = splitArguments(match[2]!);
-  if (!args) return false;
-  const [c1, c2, c3] = args.channels;
-  const rgb = match[1]!.startsWith("rgb");
-  const channelsOk = rgb
-    ? args.channels.every(isNumber) || args.channels.every(isPercent)
-    : isAngle(c1!) && isPercentOrNumber(c2!) && isPercentOrNumber(c3!);
-  return channelsOk && (args.alpha === null || isNumber(args.alpha) || isPercent(args.alpha));
-}
-
-function isPercentOrNumber(s: string): boolean {
-  return isPercent(s) || isNumber(s);
-}
-
-/** `1, 2, 3, 0.5` and `1 2 3 / 0.5` both give three channels and an alpha. */
-function splitArguments(inner: string): { channels: string[]; alpha: string | null } | null {
-  const body = inner.trim();
-  let parts: string[];
-  let alpha: string | null = null;
-  if (body.includes(",")) {
-    parts = body.split(",").map((part) => part.trim());
-    if (parts.length === 4) alpha = parts.pop()!;
-  } else {
-    const [channels, slashAlpha, extra] = body.split("/").map((part) => part.trim());
-    if (extra !== undefined) return null;
-    parts = (channels ?? "").split(/\s+/);
-    alpha = slashAlpha ?? null;
-  }
-  return parts.length === 3 && parts.every(Boolean) ? { channels: parts, alpha } : null;
+  return typeof value === "string" && value.length <= COLOR_MAX_LENGTH && colorRegex.test(value);
 }
 
 /** Dark or light text, whichever reads better on a `#rrggbb`/`#rgb` background; light otherwise. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isColor } from "./color.js";
+import { COLOR_MAX_LENGTH, COLOR_PATTERN, isColor } from "./color.js";
 
 /** A page's theme; the keys are camelCase on the wire as well (DESIGN §7). */
 export interface GlobalTheme {
@@ -62,24 +62,16 @@ export function isCurrencyCode(value: unknown): value is string {
 }
 
 /**
- * A font stack safe to place in CSS: names, quotes, commas and spaces only. Quotes must pair up,
- * or the rest of the stylesheet would be swallowed into a string.
+ * A font stack safe to place in CSS: names, quotes, commas and spaces only, not blank. Quotes must pair
+ * up, or the rest of the stylesheet would be swallowed into a string. One pattern (with the `u` flag JSON
+ * Schema patterns use), so the document states exactly this rule.
  */
-export function isFontStack(value: unknown): value is string {
-  if (typeof value !== "string" || value.trim() === "" || value.length > 200) return false;
-  if (!/^[\p{L}\p{N} ,'"._-]+$/u.test(value)) return false;
-  return (value.match(/"/g)?.length ?? 0) % 2 === 0 && (value.match(/'/g)?.length ?? 0) % 2 === 0;
-}
+export const FONT_STACK_PATTERN = `^(?=[^"]*(?:"[^"]*"[^"]*)*$)(?=[^']*(?:'[^']*'[^']*)*$)(?=.*[^ ])[\\p{L}\\p{N} ,'"._-]+$`;
+const fontStackRegex = new RegExp(FONT_STACK_PATTERN, "u");
 
-/** True for absolute http(s) URLs. */
-export function isHttpUrl(value: unknown): value is string {
-  if (typeof value !== "string" || value.length > 2048 || /\s/.test(value)) return false;
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
+/** True for font stacks matching {@link FONT_STACK_PATTERN}, at most 200 characters. */
+export function isFontStack(value: unknown): value is string {
+  return typeof value === "string" && value.length <= 200 && fontStackRegex.test(value);
 }
 
 /** Strict object whose unknown-key error names the keys that are allowed. */
@@ -91,7 +83,20 @@ function patchObject<S extends z.ZodRawShape>(what: string, shape: S) {
   });
 }
 
-const color = z.string().refine(isColor, "must be a colour: #rgb, #rrggbb, #rrggbbaa, rgb(), rgba(), hsl() or a CSS colour name");
+/** A theme colour: the document carries the same pattern and length the server checks. */
+export const colorSchema = z
+  .string()
+  .max(COLOR_MAX_LENGTH, `must be a colour of at most ${COLOR_MAX_LENGTH} characters`)
+  .regex(new RegExp(COLOR_PATTERN), "must be a colour: #rgb, #rrggbb, #rrggbbaa, rgb(), rgba(), hsl() or a CSS colour name")
+  // Named, so the document writes the long pattern once (components.schemas.Color) and refers to it.
+  .meta({ id: "Color", description: "#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla() or a CSS colour name" });
+/** A font stack, by the pattern the document carries too. */
+export const fontStackSchema = z
+  .string()
+  .max(200, "must be at most 200 characters")
+  .regex(new RegExp(FONT_STACK_PATTERN, "u"), "must be a font stack: names, quotes, commas and spaces only (no ; { } < >)")
+  .meta({ id: "FontStack", description: "Font names, quotes, commas and spaces; quotes paired" });
+const color = colorSchema;
 const patchable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
 /** A JSON Merge Patch for `global_theme`: each key a valid value, or null to reset it to the default. */
@@ -102,16 +107,26 @@ export const globalThemePatchSchema = patchObject("global_theme", {
   accentColor: patchable(color),
   backgroundColor: patchable(color),
   textColor: patchable(color),
-  fontFamily: patchable(z.string().refine(isFontStack, "must be a font stack: names, quotes, commas and spaces only (no ; { } < >)")),
+  fontFamily: patchable(fontStackSchema),
 });
 
-const httpUrl = z.string().refine(isHttpUrl, "must be an absolute http(s) URL");
+/**
+ * An absolute http(s) URL without white space. zod's URL check renders no protocol rule, so the pattern
+ * states it; `format: uri` is put back because `.regex` replaces it in the rendered schema.
+ */
+export const httpUrlSchema = z
+  .url({ protocol: /^https?$/, error: "must be an absolute http or https URL" })
+  .max(2048, "must be at most 2048 characters")
+  .regex(/^https?:\/\/\S+$/, "must be an absolute http or https URL without spaces")
+  .meta({ format: "uri" });
+const httpUrl = httpUrlSchema;
 
 /** A JSON Merge Patch for `seo_config`: each key a valid value, or null to remove it. */
 export const seoConfigPatchSchema = patchObject("seo_config", {
-  title: patchable(z.string().trim().min(1).max(200)),
-  description: patchable(z.string().trim().min(1).max(500)),
-  keywords: patchable(z.union([z.array(z.string().trim().min(1).max(100)).max(50), z.string().trim().max(1000)])),
+  // Trimmed and not blank: `\S` is how the document says "not blank".
+  title: patchable(z.string().trim().min(1).max(200).meta({ pattern: "\\S" })),
+  description: patchable(z.string().trim().min(1).max(500).meta({ pattern: "\\S" })),
+  keywords: patchable(z.union([z.array(z.string().trim().min(1).max(100).meta({ pattern: "\\S" })).max(50), z.string().trim().max(1000)])),
   ogImage: patchable(httpUrl),
   canonicalUrl: patchable(httpUrl),
   noindex: patchable(z.boolean()),

@@ -23,7 +23,8 @@ const webhookUrl = z
     const problem = checkWebhookUrl(value);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   })
-  .meta({ format: "uri" })
+  // The check above, as the document says it: http(s), a host, no `user:password@`.
+  .meta({ format: "uri", pattern: "^https?://[^/?#@\\s]+(?:[/?#]\\S*)?$" })
   .describe("http or https URL without credentials");
 
 const internal = new Set<string>(INTERNAL_EVENT_TYPES);
@@ -46,7 +47,8 @@ const eventList = z
       seen.add(name);
     });
   })
-  .meta({ items: { type: "string", enum: [...EVENT_TYPES] } })
+  // The duplicate check above is `uniqueItems` in the document.
+  .meta({ items: { type: "string", enum: [...EVENT_TYPES] }, uniqueItems: true })
   .describe(`Exact event names from the catalogue: ${EVENT_TYPES.join(", ")}`);
 
 const concurrency = z.number().int().min(1).max(50).describe("Deliveries in flight at once, 1 to 50");

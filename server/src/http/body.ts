@@ -79,18 +79,29 @@ export async function readBody(req: Request, kind: BodyKind, jsonLimit = JSON_LI
     utf8 = false;
     text = "\uFFFD";
   }
+  const accepted = kind === "json-or-multipart" ? "application/json or multipart/form-data" : "application/json";
   if (bytes.byteLength === 0 || text.trim() === "") {
     if (kind === "optional-json") return { input: { kind: "json", body: undefined }, raw: "" };
     if (!type) return { input: { kind: "json", body: undefined }, raw: "" };
   }
-  if (type && !isJson(type)) {
-    const accepted = kind === "json-or-multipart" ? "application/json or multipart/form-data" : "application/json";
+  // A body must say what it is: guessing JSON for an untyped body let any client's text through as JSON.
+  if (!type) throw new LpError("unsupported_media_type", `The request has a body but no Content-Type; send ${accepted}.`);
+  if (!isJson(type)) {
     throw new LpError("unsupported_media_type", `Content-Type '${type.split(";")[0]}' is not accepted here; send ${accepted}.`);
   }
   if (!utf8) throw new LpError("invalid_json", "The body is not valid JSON: it is not valid UTF-8.");
+  let body: unknown;
   try {
-    return { input: { kind: "json", body: text.trim() === "" ? undefined : JSON.parse(text) }, raw: text };
+    body = text.trim() === "" ? undefined : JSON.parse(text);
   } catch (error) {
     throw new LpError("invalid_json", `The body is not valid JSON: ${(error as Error).message}`);
   }
+  // `null` is refused here, for every route alike: services used to read it as "no body" (`body ?? {}`)
+  // on some routes and as a wrong type on others.
+  if (body === null) {
+    throw new LpError("validation_error", "The body must be a JSON object, not null.", {
+      issues: [{ path: "", code: "invalid_type", message: "must be a JSON object, not null" }],
+    });
+  }
+  return { input: { kind: "json", body }, raw: text };
 }

@@ -1,13 +1,22 @@
 import { z } from "zod";
 import type { RouteDef } from "../http/route.js";
 import { errorResponse } from "./resource-schemas.js";
+import { responseHeaderComponents, responseHeaders } from "./response-headers.js";
 
 type JsonSchema = Record<string, unknown>;
+
+/** Schemas given a `.meta({ id })` (Color, FontStack): written once under components.schemas. */
+const named: Record<string, JsonSchema> = {};
 
 const toSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
   const out = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonSchema;
   delete out.$schema;
-  return out;
+  const defs = out.$defs as Record<string, JsonSchema> | undefined;
+  if (!defs) return out;
+  delete out.$defs;
+  Object.assign(named, defs);
+  // zod points at its own `$defs`; in the document they live under components.
+  return JSON.parse(JSON.stringify(out).replaceAll('"#/$defs/', '"#/components/schemas/')) as JsonSchema;
 };
 
 const ERROR_STATUSES: Record<string, string> = {
@@ -15,6 +24,7 @@ const ERROR_STATUSES: Record<string, string> = {
   "401": "Missing or invalid credentials",
   "403": "Insufficient scope, another account, or quota exceeded",
   "404": "Not found",
+  "405": "Method not allowed on this path (Allow lists the ones it takes)",
   "409": "Conflict",
   "413": "Payload too large",
   "415": "Unsupported media type",
@@ -46,7 +56,8 @@ export function buildOpenApi(routes: RouteDef[]) {
       }
     }
     if (route.plane === "account" && (route.method === "POST" || route.method === "PATCH")) {
-      parameters.push({ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 255 } });
+      // HTTP trims a header value, so a key of spaces arrives empty: `\S` says it needs a visible character.
+      parameters.push({ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 255, pattern: "\\S" } });
     }
     const content: Record<string, unknown> = {};
     if (docs.body) content["application/json"] = { schema: toSchema(docs.body, "input") };
@@ -57,6 +68,10 @@ export function buildOpenApi(routes: RouteDef[]) {
     }
     for (const [status, description] of Object.entries(ERROR_STATUSES)) {
       responses[status] ??= { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+    }
+    const isList = route.method === "GET" && parameters.some((p) => (p as { name: string }).name === "cursor");
+    for (const [status, response] of Object.entries(responses)) {
+      (response as Record<string, unknown>).headers = responseHeaders(route, Number(status), isList);
     }
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
@@ -81,7 +96,8 @@ export function buildOpenApi(routes: RouteDef[]) {
     servers: [{ url: "/" }],
     paths,
     components: {
-      schemas: { Error: toSchema(errorResponse, "output") },
+      schemas: { Error: toSchema(errorResponse, "output"), ...named },
+      headers: responseHeaderComponents,
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "Access token of an account" },
         basicAuth: { type: "http", scheme: "basic", description: "application_id:client_secret of a partner application" },

@@ -25,8 +25,19 @@ export interface JsonSchema {
   exclusiveMaximum?: number;
 }
 
-/** The JSON Schema of the input side of a zod schema; refinements and transforms become "anything". */
-export const toJsonSchema = (schema: z.ZodType): JsonSchema => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
+/**
+ * The JSON Schema of the input side of a zod schema; refinements and transforms become "anything". Named
+ * schemas (`.meta({ id })`, such as Color) are put back in place of their `$ref`, so they generate as themselves.
+ */
+export const toJsonSchema = (schema: z.ZodType): JsonSchema => {
+  const out = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+  const defs = out.$defs ?? {};
+  return JSON.parse(JSON.stringify(out), (_key, value) => {
+    if (value === null || typeof value !== "object" || typeof value.$ref !== "string" || !value.$ref.startsWith("#/$defs/")) return value;
+    const { $ref, ...rest } = value as { $ref: string };
+    return { ...defs[$ref.slice("#/$defs/".length)], ...rest };
+  }) as JsonSchema;
+};
 
 /** Strings that break naive parsers: number-like text, prototype names, escapes, bidi and lone surrogates. */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
@@ -92,6 +103,22 @@ function stringArb(s: JsonSchema): fc.Arbitrary<unknown> {
 }
 
 /**
+ * The alternatives of an object whose `oneOf` only says which keys are required (page creation:
+ * `product` or `product_id`): each alternative requires its key and leaves the others' keys out, so the
+ * generator meets "exactly one" instead of hoping to.
+ */
+export function toVariants(s: JsonSchema): JsonSchema[] {
+  const branches = s.oneOf;
+  if (s.type !== "object" || !branches?.every((b) => Object.keys(b).join() === "required")) return [s];
+  const exclusive = new Set(branches.flatMap((b) => b.required ?? []));
+  return branches.map((b) => {
+    const keep = new Set(b.required);
+    const properties = Object.fromEntries(Object.entries(s.properties ?? {}).filter(([k]) => !exclusive.has(k) || keep.has(k)));
+    return { ...s, oneOf: undefined, properties, required: [...new Set([...(s.required ?? []), ...keep])] };
+  });
+}
+
+/**
  * A "valid-ish" arbitrary for a JSON Schema: values of the right shape, within the declared bounds, that
  * refinements may still reject. Unknown or unrepresentable parts become any JSON value.
  */
@@ -99,6 +126,8 @@ export function toArbitrary(s: JsonSchema | undefined, depth = 0): fc.Arbitrary<
   if (!s || typeof s !== "object" || depth > 8) return fc.jsonValue({ maxDepth: 1 });
   if (s.const !== undefined) return fc.constant(s.const);
   if (Array.isArray(s.enum) && s.enum.length > 0) return fc.constantFrom(...s.enum);
+  const variants = toVariants(s);
+  if (variants.length > 1) return fc.oneof(...variants.map((v) => toArbitrary(v, depth)));
   const alternatives = s.anyOf ?? s.oneOf;
   if (alternatives?.length) return fc.oneof(...alternatives.map((a) => toArbitrary(a, depth + 1)));
   if (s.allOf?.length) return toArbitrary(s.allOf[0], depth + 1);
