@@ -1,9 +1,9 @@
+import type { DeployErrorCode, Deployment, DeployStep } from "@lp/contract";
 import type { PageRecord } from "../pages/page-view.js";
 import type { RenderablePage } from "../render/renderable-page.js";
 
-/** Steps of a deployment, in order. */
-export const DEPLOY_STEPS = ["rendering", "uploading", "activating"] as const;
-export type DeployStep = (typeof DEPLOY_STEPS)[number];
+/** Steps of a deployment, in order (part of the wire contract). */
+export { DEPLOY_STEPS, type DeployStep } from "@lp/contract";
 
 /** A deployment as stored (its fields are the API's). */
 export interface DeploymentRecord {
@@ -12,7 +12,7 @@ export interface DeploymentRecord {
   account_id: string;
   status: "deploying" | "succeeded" | "failed";
   deploy_step: DeployStep | null;
-  error_code: string | null;
+  error_code: DeployErrorCode | null;
   error_message: string | null;
   deployed_url: string | null;
   deployed_at: string | null;
@@ -38,7 +38,7 @@ export interface SitePointer {
 }
 
 /** The deployment as the API returns it. */
-export function toDeploymentView(d: DeploymentRecord) {
+export function toDeploymentView(d: DeploymentRecord): Deployment {
   return {
     id: d.id,
     page_id: d.page_id,

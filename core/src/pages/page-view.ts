@@ -1,3 +1,4 @@
+import type { Job, Page, PageSummary } from "@lp/contract";
 import type { PageContent } from "../generation/content.js";
 import type { CheckoutField } from "../generation/checkout-fields.js";
 import type { GenerationProduct, Warning } from "../generation/generation-input.js";
@@ -50,7 +51,7 @@ export interface JobRecord {
 }
 
 /** The job as the API returns it (spec: Page generation job). */
-export function toJobView(job: JobRecord) {
+export function toJobView(job: JobRecord): Job {
   return {
     job_id: job.job_id,
     status: job.status,
@@ -67,7 +68,7 @@ export function toJobView(job: JobRecord) {
 }
 
 /** The page as list items show it. */
-export function toPageSummary(page: PageRecord) {
+export function toPageSummary(page: PageRecord): PageSummary {
   return {
     id: page.id,
     slug: page.slug,
@@ -80,7 +81,7 @@ export function toPageSummary(page: PageRecord) {
 }
 
 /** The page as get and update return it. */
-export function toPageView(page: PageRecord, builderUrl: string) {
+export function toPageView(page: PageRecord, builderUrl: string): Page {
   const summary = toPageSummary(page);
   return {
     ...summary,

@@ -1,3 +1,4 @@
+import type { AnyEventType, EventType, WebhookDelivery, WebhookEndpoint } from "@lp/contract";
 import type { Environment } from "../accounts/schemas.js";
 
 /** Endpoint states (DESIGN §9). */
@@ -90,11 +91,12 @@ export interface DeliveryRecord {
 }
 
 /** The endpoint as the API returns it: never its secrets. */
-export function toEndpointView(e: EndpointRecord) {
+export function toEndpointView(e: EndpointRecord): WebhookEndpoint {
   return {
     id: e.id,
     url: e.url,
-    events: [...e.events],
+    // Only catalogue names get past endpoint validation.
+    events: [...e.events] as EventType[],
     environment: e.environment,
     concurrency_limit: e.concurrency_limit,
     status: e.status,
@@ -106,26 +108,27 @@ export function toEndpointView(e: EndpointRecord) {
   };
 }
 
-export type EndpointView = ReturnType<typeof toEndpointView>;
+export type EndpointView = WebhookEndpoint;
 
 /** The delivery as the API returns it, with the event it carries. */
-export function toDeliveryView(d: DeliveryRecord) {
+export function toDeliveryView(d: DeliveryRecord): WebhookDelivery {
   return {
     id: d.id,
     endpoint_id: d.endpoint_id,
     event_id: d.event_id,
-    event_type: d.event_type,
+    // Deliveries are only made for catalogue events.
+    event_type: d.event_type as AnyEventType,
     status: d.status,
     attempts: d.attempts.map((a) => ({ ...a })),
     next_attempt_at: d.next_attempt_at,
     skipped_reason: d.skipped_reason,
     created_at: d.created_at,
     updated_at: d.updated_at,
-    payload: d.payload,
+    payload: d.payload as WebhookDelivery["payload"],
   };
 }
 
-export type DeliveryView = ReturnType<typeof toDeliveryView>;
+export type DeliveryView = WebhookDelivery;
 
 /** Index entry of an endpoint (per application). */
 export const toEndpointEntry = (e: EndpointRecord) => ({ id: e.id, created_at: e.created_at });
