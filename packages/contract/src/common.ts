@@ -32,4 +32,4 @@ export interface ListPage<T> {
   data: T[];
   pagination: Pagination;
 }
-export type ErrorBody = z.infer<typeof errorResponse>;
+export type ErrorEnvelope = z.infer<typeof errorResponse>;
