@@ -75,6 +75,8 @@ export async function createTestApp(options: TestAppOptions = {}) {
     adminKey,
     account,
     call,
+    /** The response check `call` runs (null when `conformance: false`), for suites that send requests themselves. */
+    conform,
     /** Lets every background step paused on a delay go on. */
     release() {
       for (const resolve of waiting.splice(0)) resolve();
