@@ -48,7 +48,7 @@ describe("response conformance", () => {
     expect(() => check({ method: "POST", path: "/_admin/accounts", status: 201, contentType: "application/json", text: JSON.stringify(bad) })).toThrow(/page_quota/);
   });
 
-  it("runs inside createTestApp's call: a test app hands every answer to the check", async () => {
+  it("runs inside createTestApp's call and fetch: a test app hands every answer to the check", async () => {
     t = await createTestApp();
     // A route's handler answering off-contract makes `call` throw, so every suite built on it is checked.
     const route = t.routes.find((r) => r.method === "GET" && r.path === "/v1/accounts/:account_id/products/:id")!;
@@ -56,6 +56,10 @@ describe("response conformance", () => {
     route.handler = () => new Response(JSON.stringify({ data: { id: "not-a-uuid" } }), { status: 200, headers: { "content-type": "application/json" } });
     try {
       await expect(t.call("GET", "products/00000000-0000-4000-8000-000000000000")).rejects.toThrow(/Response conformance: GET .* -> 200/);
+      // The fetch handed to @lp/client and the CLI in their suites runs the same check.
+      await expect(t.fetch(`http://lp.test${t.account}/products/00000000-0000-4000-8000-000000000000`, { headers: { authorization: `Bearer ${t.creds.token}` } })).rejects.toThrow(
+        /Response conformance: GET .* -> 200/,
+      );
     } finally {
       route.handler = original;
     }

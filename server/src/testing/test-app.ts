@@ -66,8 +66,24 @@ export async function createTestApp(options: TestAppOptions = {}) {
     return { status: res.status, headers: res.headers, text, json };
   }
 
+  /**
+   * `app.request` with the same response check as `call`, for suites whose client brings its own fetch
+   * (@lp/client, the CLI): what they receive is held to the document too.
+   */
+  async function fetch(input: Request | URL | string, init?: RequestInit): Promise<Response> {
+    const res = await built.app.request(input instanceof URL ? input.href : input, init);
+    if (conform) {
+      const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+      const url = new URL(input instanceof Request ? input.url : String(input), publicUrl);
+      const text = await res.clone().text();
+      conform({ method, path: url.pathname, status: res.status, contentType: res.headers.get("content-type"), text });
+    }
+    return res;
+  }
+
   return {
     ...built,
+    fetch,
     core,
     clock,
     scheduler,
