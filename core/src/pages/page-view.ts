@@ -1,7 +1,7 @@
 import type { Job, Page, PageSummary } from "@lp/contract";
 import type { PageContent } from "../generation/content.js";
 import type { CheckoutField } from "../generation/checkout-fields.js";
-import type { GenerationProduct, Warning } from "../generation/generation-input.js";
+import type { GenerationProduct } from "../generation/generation-input.js";
 import type { GlobalTheme, SeoConfig } from "../render/theme.js";
 
 /** A page as stored: its components (content sections), route (slug), theme and SEO. */
@@ -25,20 +25,9 @@ export interface PageRecord {
   updated_at: string;
 }
 
-/** A generation job as stored. */
-export interface JobRecord {
-  job_id: string;
+/** A generation job as stored: the API's fields, with its owner and what was asked. */
+export interface JobRecord extends Job {
   account_id: string;
-  status: "processing" | "completed" | "failed";
-  step: "analyzing_product" | "writing_copy" | "generating_images" | "building_page" | "done";
-  step_detail: string;
-  page_id: string | null;
-  builder_url: string | null;
-  warnings: Warning[];
-  error: { code: string; message: string } | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
   /** What was asked, kept so the job can run from storage alone. */
   request: {
     product_id: string;

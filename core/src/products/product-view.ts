@@ -1,13 +1,8 @@
-import type { Product, ProductSummary } from "@lp/contract";
+import type { Product, ProductImage, ProductSummary } from "@lp/contract";
 import type { GenerationProduct } from "../generation/generation-input.js";
 
-/** An image of a product as stored. `media_path` is set for uploads kept in the media store. */
-export interface ProductImageRecord {
-  id: string;
-  url: string;
-  media_type: string;
-  display_order: number;
-  created_at: string;
+/** An image of a product as stored: the wire's fields, and `media_path` for uploads kept in the media store. */
+export interface ProductImageRecord extends ProductImage {
   media_path: string | null;
 }
 
@@ -20,20 +15,14 @@ export interface StoredCheckoutField {
   options: string[];
 }
 
-/** A product as stored. */
-export interface ProductRecord {
-  id: string;
+/**
+ * A product as stored: the wire's fields (but `preview_image_url`, derived on the way out), with its owner,
+ * its images' storage paths, its checkout fields and the soft-delete mark.
+ */
+export interface ProductRecord extends Omit<ProductSummary, "preview_image_url"> {
   account_id: string;
-  title: string;
-  description: string | null;
-  price: number;
-  original_price: number | null;
-  delivery_price: number | null;
-  product_type: "physical" | "service";
   images: ProductImageRecord[];
   checkout_fields: StoredCheckoutField[] | null;
-  created_at: string;
-  updated_at: string;
   deleted_at: string | null;
 }
 
