@@ -1,10 +1,12 @@
-/** The `error` member of an API error body (DESIGN §3). */
-export interface ErrorBody {
-  code: string;
-  message: string;
-  details?: Record<string, unknown>;
-  request_id?: string;
-}
+import type { ErrorEnvelope } from "@lp/contract";
+
+type LpErrorMember = ErrorEnvelope["error"];
+
+/**
+ * The `error` member of an API error body (DESIGN §3, `errorResponse` of @lp/contract); `request_id` is
+ * optional here because a proxy in front of lp may answer in the same shape without one.
+ */
+export type ErrorBody = Omit<LpErrorMember, "request_id"> & { request_id?: string };
 
 /**
  * A non-2xx answer from the API, rebuilt from the `{ error: { code, message, details, request_id } }`
