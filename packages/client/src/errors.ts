@@ -3,10 +3,11 @@ import type { ErrorEnvelope } from "@lp/contract";
 type LpErrorMember = ErrorEnvelope["error"];
 
 /**
- * The `error` member of an API error body (DESIGN §3, `errorResponse` of @lp/contract); `request_id` is
- * optional here because a proxy in front of lp may answer in the same shape without one.
+ * The `error` member of an API error body (DESIGN §3, `errorResponse` of @lp/contract). `code` is one of
+ * `ERROR_CODES`, or `http_<status>` when the answer was not lp's envelope (a proxy in front of it), which
+ * is also why `request_id` may be missing.
  */
-export type ErrorBody = Omit<LpErrorMember, "request_id"> & { request_id?: string };
+export type ErrorBody = Omit<LpErrorMember, "request_id" | "code"> & { code: string; request_id?: string };
 
 /**
  * A non-2xx answer from the API, rebuilt from the `{ error: { code, message, details, request_id } }`

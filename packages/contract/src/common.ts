@@ -15,10 +15,32 @@ export const dataOf = <T extends z.ZodType>(item: T) => z.object({ data: item })
 /** `{ data: [...], pagination }`: the envelope of every listing. */
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), pagination: paginationSchema });
 
+/** Every error code lp answers with: a closed list (DESIGN §3); statuses are mapped in the server. */
+export const ERROR_CODES = [
+  "invalid_json",
+  "validation_error",
+  "invalid_cursor",
+  "unauthenticated",
+  "insufficient_scope",
+  "account_mismatch",
+  "quota_exceeded",
+  "not_found",
+  "method_not_allowed",
+  "deployment_in_progress",
+  "idempotency_key_in_use",
+  "payload_too_large",
+  "unsupported_media_type",
+  "idempotency_key_reused",
+  "rate_limited",
+  "internal_error",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 /** The error envelope every 4xx and 5xx carries. */
 export const errorResponse = z.object({
   error: z.object({
-    code: z.string().describe("Lower snake_case error code"),
+    code: z.enum(ERROR_CODES).describe("Lower snake_case error code, from a closed list"),
     message: z.string(),
     details: z.record(z.string(), z.unknown()).optional(),
     request_id: z.string(),
