@@ -6,6 +6,7 @@ const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 export default defineConfig({
   resolve: {
     alias: {
+      "@lp/contract": here("packages/contract/src/index.ts"),
       "@lp/core": here("core/src/index.ts"),
       "@lp/server": here("server/src/index.ts"),
       "@lp/client": here("packages/client/src/index.ts"),

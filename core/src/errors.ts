@@ -1,27 +1,11 @@
+import type { ErrorCode } from "@lp/contract";
+
 /**
  * The one error type of the core. Every failure a caller can act on carries a code from a closed list;
  * the server maps codes to HTTP statuses in a single table, the client rebuilds it from the envelope.
+ * The list is part of the wire contract (the `code` of every error envelope), so it lives in @lp/contract.
  */
-export const ERROR_CODES = [
-  "invalid_json",
-  "validation_error",
-  "invalid_cursor",
-  "unauthenticated",
-  "insufficient_scope",
-  "account_mismatch",
-  "quota_exceeded",
-  "not_found",
-  "method_not_allowed",
-  "deployment_in_progress",
-  "idempotency_key_in_use",
-  "payload_too_large",
-  "unsupported_media_type",
-  "idempotency_key_reused",
-  "rate_limited",
-  "internal_error",
-] as const;
-
-export type ErrorCode = (typeof ERROR_CODES)[number];
+export { ERROR_CODES, type ErrorCode } from "@lp/contract";
 
 /** One entry of `details.issues` on a `validation_error`. */
 export interface ValidationIssue {

@@ -33,7 +33,7 @@ export async function createHarness() {
     LP_POLL_INTERVAL_MS: "0",
     XDG_CONFIG_HOME: join(home, "config"),
   };
-  const fetch: FetchLike = (input, init) => app.app.request(input, init);
+  const fetch: FetchLike = app.fetch;
 
   /** Runs `lp ...args`; `io` overrides terminal state, env and stdin; `deps` replaces fetch, the prompter or startServer. */
   async function lp(args: string[], io: FakeIoOptions = {}, deps: Omit<ContextDeps, "fetch"> & { fetch?: FetchLike } = {}): Promise<LpResult> {

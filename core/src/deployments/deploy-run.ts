@@ -1,3 +1,4 @@
+import type { DeployErrorCode } from "@lp/contract";
 import type { Storage } from "unstorage";
 import { toTimestamp, type Clock } from "../deps.js";
 import type { PagesService } from "../pages/pages-service.js";
@@ -20,7 +21,7 @@ export interface DeployRunDeps {
 
 class DeployFailure extends Error {
   constructor(
-    readonly code: string,
+    readonly code: DeployErrorCode,
     message: string,
   ) {
     super(message);

@@ -1,23 +1,13 @@
+import type { Deployment } from "@lp/contract";
 import type { PageRecord } from "../pages/page-view.js";
 import type { RenderablePage } from "../render/renderable-page.js";
 
-/** Steps of a deployment, in order. */
-export const DEPLOY_STEPS = ["rendering", "uploading", "activating"] as const;
-export type DeployStep = (typeof DEPLOY_STEPS)[number];
+/** Steps of a deployment, in order (part of the wire contract). */
+export { DEPLOY_STEPS, type DeployStep } from "@lp/contract";
 
-/** A deployment as stored (its fields are the API's). */
-export interface DeploymentRecord {
-  id: string;
-  page_id: string;
+/** A deployment as stored: the API's fields, with its owner and the fault it was asked to simulate. */
+export interface DeploymentRecord extends Deployment {
   account_id: string;
-  status: "deploying" | "succeeded" | "failed";
-  deploy_step: DeployStep | null;
-  error_code: string | null;
-  error_message: string | null;
-  deployed_url: string | null;
-  deployed_at: string | null;
-  created_at: string;
-  updated_at: string;
   simulate: string | null;
 }
 
@@ -38,7 +28,7 @@ export interface SitePointer {
 }
 
 /** The deployment as the API returns it. */
-export function toDeploymentView(d: DeploymentRecord) {
+export function toDeploymentView(d: DeploymentRecord): Deployment {
   return {
     id: d.id,
     page_id: d.page_id,

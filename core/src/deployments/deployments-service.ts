@@ -1,3 +1,4 @@
+import type { DeployErrorCode } from "@lp/contract";
 import { z } from "zod";
 import { toTimestamp } from "../deps.js";
 import { LpError, notFound } from "../errors.js";
@@ -35,7 +36,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
   const read = store.read;
   const runDeps = { ...deps, store };
 
-  async function fail(d: DeploymentRecord, code: string, message: string) {
+  async function fail(d: DeploymentRecord, code: DeployErrorCode, message: string) {
     await store.settle({ ...d, status: "failed", error_code: code, error_message: message, updated_at: toTimestamp(clock.now()) });
   }
 

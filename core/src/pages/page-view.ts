@@ -1,6 +1,7 @@
+import type { Job, Page, PageSummary } from "@lp/contract";
 import type { PageContent } from "../generation/content.js";
 import type { CheckoutField } from "../generation/checkout-fields.js";
-import type { GenerationProduct, Warning } from "../generation/generation-input.js";
+import type { GenerationProduct } from "../generation/generation-input.js";
 import type { GlobalTheme, SeoConfig } from "../render/theme.js";
 
 /** A page as stored: its components (content sections), route (slug), theme and SEO. */
@@ -24,20 +25,9 @@ export interface PageRecord {
   updated_at: string;
 }
 
-/** A generation job as stored. */
-export interface JobRecord {
-  job_id: string;
+/** A generation job as stored: the API's fields, with its owner and what was asked. */
+export interface JobRecord extends Job {
   account_id: string;
-  status: "processing" | "completed" | "failed";
-  step: "analyzing_product" | "writing_copy" | "generating_images" | "building_page" | "done";
-  step_detail: string;
-  page_id: string | null;
-  builder_url: string | null;
-  warnings: Warning[];
-  error: { code: string; message: string } | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
   /** What was asked, kept so the job can run from storage alone. */
   request: {
     product_id: string;
@@ -50,7 +40,7 @@ export interface JobRecord {
 }
 
 /** The job as the API returns it (spec: Page generation job). */
-export function toJobView(job: JobRecord) {
+export function toJobView(job: JobRecord): Job {
   return {
     job_id: job.job_id,
     status: job.status,
@@ -67,7 +57,7 @@ export function toJobView(job: JobRecord) {
 }
 
 /** The page as list items show it. */
-export function toPageSummary(page: PageRecord) {
+export function toPageSummary(page: PageRecord): PageSummary {
   return {
     id: page.id,
     slug: page.slug,
@@ -80,7 +70,7 @@ export function toPageSummary(page: PageRecord) {
 }
 
 /** The page as get and update return it. */
-export function toPageView(page: PageRecord, builderUrl: string) {
+export function toPageView(page: PageRecord, builderUrl: string): Page {
   const summary = toPageSummary(page);
   return {
     ...summary,

@@ -1,12 +1,8 @@
+import type { Product, ProductImage, ProductSummary } from "@lp/contract";
 import type { GenerationProduct } from "../generation/generation-input.js";
 
-/** An image of a product as stored. `media_path` is set for uploads kept in the media store. */
-export interface ProductImageRecord {
-  id: string;
-  url: string;
-  media_type: string;
-  display_order: number;
-  created_at: string;
+/** An image of a product as stored: the wire's fields, and `media_path` for uploads kept in the media store. */
+export interface ProductImageRecord extends ProductImage {
   media_path: string | null;
 }
 
@@ -19,20 +15,14 @@ export interface StoredCheckoutField {
   options: string[];
 }
 
-/** A product as stored. */
-export interface ProductRecord {
-  id: string;
+/**
+ * A product as stored: the wire's fields (but `preview_image_url`, derived on the way out), with its owner,
+ * its images' storage paths, its checkout fields and the soft-delete mark.
+ */
+export interface ProductRecord extends Omit<ProductSummary, "preview_image_url"> {
   account_id: string;
-  title: string;
-  description: string | null;
-  price: number;
-  original_price: number | null;
-  delivery_price: number | null;
-  product_type: "physical" | "service";
   images: ProductImageRecord[];
   checkout_fields: StoredCheckoutField[] | null;
-  created_at: string;
-  updated_at: string;
   deleted_at: string | null;
 }
 
@@ -53,10 +43,10 @@ export function toProductSnapshot(product: ProductRecord): GenerationProduct & {
   return { id, title, description, price, original_price, delivery_price, product_type, images };
 }
 
-/** The product as the API returns it; list items leave `images` out. */
-export function toProductView(product: ProductRecord, publicUrl: string, withImages = true) {
+/** The product as list items show it: without `images`. */
+export function toProductSummary(product: ProductRecord, publicUrl: string): ProductSummary {
   const images = sortImages(product.images);
-  const view = {
+  return {
     id: product.id,
     title: product.title,
     description: product.description,
@@ -68,14 +58,18 @@ export function toProductView(product: ProductRecord, publicUrl: string, withIma
     created_at: product.created_at,
     updated_at: product.updated_at,
   };
-  if (!withImages) return view;
+}
+
+/** The product as create, get and update return it: with its images in display order. */
+export function toProductView(product: ProductRecord, publicUrl: string): Product {
   return {
-    ...view,
-    images: images.map((i) => ({ id: i.id, url: i.url, media_type: i.media_type, display_order: i.display_order, created_at: i.created_at })),
+    ...toProductSummary(product, publicUrl),
+    images: sortImages(product.images).map((i) => ({ id: i.id, url: i.url, media_type: i.media_type, display_order: i.display_order, created_at: i.created_at })),
   };
 }
 
-export type ProductView = ReturnType<typeof toProductView>;
+/** The product as the API returns it (`productSchema` of @lp/contract). */
+export type ProductView = Product;
 
 /** What the products index keeps per product: enough to filter and sort without reading records. */
 export function toProductEntry(product: ProductRecord) {

@@ -9,7 +9,7 @@ import { mediaTypeFromUrl } from "../media/sniff.js";
 import { parseInput } from "../validation.js";
 import type { ServiceDeps } from "../service-deps.js";
 import { checkUploads, type BodyInput, type CheckedUpload } from "./product-input.js";
-import { sortImages, toProductEntry, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
+import { sortImages, toProductEntry, toProductSummary, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
 import {
   MAX_IMAGES,
   productCreateMultipartSchema,
@@ -35,7 +35,7 @@ export function createProductsService(deps: Deps) {
   const { storage, clock, ids } = deps;
   const key = (accountId: string, id: string) => `acct:${accountId}:products:${id}`;
   const indexOf = (accountId: string) => deps.indexes.get(`acct:${accountId}:products`, toProductEntry);
-  const view = (p: ProductRecord, withImages = true) => toProductView(p, deps.publicUrl(), withImages);
+  const view = (p: ProductRecord) => toProductView(p, deps.publicUrl());
 
   async function read(accountId: string, id: string): Promise<ProductRecord | null> {
     if (!isUuid(id)) return null;
@@ -128,7 +128,7 @@ export function createProductsService(deps: Deps) {
           withinBounds(e.created_at, q.created_after, q.created_before),
         load: async (entries) => {
           const records = await Promise.all(entries.map((e) => storage.getItem<ProductRecord>(key(accountId, e.id))));
-          return records.filter((r): r is ProductRecord => r !== null).map((r) => view(r, false));
+          return records.filter((r): r is ProductRecord => r !== null).map((r) => toProductSummary(r, deps.publicUrl()));
         },
       });
     },

@@ -1,30 +1,19 @@
+import type { AnyEventType, DeliveryAttempt, EventType, WebhookCircuit, WebhookDelivery, WebhookEndpoint } from "@lp/contract";
 import type { Environment } from "../accounts/schemas.js";
 
 /** Endpoint states (DESIGN §9). */
-export type EndpointStatus = "pending_verification" | "active" | "paused" | "disabled";
+export type EndpointStatus = WebhookEndpoint["status"];
 /** Why an endpoint is disabled. */
-export type DisabledReason = "manual" | "gone" | "circuit_breaker";
-export type CircuitState = "closed" | "open" | "half_open";
-export type DeliveryStatus = "pending" | "succeeded" | "failed" | "skipped";
-export type AttemptTrigger = "scheduled" | "manual" | "test";
+export type DisabledReason = NonNullable<WebhookEndpoint["disabled_reason"]>;
+export type CircuitState = WebhookCircuit["state"];
+export type DeliveryStatus = WebhookDelivery["status"];
+export type AttemptTrigger = DeliveryAttempt["trigger"];
 
-/** The circuit breaker of one endpoint. */
-export interface Circuit {
-  state: CircuitState;
-  consecutive_failures: number;
-  /** Re-opens in a row without a success in between; ten disable the endpoint. */
-  reopen_count: number;
-  opens_until: string | null;
-}
+/** The circuit breaker of one endpoint (re-opens in a row without a success; ten disable the endpoint). */
+export type Circuit = WebhookCircuit;
 
-/** Outcome of one verification challenge. */
-export interface VerificationResult {
-  outcome: "succeeded" | "failed";
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-  at: string;
-}
+/** Outcome of one verification challenge, as the endpoint keeps it. */
+export type VerificationResult = NonNullable<WebhookEndpoint["last_verification"]>;
 
 /** A webhook endpoint as stored. Secrets are kept in clear: the service signs with them. */
 export interface EndpointRecord {
@@ -55,18 +44,8 @@ export interface EventRecord {
   data: unknown;
 }
 
-/** One HTTP attempt of a delivery. `response_body` is kept for non-2xx answers only. */
-export interface AttemptRecord {
-  number: number;
-  trigger: AttemptTrigger;
-  started_at: string;
-  status_code: number | null;
-  latency_ms: number;
-  outcome: "succeeded" | "failed";
-  error: string | null;
-  response_body: string | null;
-  truncated: boolean;
-}
+/** One HTTP attempt of a delivery, stored as the API shows it. `response_body` is kept for non-2xx answers only. */
+export type AttemptRecord = DeliveryAttempt;
 
 /** A delivery of one event to one endpoint. Its id is the `webhook-id` of every attempt. */
 export interface DeliveryRecord {
@@ -90,11 +69,12 @@ export interface DeliveryRecord {
 }
 
 /** The endpoint as the API returns it: never its secrets. */
-export function toEndpointView(e: EndpointRecord) {
+export function toEndpointView(e: EndpointRecord): WebhookEndpoint {
   return {
     id: e.id,
     url: e.url,
-    events: [...e.events],
+    // Only catalogue names get past endpoint validation.
+    events: [...e.events] as EventType[],
     environment: e.environment,
     concurrency_limit: e.concurrency_limit,
     status: e.status,
@@ -106,26 +86,27 @@ export function toEndpointView(e: EndpointRecord) {
   };
 }
 
-export type EndpointView = ReturnType<typeof toEndpointView>;
+export type EndpointView = WebhookEndpoint;
 
 /** The delivery as the API returns it, with the event it carries. */
-export function toDeliveryView(d: DeliveryRecord) {
+export function toDeliveryView(d: DeliveryRecord): WebhookDelivery {
   return {
     id: d.id,
     endpoint_id: d.endpoint_id,
     event_id: d.event_id,
-    event_type: d.event_type,
+    // Deliveries are only made for catalogue events.
+    event_type: d.event_type as AnyEventType,
     status: d.status,
     attempts: d.attempts.map((a) => ({ ...a })),
     next_attempt_at: d.next_attempt_at,
     skipped_reason: d.skipped_reason,
     created_at: d.created_at,
     updated_at: d.updated_at,
-    payload: d.payload,
+    payload: d.payload as WebhookDelivery["payload"],
   };
 }
 
-export type DeliveryView = ReturnType<typeof toDeliveryView>;
+export type DeliveryView = WebhookDelivery;
 
 /** Index entry of an endpoint (per application). */
 export const toEndpointEntry = (e: EndpointRecord) => ({ id: e.id, created_at: e.created_at });

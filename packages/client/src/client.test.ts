@@ -9,7 +9,7 @@ describe("client against the app (app.request)", () => {
   let client: Client;
   beforeEach(async () => {
     t = await createTestApp();
-    const fetch = (input: any, init?: RequestInit) => t.app.request(input, init);
+    const fetch = t.fetch;
     client = createClient({ baseUrl: "http://lp.test", token: t.creds.token, accountId: t.creds.account_id, adminKey: t.adminKey, fetch });
   });
   afterEach(() => t.close());
@@ -58,7 +58,7 @@ describe("client against the app (app.request)", () => {
     const invalid = await client.products.create({ title: "", price: -1, product_type: "physical" }).catch((e) => e);
     expect(invalid).toMatchObject({ status: 400, code: "validation_error" });
     expect((invalid.details.issues as { path: string }[]).map((i) => i.path).sort()).toEqual(["price", "title"]);
-    const other = createClient({ baseUrl: "http://lp.test", token: "nope", accountId: t.creds.account_id, fetch: (i: any, init?: RequestInit) => t.app.request(i, init) });
+    const other = createClient({ baseUrl: "http://lp.test", token: "nope", accountId: t.creds.account_id, fetch: t.fetch });
     await expect(other.products.list()).rejects.toMatchObject({ status: 401, code: "unauthenticated" });
   });
 
@@ -85,7 +85,7 @@ describe("client against the app (app.request)", () => {
     expect(token.token).toBeTruthy();
     const app = await client.admin.createApp({ name: "Partner", account_ids: ["acct_two"] });
     expect(app.client_secret).toBeTruthy();
-    const reader = createClient({ baseUrl: "http://lp.test", token: token.token, accountId: "acct_two", fetch: (i: any, init?: RequestInit) => t.app.request(i, init) });
+    const reader = createClient({ baseUrl: "http://lp.test", token: token.token, accountId: "acct_two", fetch: t.fetch });
     await expect(reader.products.create({ title: "x", price: 1, product_type: "service" })).rejects.toMatchObject({ status: 403, code: "insufficient_scope" });
     await client.products.create({ title: "Kept", price: 1, product_type: "service" });
     const doc = await client.admin.export();

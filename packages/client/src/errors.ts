@@ -1,10 +1,13 @@
-/** The `error` member of an API error body (DESIGN §3). */
-export interface ErrorBody {
-  code: string;
-  message: string;
-  details?: Record<string, unknown>;
-  request_id?: string;
-}
+import type { ErrorEnvelope } from "@lp/contract";
+
+type LpErrorMember = ErrorEnvelope["error"];
+
+/**
+ * The `error` member of an API error body (DESIGN §3, `errorResponse` of @lp/contract). `code` is one of
+ * `ERROR_CODES`, or `http_<status>` when the answer was not lp's envelope (a proxy in front of it), which
+ * is also why `request_id` may be missing.
+ */
+export type ErrorBody = Omit<LpErrorMember, "request_id" | "code"> & { code: string; request_id?: string };
 
 /**
  * A non-2xx answer from the API, rebuilt from the `{ error: { code, message, details, request_id } }`

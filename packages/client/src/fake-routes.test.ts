@@ -3,7 +3,7 @@ import { createClient, WaitTimeoutError, type Deployment } from "./index.js";
 import { createFakeFetch } from "./testing/fake-fetch.js";
 
 const base = { baseUrl: "http://svc.test/", token: "tok", accountId: "acct_1", appId: "app_1", appSecret: "s3cret" };
-const deployment = (status: Deployment["status"], step: string | null): Deployment => ({
+const deployment = (status: Deployment["status"], step: Deployment["deploy_step"]): Deployment => ({
   id: "d1", page_id: "p1", status, deploy_step: step, error_code: null, error_message: null,
   deployed_url: status === "succeeded" ? "http://svc.test/sites/acct_1/chair/" : null, deployed_at: null,
   created_at: "2026-01-01T00:00:00.000Z", updated_at: "2026-01-01T00:00:00.000Z",

@@ -7,7 +7,7 @@ describe("pages and jobs against the app", () => {
   let client: Client;
   beforeEach(async () => {
     t = await createTestApp();
-    client = createClient({ baseUrl: "http://lp.test", token: t.creds.token, accountId: t.creds.account_id, fetch: (i: any, init?: RequestInit) => t.app.request(i, init) });
+    client = createClient({ baseUrl: "http://lp.test", token: t.creds.token, accountId: t.creds.account_id, fetch: t.fetch });
   });
   afterEach(() => t.close());
 

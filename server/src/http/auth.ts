@@ -24,7 +24,7 @@ export async function authenticate(
   ctx: ServerContext,
 ): Promise<AccountPrincipal | AppPrincipal | null> {
   const grant = ctx.grants?.get(req);
-  if (grant) return grant(route, params);
+  if (grant) return fitPlane(route, await grant(route, params));
   switch (route.plane) {
     case "none":
       return null;
@@ -52,4 +52,14 @@ export async function authenticate(
       return ctx.core.accounts.authenticateApp(decoded.slice(0, colon), decoded.slice(colon + 1));
     }
   }
+}
+
+/**
+ * A principal of the route's plane, or a 401: handlers are typed by plane (`defineRoute`) and read the
+ * principal without a check, so whatever grants one (the dashboard) must grant the right kind.
+ */
+function fitPlane(route: RouteDef, principal: AccountPrincipal | AppPrincipal | null): AccountPrincipal | AppPrincipal | null {
+  const expected = route.plane === "account" || route.plane === "app" ? route.plane : null;
+  if ((principal?.kind ?? null) !== expected) throw unauthenticated(`This route needs ${expected ? `an ${expected} principal` : "no principal"}.`);
+  return principal;
 }

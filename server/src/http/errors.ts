@@ -1,3 +1,4 @@
+import type { ErrorEnvelope } from "@lp/contract";
 import { LpError, type ErrorCode } from "@lp/core";
 import { HTTPResponse } from "h3";
 
@@ -48,7 +49,7 @@ export function toErrorResponse(error: unknown, requestId: string, plane: "accou
     lp = new LpError("internal_error", "Something went wrong on our side. Quote the request id when reporting it.");
   }
   const details = lp.code === "method_not_allowed" ? undefined : lp.details;
-  const body = { error: { code: lp.code, message: lp.message, ...(details ? { details } : {}), request_id: requestId } };
+  const body: ErrorEnvelope = { error: { code: lp.code, message: lp.message, ...(details ? { details } : {}), request_id: requestId } };
   return new HTTPResponse(JSON.stringify(body), {
     status: STATUS_BY_CODE[lp.code],
     headers: { "content-type": "application/json; charset=utf-8", ...headersFor(lp, plane) },

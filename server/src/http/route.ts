@@ -34,8 +34,14 @@ export interface ServerContext {
 /** Who an in-process dashboard request acts as, decided per route. */
 export type Grant = (route: RouteDef, params: Record<string, string>) => Promise<AccountPrincipal | AppPrincipal | null>;
 
-/** Everything a route handler receives. */
-export interface RouteContext {
+/** Who the pipeline hands a route of plane `P`: checked by `authenticate`, so handlers need no cast. */
+export type PrincipalOf<P extends Plane> = P extends "account" ? AccountPrincipal : P extends "app" ? AppPrincipal : null;
+
+/** The body a route of kind `B` receives: `readBody` gives every route with a body kind an input. */
+export type InputOf<B extends BodyKind | undefined> = B extends "none" | undefined ? null : BodyInput;
+
+/** Everything a route handler receives; typed by the route's plane and body kind through {@link defineRoute}. */
+export interface RouteContext<P extends Plane = Plane, B extends BodyKind | undefined = BodyKind | undefined> {
   req: Request;
   url: URL;
   params: Record<string, string>;
@@ -43,8 +49,8 @@ export interface RouteContext {
   requestId: string;
   /** Set on account-plane routes: the path's account, already checked against the token. */
   accountId: string;
-  principal: AccountPrincipal | AppPrincipal | null;
-  input: BodyInput | null;
+  principal: PrincipalOf<P>;
+  input: InputOf<B>;
   /** The `Lp-Simulate` value when simulation is on, else null. */
   simulate: string | null;
   server: ServerContext;
@@ -75,7 +81,19 @@ export interface RouteDef {
   handler(ctx: RouteContext): Promise<RouteResponse> | RouteResponse;
 }
 
-/** Declares a route with its types checked. */
-export function defineRoute(route: RouteDef): RouteDef {
-  return route;
+/** A route as declared: its handler's principal and input follow its `plane` and `body`. */
+export type TypedRouteDef<P extends Plane, B extends BodyKind | undefined> = Omit<RouteDef, "plane" | "body" | "handler"> & {
+  plane: P;
+  body?: B;
+  handler(ctx: RouteContext<P, B>): Promise<RouteResponse> | RouteResponse;
+};
+
+/**
+ * Declares a route with its types checked: on the `account` plane the handler gets an `AccountPrincipal`, on
+ * `app` an `AppPrincipal`, elsewhere null; a route with a body kind gets a `BodyInput`, one without gets null.
+ */
+export function defineRoute<P extends Plane, B extends BodyKind | undefined = undefined>(route: TypedRouteDef<P, B>): RouteDef {
+  // Sound because the pipeline builds the context from `authenticate` (which checks the principal's kind
+  // against the plane) and `readBody` (which returns an input for every kind but "none").
+  return route as unknown as RouteDef;
 }

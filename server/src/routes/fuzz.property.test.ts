@@ -59,6 +59,11 @@ async function fuzzOne(route: RouteDef, spec: FuzzSpec): Promise<void> {
   await settle();
   const pathname = new URL(req.path, "http://lp.test").pathname;
   const problems = toViolations(pathname, { status: res.status, headers: res.headers, text });
+  try {
+    t.conform?.({ method: req.method, path: pathname, status: res.status, contentType: res.headers.get("content-type"), text });
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
   if (before && res.status >= 400 && res.status < 500) {
     const changed = diffSnapshots(before, await takeSnapshot(t.core.stores), res.status === 404 ? isIdempotencyKey : undefined);
     if (changed.length) problems.push(`rejected with ${res.status} but wrote ${changed.slice(0, 5).join(" ")}`);

@@ -27,7 +27,7 @@ export const productRoutes: RouteDef[] = [
       multipart: productCreateMultipartSchema,
       responses: { 201: { description: "The product with its images", schema: productResponse } },
     },
-    handler: async ({ server, accountId, input }) => data(await server.core.products.create(accountId, input!), 201),
+    handler: async ({ server, accountId, input }) => data(await server.core.products.create(accountId, input), 201),
   }),
   defineRoute({
     method: "GET",
@@ -63,7 +63,7 @@ export const productRoutes: RouteDef[] = [
       multipart: productUpdateMultipartSchema,
       responses: { 200: { description: "The product with its images", schema: productResponse } },
     },
-    handler: async ({ server, accountId, params, input }) => data(await server.core.products.update(accountId, params.id, input!)),
+    handler: async ({ server, accountId, params, input }) => data(await server.core.products.update(accountId, params.id, input)),
   }),
   defineRoute({
     method: "DELETE",

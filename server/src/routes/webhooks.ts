@@ -1,4 +1,4 @@
-import { deliveryListSchema, endpointCreateSchema, endpointListSchema, endpointUpdateSchema, LpError, type AppPrincipal } from "@lp/core";
+import { deliveryListSchema, endpointCreateSchema, endpointListSchema, endpointUpdateSchema, LpError } from "@lp/core";
 import { z } from "zod";
 import { defineRoute, type RouteContext, type RouteDef } from "../http/route.js";
 import { data, json, list, noContent } from "../http/respond.js";
@@ -18,7 +18,7 @@ const tags = ["Webhook endpoints"];
 const noBody = z.strictObject({}).describe("Empty, or {}");
 
 /** The calling application (the "app" plane has authenticated it). */
-const appOf = (ctx: RouteContext) => (ctx.principal as AppPrincipal).application_id;
+const appOf = (ctx: RouteContext<"app">) => ctx.principal.application_id;
 const bodyOf = (ctx: RouteContext) => (ctx.input?.kind === "json" ? ctx.input.body : undefined);
 const webhooks = (ctx: RouteContext) => ctx.server.core.webhooks.endpoints;
 

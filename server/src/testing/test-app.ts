@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCore, createManualClock, createManualScheduler, createStores, ensureDevCredentials, type CoreDeps, type StorageKind } from "@lp/core";
 import { createApp } from "../app.js";
+import { createConformanceCheck } from "./response-conformance.js";
 
 /** Options of {@link createTestApp}. */
 export interface TestAppOptions {
@@ -10,6 +11,12 @@ export interface TestAppOptions {
   start?: string;
   /** More core dependencies (webhook fetch, retry schedule, timeouts). */
   coreDeps?: Partial<Omit<CoreDeps, "stores" | "clock" | "publicUrl">>;
+  /**
+   * Check every answer `call` gets against the response schema `/v1/openapi.json` documents for its route
+   * and status (on by default); a mismatch throws, naming both. Off only for suites that break the server
+   * on purpose.
+   */
+  conformance?: boolean;
 }
 
 /**
@@ -34,6 +41,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const afterReset = async () => void (await ensureDevCredentials(stores.data, clock, core.ids));
   const built = createApp({ core, settings: { simulate: true, adminKey, publicUrl: () => publicUrl }, log: null, afterReset });
   const account = `/v1/accounts/${creds.account_id}`;
+  const conform = options.conformance === false ? null : createConformanceCheck(built.routes, built.openapi);
 
   /** A request with the dev token unless `token` says otherwise (null sends none). */
   async function call(method: string, path: string, init: { body?: unknown; token?: string | null; headers?: Record<string, string>; raw?: BodyInit } = {}) {
@@ -45,8 +53,10 @@ export async function createTestApp(options: TestAppOptions = {}) {
       body = JSON.stringify(init.body);
       headers["content-type"] ??= "application/json";
     }
-    const res = await built.app.request(path.startsWith("/") ? path : `${account}/${path}`, { method, headers, body });
+    const url = path.startsWith("/") ? path : `${account}/${path}`;
+    const res = await built.app.request(url, { method, headers, body });
     const text = await res.text();
+    conform?.({ method, path: url, status: res.status, contentType: res.headers.get("content-type"), text });
     let json: any = null;
     try {
       json = text ? JSON.parse(text) : null;
@@ -56,8 +66,24 @@ export async function createTestApp(options: TestAppOptions = {}) {
     return { status: res.status, headers: res.headers, text, json };
   }
 
+  /**
+   * `app.request` with the same response check as `call`, for suites whose client brings its own fetch
+   * (@lp/client, the CLI): what they receive is held to the document too.
+   */
+  async function fetch(input: Request | URL | string, init?: RequestInit): Promise<Response> {
+    const res = await built.app.request(input instanceof URL ? input.href : input, init);
+    if (conform) {
+      const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+      const url = new URL(input instanceof Request ? input.url : String(input), publicUrl);
+      const text = await res.clone().text();
+      conform({ method, path: url.pathname, status: res.status, contentType: res.headers.get("content-type"), text });
+    }
+    return res;
+  }
+
   return {
     ...built,
+    fetch,
     core,
     clock,
     scheduler,
@@ -65,6 +91,8 @@ export async function createTestApp(options: TestAppOptions = {}) {
     adminKey,
     account,
     call,
+    /** The response check `call` runs (null when `conformance: false`), for suites that send requests themselves. */
+    conform,
     /** Lets every background step paused on a delay go on. */
     release() {
       for (const resolve of waiting.splice(0)) resolve();

@@ -30,7 +30,7 @@ export const endpointWithSecretFields: Column<WebhookEndpointWithSecret>[] = [
 ];
 
 /** `succeeded (200 in 12ms)` / `failed: connection refused`. */
-export function describeOutcome(v: VerificationOutcome | null | undefined): string | null {
+export function describeOutcome(v: VerificationOutcome | WebhookEndpoint["last_verification"] | undefined): string | null {
   if (!v) return null;
   return v.outcome === "succeeded" ? `succeeded (${v.status_code} in ${v.latency_ms}ms)` : `failed: ${v.error ?? v.status_code ?? "unknown"}`;
 }

@@ -1,18 +1,5 @@
-/** ISO 8601 UTC timestamp with milliseconds, e.g. `2026-11-22T02:24:58.123Z`. */
-export type Timestamp = string;
-
-/** The `pagination` member of every list body. */
-export interface Pagination {
-  /** Opaque cursor of the next page; null on the last one. */
-  next_cursor: string | null;
-  has_more: boolean;
-}
-
-/** One page of a listing: `{ data, pagination }`. */
-export interface ListPage<T> {
-  data: T[];
-  pagination: Pagination;
-}
+/** Response envelopes come from the wire contract, @lp/contract. */
+export type { Timestamp, Pagination, ListPage } from "@lp/contract";
 
 /** Query parameters every listing takes. */
 export interface ListQuery {

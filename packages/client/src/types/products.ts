@@ -1,35 +1,9 @@
 import type { productCreateSchema, productUpdateSchema } from "@lp/core";
 import type { z } from "zod";
-import type { CreatedRange, ListQuery, SortOf, Timestamp } from "./common.js";
+import type { CreatedRange, ListQuery, SortOf } from "./common.js";
 
-/** A product image (spec: Product image). */
-export interface ProductImage {
-  id: string;
-  url: string;
-  media_type: string;
-  display_order: number;
-  created_at: Timestamp;
-}
-
-/** A product as list items show it: without `images`. */
-export interface ProductSummary {
-  id: string;
-  title: string;
-  description: string | null;
-  price: number;
-  original_price: number | null;
-  delivery_price: number | null;
-  /** The first image by display order, else a generated placeholder. Always set. */
-  preview_image_url: string;
-  product_type: "physical" | "service";
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-/** A product as create, get and update return it: with its images in display order. */
-export interface Product extends ProductSummary {
-  images: ProductImage[];
-}
+/** A product, as list items and as single answers show it, and its images (from @lp/contract). */
+export type { ProductImage, ProductSummary, Product } from "@lp/contract";
 
 /**
  * An image to attach: a URL (kept as is) or a `Blob`/`File` (uploaded as multipart). Use

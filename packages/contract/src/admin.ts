@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { dataOf, timestampSchema } from "./common.js";
+
+/** An account made through the admin API. */
+export const accountSchema = z.object({
+  account_id: z.string(),
+  environment: z.enum(["production", "test"]),
+  currency: z.string(),
+  page_quota: z.number().int(),
+  created_at: timestampSchema,
+});
+
+/** A new access token, shown once. */
+export const createdTokenSchema = z.object({
+  token: z.string(),
+  account_id: z.string(),
+  scopes: z.array(z.string()),
+  expires_at: timestampSchema.nullable(),
+});
+
+/** A new partner application; `client_secret` is shown once. */
+export const createdAppSchema = z.object({
+  application_id: z.string(),
+  client_secret: z.string(),
+  name: z.string(),
+  account_ids: z.array(z.string()),
+});
+
+/** What an import answers: how many records and media files were loaded. */
+export const importResultSchema = z.object({ records: z.number().int(), media: z.number().int() });
+
+/** What a reset answers. */
+export const resetResultSchema = z.object({ reset: z.literal(true) });
+
+export const accountResponse = dataOf(accountSchema);
+export const createdTokenResponse = dataOf(createdTokenSchema);
+export const createdAppResponse = dataOf(createdAppSchema);
+export const importResultResponse = dataOf(importResultSchema);
+export const resetResultResponse = dataOf(resetResultSchema);
+
+export type Account = z.infer<typeof accountSchema>;
+export type CreatedToken = z.infer<typeof createdTokenSchema>;
+export type CreatedApp = z.infer<typeof createdAppSchema>;
+export type ImportResult = z.infer<typeof importResultSchema>;
