@@ -1,3 +1,4 @@
+import { DELIVERY_STATUSES } from "@lp/contract";
 import { z } from "zod";
 import { perPageSchema } from "../lists/list-query.js";
 import { ALL_EVENT_TYPES, EVENT_TYPES, INTERNAL_EVENT_TYPES } from "./catalogue.js";
@@ -74,8 +75,8 @@ const cursor = z.string().min(1).max(1024).optional().describe("Opaque cursor fr
 /** Query of `GET /v1/developer/webhook-endpoints` (newest first). */
 export const endpointListSchema = z.object({ cursor, per_page: perPageSchema });
 
-/** Delivery statuses. */
-export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "skipped"] as const;
+/** Delivery statuses: the contract's list, re-exported for the core's callers. */
+export { DELIVERY_STATUSES };
 
 /** Query of `GET .../deliveries` (newest first). */
 export const deliveryListSchema = z.object({
