@@ -32,6 +32,16 @@ const ERROR_STATUSES: Record<string, string> = {
 };
 
 /**
+ * Whether a route can answer with one of the shared error statuses: body errors only where a body is read,
+ * idempotency conflicts (409, 422) only where an `Idempotency-Key` is honoured (account POST and PATCH).
+ */
+function canAnswer(route: RouteDef, status: string): boolean {
+  if (status === "413" || status === "415") return route.body !== "none";
+  if (status === "409" || status === "422") return route.plane === "account" && (route.method === "POST" || route.method === "PATCH");
+  return true;
+}
+
+/**
  * The OpenAPI 3.1 document of the public API, generated from the route table and the zod schemas that
  * validate each request, so the document cannot drift from what the server accepts.
  */
@@ -67,6 +77,7 @@ export function buildOpenApi(routes: RouteDef[]) {
       responses[status] = res.schema ? { description: res.description, content: { "application/json": { schema: toSchema(res.schema, "output") } } } : { description: res.description };
     }
     for (const [status, description] of Object.entries(ERROR_STATUSES)) {
+      if (!canAnswer(route, status)) continue;
       responses[status] ??= { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
     }
     const isList = route.method === "GET" && parameters.some((p) => (p as { name: string }).name === "cursor");
