@@ -7,6 +7,8 @@ import { toErrorResponse } from "./errors.js";
 import type { RouteResponse } from "./respond.js";
 import type { RouteContext, RouteDef, ServerContext } from "./route.js";
 
+const NO_BODY = { input: null, raw: "" } as const;
+
 /** Responses worth replaying for an Idempotency-Key: the request ran, and running it again would not differ. */
 const isReplayable = (status: number) => (status >= 200 && status < 400) || status === 404;
 
@@ -62,7 +64,8 @@ export function toHandler(route: RouteDef, server: ServerContext) {
     try {
       const principal = await authenticate(route, req, params, server);
       event.context.principal = principal;
-      const { input, raw } = await readBody(req, route.body ?? "none", route.bodyLimit);
+      // Routes without a body (every GET) skip the call and its await.
+      const { input, raw } = route.body && route.body !== "none" ? await readBody(req, route.body, route.bodyLimit) : NO_BODY;
       event.context.rawBody = raw;
       let query: Record<string, string | string[]> | undefined;
       const ctx: RouteContext = {
