@@ -1,6 +1,10 @@
+import { existsSync, readFileSync } from "node:fs";
+import { SourceMap } from "node:module";
+import { fileURLToPath } from "node:url";
+
 /** A V8 `.cpuprofile` as `node --cpu-prof` writes it. */
 interface Profile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; children?: number[] }[];
   samples: number[];
   timeDeltas: number[];
 }
@@ -10,12 +14,14 @@ const NODE = "node http, net, streams (no lp or h3 caller)";
 /** Areas a sample is charged to, by the first matching frame from the leaf up (source path or function). */
 const AREAS: [string, RegExp][] = [
   ["GC", /^\(garbage collector\)$/],
+  ["socket write (writev syscall, loopback delivery)", /^writev$/],
   ["idle", /^\((idle|program)\)$/],
   ["dashboard request log", /dashboard\/|request-log|redact/],
+  ["request id, timing, access log (app hooks)", /server\/src\/app\.ts|core\/src\/deps\.ts/],
   ["auth (token check, hashing)", /auth|accounts-service|sha256|createHash|timingSafeEqual/],
   ["storage read (unstorage, driver, JSON.parse)", /unstorage|fs-durable|fs-io|destr|drivers\/memory|normalizeKey/],
   ["product view / service", /products-service|product-view|products\//],
-  ["lp pipeline, envelope, respond", /http\/pipeline|http\/respond|http\/errors|routes\/|app\.ts|onRequest|onResponse/],
+  ["lp pipeline, envelope, respond", /http\/pipeline|http\/respond|http\/errors|routes\//],
   ["h3 / srvx routing and response", /node_modules\/(h3|srvx|rou3|cookie-es)/],
   [NODE, /^node:|internal\/|_http_|net\.js|stream/],
 ];
@@ -25,6 +31,21 @@ const AREAS: [string, RegExp][] = [
  * stack: the innermost frame that matches an area, so library code called from auth counts as auth.
  */
 export function summarise(profile: Profile, requests: number): string {
+  // Frames of a bundle (bench/lib/bundle.ts writes its source map beside it) get their source file's path.
+  const maps = new Map<string, SourceMap | null>();
+  for (const node of profile.nodes) {
+    const f = node.callFrame;
+    if (!f.url.endsWith(".mjs") || !f.url.includes("lp-bench")) continue;
+    if (!maps.has(f.url)) {
+      const file = `${fileURLToPath(f.url)}.map`;
+      maps.set(f.url, existsSync(file) ? new SourceMap(JSON.parse(readFileSync(file, "utf8"))) : null);
+    }
+    const entry = maps.get(f.url)?.findEntry(f.lineNumber, f.columnNumber) as { originalSource?: string; originalLine?: number } | undefined;
+    if (entry?.originalSource) {
+      f.url = entry.originalSource.replace(/^.*?\/(core|server|packages|bench)\//, "$1/");
+      f.lineNumber = entry.originalLine ?? f.lineNumber;
+    }
+  }
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -35,7 +56,7 @@ export function summarise(profile: Profile, requests: number): string {
     return `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/(?=[^/]+\/[^/]+$)/, "")}:${f.lineNumber + 1}`;
   };
   // Node's own frames (socket writes, crypto, timers) are charged to the nearest caller that belongs to
-  // an area, so `writev` under h3's response counts as h3's; frames with no such caller stay Node's.
+  // an area, so a timer or a crypto call counts for its caller; frames with no such caller stay Node's.
   const areaOf = (id: number): string => {
     let fallback = "other";
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
