@@ -68,7 +68,8 @@ export function createApp(options: AppOptions) {
       event.context.startedAt = performance.now();
     },
     onResponse(response, event) {
-      response.headers.set("x-request-id", requestIdOf(event));
+      // Responses of the route pipeline already carry it (http/respond.ts toWire).
+      if (!event.context.wireHeaders) response.headers.set("x-request-id", requestIdOf(event));
       if (dashboard) {
         const ms = performance.now() - (started.get(event) ?? performance.now());
         dashboard.requests.record(event, response, ms, requestIdOf(event), new Date());

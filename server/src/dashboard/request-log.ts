@@ -42,7 +42,7 @@ interface StoredEntry extends Omit<RequestSummary, "at"> {
   at: number;
   /** The exchange's own header objects, by reference: copied and redacted only when the entry is opened. */
   requestHeaders: Iterable<[string, string]>;
-  responseHeaders: Iterable<[string, string]>;
+  responseHeaders: Iterable<[string, string]> | Record<string, string>;
   requestBody: string | { redacted: LoggedMessage["body"]; truncated: boolean };
   responseBody: string | { redacted: LoggedMessage["body"]; truncated: boolean };
 }
@@ -55,9 +55,10 @@ function keep(body: string): StoredEntry["requestBody"] {
   return { redacted: Buffer.from(redacted, "utf8").toString("utf8"), truncated };
 }
 
-function toMessage(headers: Iterable<[string, string]>, body: StoredEntry["requestBody"]): LoggedMessage {
+function toMessage(headers: Iterable<[string, string]> | Record<string, string>, body: StoredEntry["requestBody"]): LoggedMessage {
   const redacted = typeof body === "string" ? redactBody(body) : { body: body.redacted, truncated: body.truncated };
-  return { headers: redactHeaders(new Headers([...headers])), ...redacted };
+  const list = Symbol.iterator in headers ? [...(headers as Iterable<[string, string]>)] : Object.entries(headers);
+  return { headers: redactHeaders(new Headers(list)), ...redacted };
 }
 
 /**
@@ -84,7 +85,9 @@ export function createRequestLog(capacity = 500) {
       const principal = ctx.principal as { account_id?: string; application_id?: string } | null | undefined;
       const requestType = event.req.headers.get("content-type") ?? "";
       const rawBody = typeof ctx.rawBody === "string" ? ctx.rawBody : requestType.startsWith("multipart/") ? "[multipart body]" : "";
-      const responseType = response.headers.get("content-type") ?? "";
+      // The pipeline's plain header object when there is one: reading `response.headers` would build a Headers.
+      const wire = ctx.wireHeaders as Record<string, string> | undefined;
+      const responseType = (wire ? wire["content-type"] : response.headers.get("content-type")) ?? "";
       const responseBody = typeof ctx.responseBody === "string" && TEXT_TYPES.test(responseType) ? ctx.responseBody : "";
       const params = (ctx.params ?? {}) as Record<string, string>;
       const entry: StoredEntry = {
@@ -100,7 +103,7 @@ export function createRequestLog(capacity = 500) {
         application_id: principal?.application_id ?? null,
         source: fromDashboard.has(event.req) ? "dashboard" : "api",
         requestHeaders: event.req.headers as unknown as Iterable<[string, string]>,
-        responseHeaders: response.headers as unknown as Iterable<[string, string]>,
+        responseHeaders: wire ?? (response.headers as unknown as Iterable<[string, string]>),
         requestBody: keep(rawBody),
         responseBody: keep(responseBody),
       };

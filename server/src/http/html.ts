@@ -1,5 +1,5 @@
 import { contentSecurityPolicy } from "@lp/core";
-import { HTTPResponse } from "h3";
+import { PlainResponse } from "./respond.js";
 
 /**
  * Who may show an HTML answer in a frame: nobody (`none`: sites and their checkout answers, which nothing
@@ -25,9 +25,9 @@ export function htmlHeaders(frames: FramePolicy): Record<string, string> {
 const prepared: Record<FramePolicy, Record<string, string>> = { none: htmlHeaders("none"), self: htmlHeaders("self") };
 
 /**
- * An HTML response with {@link htmlHeaders}: h3's `HTTPResponse`, which h3 sends on its Node fast path
- * (a global `Response` with a string body goes through a web stream, several times slower).
+ * An HTML response with {@link htmlHeaders}, sent on the pipeline's plain-header path (respond.ts); a global
+ * `Response` with a string body goes through a web stream, several times slower.
  */
-export function htmlResponse(body: string, frames: FramePolicy, status = 200, headers: Record<string, string> = {}): HTTPResponse {
-  return new HTTPResponse(body, { status, headers: { ...prepared[frames], ...headers } });
+export function htmlResponse(body: string, frames: FramePolicy, status = 200, headers: Record<string, string> = {}): PlainResponse {
+  return new PlainResponse(body, { status, headers: { ...prepared[frames], ...headers } });
 }
