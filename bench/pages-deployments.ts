@@ -4,7 +4,7 @@
  * bytes. Everything runs on 127.0.0.1, bounded in time.
  */
 import autocannon from "autocannon";
-import { H3 } from "h3";
+import { H3, HTTPResponse } from "h3";
 import { toNodeHandler } from "h3/node";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -87,12 +87,16 @@ export async function benchPagesAndDeployments(options: { quick?: boolean } = {}
     const siteUrl = page.deployed_url!;
     const html = await (await fetch(siteUrl)).text();
     const bare = await startBareSite(html);
-    const ceiling = await rps(bare.url, seconds);
-    const site = await rps(siteUrl, seconds);
+    // Three interleaved pairs; the median pair's ratio (a neighbour's burst then skews both sides alike).
+    const pairs: { ceiling: number; site: number }[] = [];
+    const pairSeconds = Math.max(2, seconds - 2);
+    for (let round = 0; round < 3; round++) pairs.push({ ceiling: (await rps(bare.url, pairSeconds)).rps, site: (await rps(siteUrl, pairSeconds)).rps });
     await bare.close();
-    rows.push({ name: "site GET, bare h3 ceiling (same bytes)", value: ceiling.rps, unit: "req/s" });
-    rows.push({ name: "site GET, lp", value: site.rps, unit: "req/s" });
-    rows.push({ name: "site GET, lp / ceiling", value: Math.round((site.rps / ceiling.rps) * 100), unit: "%" });
+    const { ceiling, site } = pairs.sort((a, b) => a.site / a.ceiling - b.site / b.ceiling)[1];
+    const share = Math.round((site / ceiling) * 100);
+    rows.push({ name: "site GET, bare h3 ceiling (same bytes)", value: ceiling, unit: "req/s" });
+    rows.push({ name: "site GET, lp", value: site, unit: "req/s" });
+    rows.push({ name: `site GET, lp / ceiling (pairs ${pairs.map((p) => Math.round((p.site / p.ceiling) * 100)).join("/")}%)`, value: share, unit: "%", target: ">= 60", met: share >= 60 });
   } finally {
     await server.close();
   }
@@ -101,7 +105,9 @@ export async function benchPagesAndDeployments(options: { quick?: boolean } = {}
 
 async function startBareSite(html: string) {
   const files = new Map([["/", html]]);
-  const app = new H3().get("/**", (event) => new Response(files.get("/"), { headers: { "content-type": "text/html; charset=utf-8" } }));
+  // h3's fast response path (HTTPResponse with a string body), as lp's sites use: the ceiling is the best
+  // bare h3 does with these bytes, not a web-stream Response.
+  const app = new H3().get("/**", () => new HTTPResponse(files.get("/")!, { headers: { "content-type": "text/html; charset=utf-8" } }));
   const server = createServer(toNodeHandler(app));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

@@ -9,19 +9,24 @@ import { printTable, type Row } from "./lib/table.js";
 import { runReads } from "./scenarios/reads.js";
 import { runStartup } from "./scenarios/startup.js";
 import { runWrites } from "./scenarios/writes.js";
-import { runPeer } from "./scenarios/peer.js";
+import { runGetOne } from "./scenarios/get-one.js";
 import { runAsyncWork } from "./scenarios/async-work.js";
 
 const ctx = createContext(process.argv.slice(2));
 const started = performance.now();
 const loadBefore = loadavg()[0];
 const rows: Row[] = [];
+// `--only get-one,startup` runs some scenarios (the full table is `npm run bench` with no flag).
+const scenarios: [string, typeof runReads][] = [
+  ["get-one", runGetOne],
+  ["reads", runReads],
+  ["writes", runWrites],
+  ["startup", runStartup],
+  ["async", runAsyncWork],
+];
+const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
 try {
-  rows.push(...(await runReads(ctx)));
-  rows.push(...(await runPeer(ctx)));
-  rows.push(...(await runWrites(ctx)));
-  rows.push(...(await runStartup(ctx)));
-  rows.push(...(await runAsyncWork(ctx)));
+  for (const [name, run] of scenarios) if (!only || only.includes(name)) rows.push(...(await run(ctx)));
 } finally {
   ctx.cleanup();
 }

@@ -18,7 +18,8 @@ if (storage === "fs" && count > 0) {
   seedMs = performance.now() - t0;
 }
 
-const server = await startServer({ storage, dataDir, port: 0, log: null });
+// BENCH_ADMIN=0 turns the admin API and the dashboard (and its request log) off.
+const server = await startServer({ storage, dataDir, port: 0, log: null, admin: process.env.BENCH_ADMIN !== "0" });
 const account = server.credentials.account_id;
 if (storage === "memory" && count > 0) {
   const t0 = performance.now();

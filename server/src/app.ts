@@ -57,17 +57,19 @@ export function createApp(options: AppOptions) {
   // Built on first use: generating it costs tens of milliseconds that `lp serve` start-up should not pay.
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   const openapiDocument = () => (openapi ??= withWebhookDocs(buildOpenApi(routes)));
-  const started = new WeakMap<H3Event, number>();
+  // The start time rides on the event's context: a WeakMap keyed by events cost measurable GC per request.
+  const started = { get: (event: H3Event) => event.context.startedAt as number | undefined };
 
   const app = new H3({
     silent: true,
     allowMalformedURL: true, // a bad escape (`/products/%zz`) is then an id that matches no pattern: a 404 with a request id
     onRequest(event) {
       event.context.requestId = options.core.ids ? `req_${options.core.ids.bytes(12).toString("hex")}` : "req_unknown";
-      started.set(event, performance.now());
+      event.context.startedAt = performance.now();
     },
     onResponse(response, event) {
-      response.headers.set("x-request-id", requestIdOf(event));
+      // Responses of the route pipeline already carry it (http/respond.ts toWire).
+      if (!event.context.wireHeaders) response.headers.set("x-request-id", requestIdOf(event));
       if (dashboard) {
         const ms = performance.now() - (started.get(event) ?? performance.now());
         dashboard.requests.record(event, response, ms, requestIdOf(event), new Date());

@@ -15,10 +15,10 @@ import {
   type Stores,
 } from "@lp/core";
 import { toNodeHandler } from "h3/node";
-import { listen } from "listhen";
 import { createApp } from "./app.js";
 import { lockDataDir } from "./data-dir-lock.js";
 import { assertAdminExposure } from "./exposure.js";
+import { listenOn } from "./http/listen.js";
 import { toSafeNodeHandler } from "./http/node-handler.js";
 import { PUBLIC_CHECKOUT_RATE_LIMIT, type RateLimit } from "./http/rate-limit.js";
 import { createDashboardHub } from "./dashboard/hub.js";
@@ -102,7 +102,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 
 async function boot(options: ServeOptions, host: string, stores: Stores, unlock: () => void): Promise<Omit<RunningServer, "notices">> {
   const wanted = options.port ?? 4010;
-  // listhen would quietly move to another port; a script that expects this one must hear about it instead.
+  // A script that expects this port must hear that it is taken, before the core starts.
   if (wanted !== 0 && !(await isPortFree(wanted, host))) {
     throw new Error(`Port ${wanted} on ${host} is already in use; stop what uses it or pass --port 0 for a free port.`);
   }
@@ -142,20 +142,15 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
     },
   });
   // Whatever escapes the app's own error path is still that request's 500, never the end of the process.
-  const listener = await listen(toSafeNodeHandler(toNodeHandler(app)), {
-    hostname: host,
-    port: chosen,
-    autoClose: false,
-    qr: false,
-    showURL: false,
-    open: false,
-    clipboard: false,
-    public: false,
+  const handler = toSafeNodeHandler(toNodeHandler(app));
+  // Another process may take the picked free port in between: then any free port will do (the URL follows).
+  const listener = await listenOn(handler, host, chosen).catch((error: NodeJS.ErrnoException) => {
+    if (wanted === 0 && error.code === "EADDRINUSE") return listenOn(handler, host, 0);
+    throw error;
   });
   const address = listener.server.address();
   const port = typeof address === "object" && address ? address.port : (options.port ?? 4010);
   const url = toUrl(host, port);
-  // Another process took the picked port in the meantime and listhen moved on: follow it.
   if (!given) publicUrl = url;
   let closing: Promise<DrainReport> | null = null;
   return {

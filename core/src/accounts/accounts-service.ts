@@ -28,8 +28,10 @@ const unauthenticated = (message = "Missing or invalid credentials.") => new LpE
 export function createAccountsService({ storage, clock, ids }: Deps) {
   const now = () => toTimestamp(clock.now());
   // Tokens never change once issued (only a reset or an import removes them), so their records are cached
-  // and a request does not read storage to authenticate.
-  const tokenCache = new Map<string, TokenRecord>();
+  // and a request does not read storage to authenticate. The cache is keyed by the token itself, so a
+  // known token costs one map lookup and no SHA-256 (which only derives the storage key); an unknown one
+  // is hashed and read from storage, and never cached.
+  const tokenCache = new Map<string, { principal: AccountPrincipal; expiresAt: number }>();
 
   async function get(accountId: string): Promise<AccountRecord | null> {
     if (!isAccountId(accountId)) return null;
@@ -82,17 +84,18 @@ export function createAccountsService({ storage, clock, ids }: Deps) {
 
     /** Resolves a bearer token to its account and scopes. */
     async authenticateToken(token: string): Promise<AccountPrincipal> {
-      if (!/^lp_[A-Za-z0-9_-]{16,128}$/.test(token)) throw unauthenticated();
-      const key = `tokens:${sha256Hex(token)}`;
-      let record = tokenCache.get(key);
-      if (!record) {
-        record = (await storage.getItem<TokenRecord>(key)) ?? undefined;
+      let cached = tokenCache.get(token);
+      if (!cached) {
+        if (!/^lp_[A-Za-z0-9_-]{16,128}$/.test(token)) throw unauthenticated();
+        const record = await storage.getItem<TokenRecord>(`tokens:${sha256Hex(token)}`);
         if (!record) throw unauthenticated();
+        const expiresAt = record.expires_at ? Date.parse(record.expires_at) : Infinity;
+        cached = { principal: { kind: "account", account_id: record.account_id, scopes: record.scopes }, expiresAt };
         if (tokenCache.size >= 10_000) tokenCache.clear();
-        tokenCache.set(key, record);
+        tokenCache.set(token, cached);
       }
-      if (record.expires_at && Date.parse(record.expires_at) <= clock.now().getTime()) throw unauthenticated("The access token has expired.");
-      return { kind: "account", account_id: record.account_id, scopes: record.scopes };
+      if (cached.expiresAt <= clock.now().getTime()) throw unauthenticated("The access token has expired.");
+      return { ...cached.principal };
     },
 
     /** Registers a partner application; the client secret is returned here only. */

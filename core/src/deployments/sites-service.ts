@@ -22,12 +22,22 @@ export interface CheckoutRecord {
 /** The live sites: what each address serves, and the checkout posts they receive. */
 export function createSitesService(deps: { storage: Storage; clock: Clock; ids: IdSource; events: EventSink }) {
   const { storage } = deps;
+  // A deployment's files never change once written (their key holds the deployment id), so the parsed
+  // snapshots of the sites last served are kept: a GET then reads only the small pointer. Bounded by count.
+  const snapshots = new Map<string, SiteSnapshot>();
 
   async function find(accountId: string, slug: string): Promise<SiteSnapshot | null> {
     if (!isAccountId(accountId) || !SLUG.test(slug)) return null;
     const pointer = await storage.getItem<SitePointer>(siteKeys.pointer(accountId, slug));
     if (!pointer) return null;
-    return storage.getItem<SiteSnapshot>(siteKeys.files(accountId, pointer.page_id, pointer.deployment_id));
+    const key = siteKeys.files(accountId, pointer.page_id, pointer.deployment_id);
+    const known = snapshots.get(key);
+    if (known) return known;
+    const snapshot = await storage.getItem<SiteSnapshot>(key);
+    if (!snapshot) return null;
+    if (snapshots.size >= 32) snapshots.delete(snapshots.keys().next().value!);
+    snapshots.set(key, snapshot);
+    return snapshot;
   }
 
   return {

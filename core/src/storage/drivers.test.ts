@@ -55,6 +55,29 @@ describe("fs-durable specifics", () => {
     }
   });
 
+  it("answers reads of its own records from memory, and follows its own writes, removals and clears", async () => {
+    const root = mkdtempSync(join(tmpdir(), "lp-driver-"));
+    const file = join(root, "data", "acct", "p1");
+    try {
+      const storage = toStorage(fsDurableDriver({ base: join(root, "data") }));
+      await storage.setItem("acct:p1", { v: 1 });
+      // Changed behind the driver's back (never done while `lp serve` holds the lock): the cache answers.
+      writeFileSync(file, JSON.stringify({ v: "disk" }));
+      expect(await storage.getItem("acct:p1")).toEqual({ v: 1 });
+      const uncached = toStorage(fsDurableDriver({ base: join(root, "data"), cache: false }));
+      expect(await uncached.getItem("acct:p1")).toEqual({ v: "disk" });
+      await storage.setItem("acct:p1", { v: 2 });
+      expect(await storage.getItem("acct:p1")).toEqual({ v: 2 });
+      await storage.removeItem("acct:p1");
+      expect(await storage.getItem("acct:p1")).toBeNull();
+      await storage.setItem("acct:p2", { v: 4 });
+      await storage.clear("acct");
+      expect(await storage.getItem("acct:p2")).toBeNull();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it("opens memory and fs stores, and fs needs a folder", () => {
     expect(() => createStores("fs")).toThrow(/data directory/);
     expect(createStores("memory").kind).toBe("memory");

@@ -3,6 +3,7 @@ import { readdir, rm } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
 import { defineDriver } from "unstorage";
 import { DIR_MODE, readFileOrNull, writeFileAtomic } from "./fs-io.js";
+import { createReadCache } from "./read-cache.js";
 
 /** Options of {@link fsDurableDriver}. */
 export interface FsDurableOptions {
@@ -10,6 +11,11 @@ export interface FsDurableOptions {
   base: string;
   /** fsync every record before it becomes visible (default true). */
   fsync?: boolean;
+  /**
+   * Keep the text of records read or written in memory (default true). Only safe when this driver is
+   * the only writer of `base`, as `lp serve` is under its data-dir lock.
+   */
+  cache?: boolean;
 }
 
 const SEGMENT = /^[A-Za-z0-9_.-]+$/;
@@ -26,6 +32,7 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
   const tmpDir = join(base, TMP_DIR);
   const doSync = options.fsync !== false;
   let counter = 0;
+  const cache = options.cache === false ? null : createReadCache();
   // Unique per driver instance, so two stores in one process never share a temporary name.
   const instance = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   // Leftovers of a crash mid-write are never visible records; drop them at start.
@@ -43,8 +50,20 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
 
   const readOrNull = (key: string): Promise<Buffer | null> => readFileOrNull(toPath(key), isMissing);
 
-  const writeAtomic = (key: string, data: string | Uint8Array): Promise<void> =>
-    writeFileAtomic(toPath(key), join(tmpDir, `${instance}-${++counter}`), data, doSync);
+  // The cache follows the file: it learns the new text only once the rename has made it the record, and
+  // forgets the key when a write fails (the file may hold either value then).
+  const writeAtomic = async (key: string, data: string | Uint8Array): Promise<void> => {
+    const path = toPath(key);
+    cache?.delete(key); // from now on, a read may see either text: none of them is cached until the write ends
+    try {
+      await writeFileAtomic(path, join(tmpDir, `${instance}-${++counter}`), data, doSync);
+    } catch (error) {
+      cache?.delete(key);
+      throw error;
+    }
+    if (typeof data === "string") cache?.set(key, data);
+    else cache?.delete(key);
+  };
 
   const walk = async (dir: string, prefix: string, out: string[]): Promise<void> => {
     let entries;
@@ -76,8 +95,14 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
       }
     },
     async getItem(key) {
+      const hit = cache?.get(key);
+      if (hit !== undefined) return hit;
+      const seen = cache?.changes;
       const data = await readOrNull(key);
-      return data === null ? null : data.toString("utf8");
+      if (data === null) return null;
+      const text = data.toString("utf8");
+      if (cache && cache.changes === seen) cache.set(key, text);
+      return text;
     },
     async getItemRaw(key) {
       return readOrNull(key);
@@ -89,6 +114,7 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
       await writeAtomic(key, value as Uint8Array);
     },
     async removeItem(key) {
+      cache?.delete(key);
       try {
         unlinkSync(toPath(key));
       } catch (error) {
@@ -110,6 +136,7 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
     },
     async clear(prefix) {
       const clean = (prefix ?? "").split(":").filter(Boolean);
+      cache?.clearPrefix(clean.join(":"));
       if (clean.length === 0) {
         for (const entry of readdirSync(base)) {
           if (entry !== TMP_DIR) await rm(join(base, entry), { recursive: true, force: true });

@@ -37,9 +37,12 @@ const TEXT_TYPES = /^(application\/([\w.+-]+\+)?json|text\/plain)/i;
 const KEEP_RAW = 16 * 1024;
 
 /** An exchange as stored: cheap to record on every request; redacted when read. */
-interface StoredEntry extends RequestSummary {
-  requestHeaders: [string, string][];
-  responseHeaders: [string, string][];
+interface StoredEntry extends Omit<RequestSummary, "at"> {
+  /** Epoch ms; formatted when read. */
+  at: number;
+  /** The exchange's own header objects, by reference: copied and redacted only when the entry is opened. */
+  requestHeaders: Iterable<[string, string]>;
+  responseHeaders: Iterable<[string, string]> | Record<string, string>;
   requestBody: string | { redacted: LoggedMessage["body"]; truncated: boolean };
   responseBody: string | { redacted: LoggedMessage["body"]; truncated: boolean };
 }
@@ -52,9 +55,10 @@ function keep(body: string): StoredEntry["requestBody"] {
   return { redacted: Buffer.from(redacted, "utf8").toString("utf8"), truncated };
 }
 
-function toMessage(headers: [string, string][], body: StoredEntry["requestBody"]): LoggedMessage {
+function toMessage(headers: Iterable<[string, string]> | Record<string, string>, body: StoredEntry["requestBody"]): LoggedMessage {
   const redacted = typeof body === "string" ? redactBody(body) : { body: body.redacted, truncated: body.truncated };
-  return { headers: redactHeaders(new Headers(headers)), ...redacted };
+  const list = Symbol.iterator in headers ? [...(headers as Iterable<[string, string]>)] : Object.entries(headers);
+  return { headers: redactHeaders(new Headers(list)), ...redacted };
 }
 
 /**
@@ -81,13 +85,15 @@ export function createRequestLog(capacity = 500) {
       const principal = ctx.principal as { account_id?: string; application_id?: string } | null | undefined;
       const requestType = event.req.headers.get("content-type") ?? "";
       const rawBody = typeof ctx.rawBody === "string" ? ctx.rawBody : requestType.startsWith("multipart/") ? "[multipart body]" : "";
-      const responseType = response.headers.get("content-type") ?? "";
+      // The pipeline's plain header object when there is one: reading `response.headers` would build a Headers.
+      const wire = ctx.wireHeaders as Record<string, string> | undefined;
+      const responseType = (wire ? wire["content-type"] : response.headers.get("content-type")) ?? "";
       const responseBody = typeof ctx.responseBody === "string" && TEXT_TYPES.test(responseType) ? ctx.responseBody : "";
       const params = (ctx.params ?? {}) as Record<string, string>;
       const entry: StoredEntry = {
         id: requestId,
         seq: ++seq,
-        at: at.toISOString(),
+        at: at.getTime(),
         method: event.req.method,
         path: redactUrl(event.url),
         status: response.status,
@@ -96,13 +102,14 @@ export function createRequestLog(capacity = 500) {
         account_id: principal?.account_id ?? params.account_id ?? null,
         application_id: principal?.application_id ?? null,
         source: fromDashboard.has(event.req) ? "dashboard" : "api",
-        requestHeaders: [...event.req.headers],
-        responseHeaders: [...response.headers],
+        requestHeaders: event.req.headers as unknown as Iterable<[string, string]>,
+        responseHeaders: wire ?? (response.headers as unknown as Iterable<[string, string]>),
         requestBody: keep(rawBody),
         responseBody: keep(responseBody),
       };
       entries.push(entry);
-      if (entries.length > capacity) entries.splice(0, entries.length - capacity);
+      // shift(), not splice(): V8 trims the front of the array in place instead of allocating the removed part.
+      while (entries.length > capacity) entries.shift();
       if (listeners.size === 0) return;
       const summary = toSummary(entry);
       for (const listener of listeners) listener(summary);
@@ -139,7 +146,7 @@ function matchesStatus(status: number, wanted: string): boolean {
 
 function toSummary(e: StoredEntry): RequestSummary {
   const { id, seq, at, method, path, status, ms, plane, account_id, application_id, source } = e;
-  return { id, seq, at, method, path, status, ms, plane, account_id, application_id, source };
+  return { id, seq, at: new Date(at).toISOString(), method, path, status, ms, plane, account_id, application_id, source };
 }
 
 /** The request log of a server. */

@@ -4,8 +4,10 @@ import { HTTPResponse, type H3Event } from "h3";
 import { authenticate } from "./auth.js";
 import { readBody } from "./body.js";
 import { toErrorResponse } from "./errors.js";
-import type { RouteResponse } from "./respond.js";
+import { toWire, type RouteResponse } from "./respond.js";
 import type { RouteContext, RouteDef, ServerContext } from "./route.js";
+
+const NO_BODY = { input: null, raw: "" } as const;
 
 /** Responses worth replaying for an Idempotency-Key: the request ran, and running it again would not differ. */
 const isReplayable = (status: number) => (status >= 200 && status < 400) || status === 404;
@@ -54,6 +56,20 @@ function bodyText(body: unknown): string {
  * envelope. Every outcome is a Response, so the idempotency layer sees exactly what the client sees.
  */
 export function toHandler(route: RouteDef, server: ServerContext) {
+  const handle = answer(route, server);
+  return async (event: H3Event): Promise<RouteResponse> => {
+    const response = await handle(event);
+    // The route's body string, by reference, for the dashboard's request log (app.ts).
+    if (!(response instanceof Response) && typeof response.body === "string") event.context.responseBody = response.body;
+    const wire = toWire(response, requestIdOf(event));
+    // Headers already carrying the request id, as a plain object: app.ts's onResponse and the request log
+    // read them here instead of making the response build a Headers object.
+    if (wire.headers) event.context.wireHeaders = wire.headers;
+    return wire.response;
+  };
+}
+
+function answer(route: RouteDef, server: ServerContext) {
   return async (event: H3Event): Promise<RouteResponse> => {
     const requestId = requestIdOf(event);
     const req = event.req;
@@ -62,7 +78,8 @@ export function toHandler(route: RouteDef, server: ServerContext) {
     try {
       const principal = await authenticate(route, req, params, server);
       event.context.principal = principal;
-      const { input, raw } = await readBody(req, route.body ?? "none", route.bodyLimit);
+      // Routes without a body (every GET) skip the call and its await.
+      const { input, raw } = route.body && route.body !== "none" ? await readBody(req, route.body, route.bodyLimit) : NO_BODY;
       event.context.rawBody = raw;
       let query: Record<string, string | string[]> | undefined;
       const ctx: RouteContext = {

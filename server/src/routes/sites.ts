@@ -1,4 +1,5 @@
 import { renderCheckoutErrors, renderNotFoundPage, renderPage } from "@lp/core";
+import { HTTPResponse } from "h3";
 import { readForm, type FormLimits } from "../http/form.js";
 import { htmlResponse } from "../http/html.js";
 import { createRateLimiter, type RateLimiter } from "../http/rate-limit.js";
@@ -65,7 +66,7 @@ export const siteRoutes: RouteDef[] = [
       const etag = `"${site.deployment_id}"`;
       // Each deployment's files are immutable, so its id is a strong validator.
       const headers = { etag, "cache-control": "public, max-age=0, must-revalidate" };
-      if (req.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
+      if (req.headers.get("if-none-match") === etag) return new HTTPResponse(null, { status: 304, headers });
       return html(site.html, 200, headers);
     },
   }),
