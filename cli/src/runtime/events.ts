@@ -1,7 +1,7 @@
 /**
  * The event types a webhook endpoint can subscribe to (DESIGN §9), in the order the service lists them.
- * Kept here rather than imported from `@lp/core` so that `lp listen` and `lp trigger` do not load the
- * core; a test checks that both lists agree.
+ * Kept here rather than imported from `@lp/contract` (whose entry loads zod) or `@lp/core`, so that
+ * `lp listen` and `lp trigger` start without either; a test checks that the lists agree.
  */
 export const EVENT_TYPES = [
   "product.created",
