@@ -36,6 +36,17 @@ export interface EngineDeps {
 export const MAX_IN_FLIGHT = 256;
 
 /**
+ * The exact bytes sent for a payload, serialised once: every attempt of a delivery (and every save,
+ * which spreads the record) keeps the same payload object, so retries reuse the string.
+ */
+const bodies = new WeakMap<object, string>();
+function bodyOf(payload: DeliveryRecord["payload"]): string {
+  let body = bodies.get(payload);
+  if (body === undefined) bodies.set(payload, (body = JSON.stringify(payload)));
+  return body;
+}
+
+/**
  * Runs deliveries: one p-queue per endpoint at its `concurrency_limit`, timers (from the injected
  * scheduler) for future attempts, and the endpoint's circuit. Every decision reads the stored delivery
  * under its lock, so a timer, a retry and a recovery can race without sending twice. A token per
@@ -133,7 +144,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
       if (!current || !again) return { gate: { kind: "skip", reason: "endpoint_deleted" } as const };
       if (again.kind !== "send") return { gate: again };
       const started = clock.now();
-      const body = JSON.stringify(delivery.payload);
+      const body = bodyOf(delivery.payload);
       const blocked = await deps.guard.check(current.url);
       const result = blocked
         ? { status_code: null, latency_ms: 0, error: `blocked: ${blocked}`, response_body: null, truncated: false }
