@@ -6,6 +6,7 @@ import { postJson, type FetchLike } from "./http-attempt.js";
 import { toAttemptOutcome, toGate, type Gate } from "./attempt-outcome.js";
 import type { DeliveryRecord, EndpointRecord } from "./records.js";
 import { createCircuitKeeper } from "./circuit-keeper.js";
+import { createInFlightSlots } from "./in-flight-slots.js";
 import type { Scheduler, TimerHandle } from "./scheduler.js";
 import { toAttemptHeaders } from "./signing.js";
 import type { DeliveryRef, WebhookStore } from "./webhook-store.js";
@@ -57,7 +58,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
   const queues = new Map<string, PQueue>();
   const timers = new Map<string, TimerHandle>();
   const tokens = new Map<string, number>();
-  const inFlight = new PQueue({ concurrency: deps.maxInFlight ?? MAX_IN_FLIGHT });
+  const inFlight = createInFlightSlots(deps.maxInFlight ?? MAX_IN_FLIGHT);
   let closed = false;
   const now = () => clock.now().getTime();
   const circuits = createCircuitKeeper({ store, clock, scheduler: deps.scheduler, wake: (ref) => schedule(ref, now()), onError: deps.onError });
@@ -137,7 +138,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
    * delivery stays stored, pending, for the next start.
    */
   async function attempt(endpoint: EndpointRecord, delivery: DeliveryRecord, ref: DeliveryRef, probe: boolean): Promise<void> {
-    const sent = await queueFor(endpoint).add(() => inFlight.add(async () => {
+    const sent = await queueFor(endpoint).add(() => inFlight.run(async () => {
       if (closed) return { lapsed: true } as const;
       const current = store.endpoint(endpoint.id);
       const again = current ? toGate(current, delivery, !probe && circuits.isProbing(current.id), now()) : null;
