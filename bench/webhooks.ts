@@ -86,7 +86,7 @@ function measure(count: number, started: number, cpu: NodeJS.CpuUsage): Throughp
 }
 
 /** Deliveries per second through the engine (emit → signed POST → stored outcome). */
-async function engineThroughput(storage: "memory" | "fs", count: number): Promise<Throughput> {
+export async function engineThroughput(storage: "memory" | "fs", count: number): Promise<Throughput> {
   const sink = await startChildSink();
   try {
     return await withServer(storage, async ({ core, credentials }) => {
@@ -107,7 +107,7 @@ async function engineThroughput(storage: "memory" | "fs", count: number): Promis
  * The same requests with plain fetch, `CONCURRENCY` at a time: one event body and its signed headers,
  * computed once, so the difference is what the engine does per delivery (store, sign, record, retry).
  */
-async function bareFetchThroughput(count: number): Promise<Throughput> {
+export async function bareFetchThroughput(count: number): Promise<Throughput> {
   const sink = await startChildSink();
   try {
     const body = JSON.stringify({

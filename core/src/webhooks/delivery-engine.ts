@@ -6,6 +6,7 @@ import { postJson, type FetchLike } from "./http-attempt.js";
 import { toAttemptOutcome, toGate, type Gate } from "./attempt-outcome.js";
 import type { DeliveryRecord, EndpointRecord } from "./records.js";
 import { createCircuitKeeper } from "./circuit-keeper.js";
+import { createInFlightSlots } from "./in-flight-slots.js";
 import type { Scheduler, TimerHandle } from "./scheduler.js";
 import { toAttemptHeaders } from "./signing.js";
 import type { DeliveryRef, WebhookStore } from "./webhook-store.js";
@@ -36,6 +37,17 @@ export interface EngineDeps {
 export const MAX_IN_FLIGHT = 256;
 
 /**
+ * The exact bytes sent for a payload, serialised once: every attempt of a delivery (and every save,
+ * which spreads the record) keeps the same payload object, so retries reuse the string.
+ */
+const bodies = new WeakMap<object, string>();
+function bodyOf(payload: DeliveryRecord["payload"]): string {
+  let body = bodies.get(payload);
+  if (body === undefined) bodies.set(payload, (body = JSON.stringify(payload)));
+  return body;
+}
+
+/**
  * Runs deliveries: one p-queue per endpoint at its `concurrency_limit`, timers (from the injected
  * scheduler) for future attempts, and the endpoint's circuit. Every decision reads the stored delivery
  * under its lock, so a timer, a retry and a recovery can race without sending twice. A token per
@@ -46,7 +58,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
   const queues = new Map<string, PQueue>();
   const timers = new Map<string, TimerHandle>();
   const tokens = new Map<string, number>();
-  const inFlight = new PQueue({ concurrency: deps.maxInFlight ?? MAX_IN_FLIGHT });
+  const inFlight = createInFlightSlots(deps.maxInFlight ?? MAX_IN_FLIGHT);
   let closed = false;
   const now = () => clock.now().getTime();
   const circuits = createCircuitKeeper({ store, clock, scheduler: deps.scheduler, wake: (ref) => schedule(ref, now()), onError: deps.onError });
@@ -126,14 +138,14 @@ export function createDeliveryEngine(deps: EngineDeps) {
    * delivery stays stored, pending, for the next start.
    */
   async function attempt(endpoint: EndpointRecord, delivery: DeliveryRecord, ref: DeliveryRef, probe: boolean): Promise<void> {
-    const sent = await queueFor(endpoint).add(() => inFlight.add(async () => {
+    const sent = await queueFor(endpoint).add(() => inFlight.run(async () => {
       if (closed) return { lapsed: true } as const;
       const current = store.endpoint(endpoint.id);
       const again = current ? toGate(current, delivery, !probe && circuits.isProbing(current.id), now()) : null;
       if (!current || !again) return { gate: { kind: "skip", reason: "endpoint_deleted" } as const };
       if (again.kind !== "send") return { gate: again };
       const started = clock.now();
-      const body = JSON.stringify(delivery.payload);
+      const body = bodyOf(delivery.payload);
       const blocked = await deps.guard.check(current.url);
       const result = blocked
         ? { status_code: null, latency_ms: 0, error: `blocked: ${blocked}`, response_body: null, truncated: false }

@@ -11,10 +11,10 @@ export function signingSecrets(endpoint: EndpointRecord, now: Date): string[] {
 }
 
 /** Every header of one attempt: the three signed ones plus the event type and attempt number. */
-export function toAttemptHeaders(input: { id: string; body: string; endpoint: EndpointRecord; now: Date; eventType: string; attempt: number }) {
-  return {
-    ...sign({ id: input.id, timestamp: input.now, body: input.body, secrets: signingSecrets(input.endpoint, input.now) }),
-    [WEBHOOK_HEADERS.eventType]: input.eventType,
-    [WEBHOOK_HEADERS.attempt]: String(input.attempt),
-  };
+export function toAttemptHeaders(input: { id: string; body: string; endpoint: EndpointRecord; now: Date; eventType: string; attempt: number }): Record<string, string> {
+  // Added to sign()'s fresh object rather than spread into another: one header object per attempt fewer.
+  const headers: Record<string, string> = sign({ id: input.id, timestamp: input.now, body: input.body, secrets: signingSecrets(input.endpoint, input.now) });
+  headers[WEBHOOK_HEADERS.eventType] = input.eventType;
+  headers[WEBHOOK_HEADERS.attempt] = String(input.attempt);
+  return headers;
 }

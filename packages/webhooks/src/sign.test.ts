@@ -49,6 +49,17 @@ describe("sign", () => {
     );
   });
 
+  it("signs repeated attempts with each secret's own key, and still refuses a malformed copy of a known secret", () => {
+    const [first, second] = [generateSecret(), generateSecret()];
+    const expected = (secret: string) =>
+      `v1,${createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64")).update(`msg_1.${atSeconds}.${body}`).digest("base64")}`;
+    for (let round = 0; round < 3; round++) {
+      expect(sign({ id: "msg_1", timestamp: at, body, secrets: first })["webhook-signature"]).toBe(expected(first));
+      expect(sign({ id: "msg_1", timestamp: at, body, secrets: second })["webhook-signature"]).toBe(expected(second));
+    }
+    expect(() => sign({ id: "m", timestamp: at, body, secrets: `${first}\n` })).toThrow(/whitespace/);
+  });
+
   it("refuses to sign with a bad id, timestamp or secret", () => {
     const secret = generateSecret();
     expect(() => sign({ id: "", timestamp: at, body, secrets: secret })).toThrow(/id/);

@@ -1,3 +1,5 @@
+import { createSecretKey, type KeyObject } from "node:crypto";
+
 /** The prefix of every secret; the HMAC key is the base64 after it. */
 export const SECRET_PREFIX = "whsec_";
 
@@ -53,11 +55,27 @@ export function parseSecrets(secrets: string | readonly string[]): ParsedSecret[
   return list.map((secret, index) => parseSecret(secret, index, list.length === 1 ? "the secret" : undefined));
 }
 
-/** The HMAC key of a well-formed secret; throws a `TypeError` naming the problem otherwise. */
-export function toSigningKey(secret: string, index = 0): Buffer {
+/** Keys of secrets already parsed: a sender signs every attempt with the same few secrets. */
+const signingKeys = new Map<string, KeyObject>();
+/** Bound of {@link signingKeys}; past it the oldest key is forgotten (a fan-out to many endpoints). */
+const SIGNING_KEY_CACHE = 4096;
+
+/**
+ * The HMAC key of a well-formed secret, as a key object; throws a `TypeError` naming the problem
+ * otherwise. Key objects are kept per secret text (they are immutable), so signing a retry or the next
+ * delivery to the same endpoint neither re-validates and base64-decodes its secret nor makes a new key.
+ */
+export function toSigningKey(secret: string, index = 0): KeyObject {
+  const known = signingKeys.get(secret);
+  if (known) return known;
   const label = `secret #${index + 1}`;
   const parsed = parseSecret(secret, index, label);
-  if (parsed.key) return parsed.key;
+  if (parsed.key) {
+    const key = createSecretKey(parsed.key);
+    if (signingKeys.size >= SIGNING_KEY_CACHE) signingKeys.delete(signingKeys.keys().next().value!);
+    signingKeys.set(secret, key);
+    return key;
+  }
   const why = parsed.fatal ?? `${label} ${parsed.problems.join(" and ")}`;
   throw new TypeError(`Cannot sign: ${why}. Secrets look like "${SECRET_PREFIX}" + base64 of 32 random bytes.`);
 }

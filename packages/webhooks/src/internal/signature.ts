@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual, type KeyObject } from "node:crypto";
 
 /** The signature scheme this package produces and accepts (symmetric HMAC-SHA256). */
 export const SIGNATURE_VERSION = "v1";
@@ -10,7 +10,7 @@ const DIGEST_BYTES = 32;
  * HMAC-SHA256 over `{id}.{timestamp}.{body}`. The body is hashed as given: bytes stay bytes, so a
  * payload that is not valid UTF-8 is never altered by a decode/encode round trip.
  */
-export function computeSignature(key: Uint8Array, id: string, timestamp: number, body: string | Uint8Array): Buffer {
+export function computeSignature(key: Uint8Array | KeyObject, id: string, timestamp: number, body: string | Uint8Array): Buffer {
   const hmac = createHmac("sha256", key);
   hmac.update(`${id}.${timestamp}.`, "utf8");
   if (typeof body === "string") hmac.update(body, "utf8");
