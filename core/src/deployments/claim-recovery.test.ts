@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createCore, createManualClock, createStores, ensureDevCredentials, type Core } from "../index.js";
+import { describe, expect, it } from "vitest";
+import { useRestarts } from "../testing/restarts.js";
 
 /**
  * A deployment start writes three records (in-flight marker, the page's claim, the deployment) and a
@@ -12,31 +9,16 @@ import { createCore, createManualClock, createStores, ensureDevCredentials, type
  * leave between those writes is written by hand, and a core is opened on it as after a restart.
  */
 describe("a deployment claim left by a crash", () => {
-  const dirs: string[] = [];
-  const cores: Core[] = [];
-  afterEach(async () => {
-    for (const core of cores.splice(0)) await core.close();
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function open(dir: string): Promise<Core> {
-    const clock = createManualClock("2026-05-01T00:00:00.000Z");
-    const core = await createCore({ stores: createStores("fs", dir), clock, publicUrl: () => "http://lp.test", sleep: async () => {} });
-    await ensureDevCredentials(core.stores.data, clock, core.ids);
-    cores.push(core);
-    return core;
-  }
+  const { folder, open, shut } = useRestarts();
 
   /** A folder holding one generated page; returns it with the page id. */
   async function withPage() {
-    const dir = mkdtempSync(join(tmpdir(), "lp-claim-"));
-    dirs.push(dir);
+    const dir = folder("lp-claim-");
     const core = await open(dir);
     const { job_id } = await core.pages.create("acct_dev", { product: { title: "Claimed", description: "A page", price: 5, product_type: "service" } }, null);
     await core.onIdle();
     const pageId = (await core.pages.getJob("acct_dev", job_id)).page_id!;
-    await core.close();
-    cores.splice(cores.indexOf(core), 1);
+    await shut(core);
     return { dir, pageId, data: core.stores.data };
   }
 
@@ -63,8 +45,7 @@ describe("a deployment claim left by a crash", () => {
     // Put back the two writes the settle makes after the record.
     await first.stores.data.setItem(`inflight:deployments:acct_dev:${pageId}:${done.deployment_id}`, { at: "2026-05-01T00:00:00.000Z" });
     await first.stores.data.setItem(claimKey(pageId), { deployment_id: done.deployment_id });
-    await first.close();
-    cores.splice(cores.indexOf(first), 1);
+    await shut(first);
 
     const core = await open(dir);
     expect(await core.stores.data.getItem(claimKey(pageId))).toBeNull();

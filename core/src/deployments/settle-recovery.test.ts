@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createCore, createManualClock, createStores, ensureDevCredentials, type Core, type DeploymentRecord, type PageRecord } from "../index.js";
+import { describe, expect, it } from "vitest";
+import { type DeploymentRecord, type PageRecord } from "../index.js";
+import { useRestarts } from "../testing/restarts.js";
 
 /**
  * A successful deployment writes the site pointer, the deployment record, the page (`deployed_url`,
@@ -12,30 +10,11 @@ import { createCore, createManualClock, createStores, ensureDevCredentials, type
  * deployment, and a core is opened on it as after a restart.
  */
 describe("a deployment settle cut short by a crash", () => {
-  const dirs: string[] = [];
-  const cores: Core[] = [];
-  afterEach(async () => {
-    for (const core of cores.splice(0)) await core.close();
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function open(dir: string): Promise<Core> {
-    const clock = createManualClock("2026-05-01T00:00:00.000Z");
-    const core = await createCore({ stores: createStores("fs", dir), clock, publicUrl: () => "http://lp.test", sleep: async () => {} });
-    await ensureDevCredentials(core.stores.data, clock, core.ids);
-    cores.push(core);
-    return core;
-  }
-
-  async function shut(core: Core) {
-    await core.close();
-    cores.splice(cores.indexOf(core), 1);
-  }
+  const { folder, open, shut } = useRestarts();
 
   /** A folder with a page deployed once; the records as they stood, and the keys involved. */
   async function deployed() {
-    const dir = mkdtempSync(join(tmpdir(), "lp-settle-"));
-    dirs.push(dir);
+    const dir = folder("lp-settle-");
     const core = await open(dir);
     const { job_id } = await core.pages.create("acct_dev", { product: { title: "Settled", description: "A page", price: 5, product_type: "service" } }, null);
     await core.onIdle();

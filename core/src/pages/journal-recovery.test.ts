@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createCore, createManualClock, createStores, ensureDevCredentials, type Core, type JobRecord, type PageRecord } from "../index.js";
+import { describe, expect, it } from "vitest";
+import { type JobRecord, type PageRecord } from "../index.js";
+import { useRestarts } from "../testing/restarts.js";
 
 /**
  * A page deletion writes many records (deployments, site, page, owner entry, media) and a generation job
@@ -11,25 +9,11 @@ import { createCore, createManualClock, createStores, ensureDevCredentials, type
  * leave is written here by hand, and a core is opened on it as after a restart.
  */
 describe("the page journal after a crash", () => {
-  const dirs: string[] = [];
-  const cores: Core[] = [];
-  afterEach(async () => {
-    for (const core of cores.splice(0)) await core.close();
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function open(dir: string): Promise<Core> {
-    const clock = createManualClock("2026-05-01T00:00:00.000Z");
-    const core = await createCore({ stores: createStores("fs", dir), clock, publicUrl: () => "http://lp.test", sleep: async () => {} });
-    await ensureDevCredentials(core.stores.data, clock, core.ids);
-    cores.push(core);
-    return core;
-  }
+  const { folder, open, shut } = useRestarts();
 
   /** A folder with one generated (and optionally deployed) page. */
   async function withPage(deploy: boolean) {
-    const dir = mkdtempSync(join(tmpdir(), "lp-journal-"));
-    dirs.push(dir);
+    const dir = folder("lp-journal-");
     const core = await open(dir);
     const { job_id } = await core.pages.create("acct_dev", { product: { title: "Journal", description: "A page", price: 5, product_type: "service" } }, null);
     await core.onIdle();
@@ -37,8 +21,7 @@ describe("the page journal after a crash", () => {
     const page = (await core.stores.data.getItem<PageRecord>(`acct:acct_dev:pages:${job.page_id}`))!;
     const deployment = deploy ? await core.deployments.start("acct_dev", page.id, null) : null;
     await core.onIdle();
-    await core.close();
-    cores.splice(cores.indexOf(core), 1);
+    await shut(core);
     return { dir, job, page, deploymentId: deployment?.deployment_id, data: core.stores.data, media: core.stores.media };
   }
 
