@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createApp } from "../app.js";
 import { createTestApp } from "../testing/test-app.js";
 
 describe("GET /", () => {
@@ -25,5 +26,15 @@ describe("GET /", () => {
     const head = await t.app.request("/", { method: "HEAD" });
     expect(head.status).toBe(200);
     expect((await t.app.request("/", { method: "POST" })).status).toBe(405);
+  });
+
+  it("says the dashboard and the admin API are off with --no-admin", async () => {
+    const t = await createTestApp();
+    const { app } = createApp({ core: t.core, settings: { simulate: true, adminKey: null, publicUrl: () => "http://lp.test" }, log: null });
+    const json = await (await app.request("/", { headers: { accept: "application/json" } })).json();
+    expect(json).toMatchObject({ dashboard_url: null, admin_api: null });
+    const html = await (await app.request("/", { headers: { accept: "text/html" } })).text();
+    expect(html).not.toContain("/_dashboard");
+    expect(html).toContain("off (<code>--no-admin</code>)");
   });
 });

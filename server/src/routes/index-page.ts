@@ -21,7 +21,8 @@ function toIndex(base: string, admin: boolean) {
     openapi_url: `${base}/v1/openapi.json`,
     health_url: `${base}/healthz`,
     ready_url: `${base}/readyz`,
-    dashboard_url: `${base}/_dashboard`,
+    // The dashboard goes with the admin API (`--no-admin` turns both off).
+    dashboard_url: admin ? `${base}/_dashboard` : null,
     admin_api: admin ? `${base}/_admin` : null,
   };
 }
@@ -31,7 +32,7 @@ function renderIndex(index: ReturnType<typeof toIndex>): string {
   const rows = [
     ["API base", `<code>${escape(index.api_base)}</code> (account routes under <code>/v1/accounts/{account_id}</code>)`],
     ["OpenAPI 3.1", link(index.openapi_url)],
-    ["Dashboard", link(index.dashboard_url)],
+    ["Dashboard", index.dashboard_url ? `${link(index.dashboard_url)} (log in with the URL <code>lp serve</code> printed, or <code>lp dashboard</code>)` : "off (<code>--no-admin</code>)"],
     ["Health", `${link(index.health_url)} · ${link(index.ready_url)}`],
     ["Admin API", index.admin_api ? `<code>${escape(index.admin_api)}</code> (needs the admin key)` : "off (<code>--no-admin</code>)"],
     ["Docs", "<code>docs/api.md</code>, <code>docs/cli.md</code>, <code>docs/webhooks.md</code> in the lp repository; <code>lp --help</code>"],
