@@ -1,13 +1,11 @@
-import { createLocalQueue } from "@lp/core";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RouteDef } from "../http/route.js";
 import { documentRequestArb, type DocumentRequest } from "../testing/fuzz-document-arb.js";
 import type { FuzzSpec } from "../testing/fuzz-request-arb.js";
-import { seedFuzzWorld, toRequest, type FuzzWorld } from "../testing/fuzz-world.js";
+import { createFuzzApp, seedFuzzWorld, toRequest, type FuzzWorld } from "../testing/fuzz-world.js";
 import { findInexpressible, type Issue } from "../testing/inexpressible.js";
 import { derefDocument, requestValidators } from "../testing/openapi-ajv.js";
-import { createTestApp } from "../testing/test-app.js";
 
 /*
  * Requests generated from the served document's own JSON Schemas (query parameters and bodies, each
@@ -18,17 +16,7 @@ import { createTestApp } from "../testing/test-app.js";
  */
 const RUNS = Number(process.env.LP_DOC_FUZZ_RUNS ?? 100);
 const seed = Number(process.env.LP_FUZZ_SEED ?? Date.now() % 2 ** 31);
-const backgroundErrors: string[] = [];
-const onError = (what: string, error: unknown) => void backgroundErrors.push(`${what}: ${(error as Error)?.stack ?? error}`);
-const t = await createTestApp({
-  coreDeps: {
-    queue: createLocalQueue({ onError }),
-    fetch: async () => {
-      throw new TypeError("fetch failed: the fuzz suite has no network");
-    },
-    webhooks: { onError },
-  },
-});
+const { t, errors: backgroundErrors } = await createFuzzApp();
 const doc = derefDocument((await t.call("GET", "/v1/openapi.json", { token: null })).json);
 const validators = requestValidators(doc);
 let world: FuzzWorld;

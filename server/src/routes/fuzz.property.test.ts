@@ -1,12 +1,10 @@
-import { createLocalQueue } from "@lp/core";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RouteDef } from "../http/route.js";
 import { isPrototypeClean, toViolations } from "../testing/fuzz-check.js";
 import { toParamNames, toSpecArb, type FuzzSpec } from "../testing/fuzz-request-arb.js";
 import { diffSnapshots, isIdempotencyKey, takeSnapshot } from "../testing/fuzz-snapshot.js";
-import { namesFixture, restoreWorld, seedFuzzWorld, toRequest, type FuzzWorld } from "../testing/fuzz-world.js";
-import { createTestApp } from "../testing/test-app.js";
+import { createFuzzApp, namesFixture, restoreWorld, seedFuzzWorld, toRequest, type FuzzWorld } from "../testing/fuzz-world.js";
 
 /*
  * Property-based fuzzing of every route in the table (docs/reliability.md, "Fuzzing"). One seed per run,
@@ -15,19 +13,7 @@ import { createTestApp } from "../testing/test-app.js";
  */
 const TOTAL_REQUESTS = Number(process.env.LP_FUZZ_REQUESTS ?? 10_000);
 const seed = Number(process.env.LP_FUZZ_SEED ?? Date.now() % 2 ** 31);
-/** Background failures (generation, deployments, webhooks) are bugs too: they are collected, not logged. */
-const backgroundErrors: string[] = [];
-const onError = (what: string, error: unknown) => void backgroundErrors.push(`${what}: ${(error as Error)?.stack ?? error}`);
-const t = await createTestApp({
-  coreDeps: {
-    queue: createLocalQueue({ onError }),
-    // No request leaves the process: every webhook url "refuses the connection".
-    fetch: async () => {
-      throw new TypeError("fetch failed: the fuzz suite has no network");
-    },
-    webhooks: { onError },
-  },
-});
+const { t, errors: backgroundErrors } = await createFuzzApp();
 const runs = Math.ceil(TOTAL_REQUESTS / t.routes.length);
 let world: FuzzWorld;
 let sent = 0;

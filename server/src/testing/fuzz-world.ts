@@ -1,9 +1,10 @@
+import { createLocalQueue } from "@lp/core";
 import type { RouteDef } from "../http/route.js";
 import type { AuthPick, BodyPick, FuzzSpec, QueryValue } from "./fuzz-request-arb.js";
 import { toParamNames } from "./fuzz-request-arb.js";
 import { loadPublicFixtures, toPublicParam, type PublicFixtures } from "./matrix-public.js";
 import { createResources, createTenant, SCOPE_VARIANTS, toPathResources, type ResourceKind, type Resources, type Tenant } from "./matrix-world.js";
-import type { TestApp } from "./test-app.js";
+import { createTestApp, type TestApp } from "./test-app.js";
 
 const ALL_KINDS: ResourceKind[] = ["product", "page", "job", "deployment", "endpoint", "delivery"];
 
@@ -128,4 +129,24 @@ export function toRequest(route: RouteDef, spec: FuzzSpec, world: FuzzWorld, adm
   if (type) headers["content-type"] = type;
   const summary = `${spec.method} ${path.slice(0, 300)} headers=${JSON.stringify(headers).slice(0, 300)} body=${spec.body.kind}:${typeof body === "string" ? body.slice(0, 300) : ""}`;
   return { method: spec.method, path, init: { method: spec.method, headers, body }, summary };
+}
+
+/**
+ * The app the fuzz suites attack: no request leaves the process (every webhook url "refuses the
+ * connection"), and background failures (generation, deployments, webhooks) are collected into `errors`
+ * rather than logged, because they are bugs too.
+ */
+export async function createFuzzApp(): Promise<{ t: TestApp; errors: string[] }> {
+  const errors: string[] = [];
+  const onError = (what: string, error: unknown) => void errors.push(`${what}: ${(error as Error)?.stack ?? error}`);
+  const t = await createTestApp({
+    coreDeps: {
+      queue: createLocalQueue({ onError }),
+      fetch: async () => {
+        throw new TypeError("fetch failed: the fuzz suite has no network");
+      },
+      webhooks: { onError },
+    },
+  });
+  return { t, errors };
 }

@@ -2,19 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { dash } from "../api.js";
 import { html, when } from "../html.js";
 import { subscribe } from "../live.js";
-
-interface Summary {
-  id: string;
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-  ms: number;
-  plane: string;
-  account_id: string | null;
-  application_id: string | null;
-  source: string;
-}
+import type { RequestSummary as Summary } from "../../request-log.js";
 
 const matches = (s: Summary, f: { status: string; path: string; plane: string }) =>
   (!f.status || (/xx$/.test(f.status) ? String(s.status)[0] === f.status[0] : String(s.status) === f.status)) &&
