@@ -6,12 +6,51 @@ import { fsDurableDriver } from "./fs-durable-driver.js";
 /** The storage kinds `lp serve --storage` accepts. */
 export type StorageKind = "memory" | "fs";
 
+/** One write of a {@link Stores.batch}: a record to store, or (with `remove`) a key to delete. */
+export type BatchOp = { key: string; value: unknown } | { key: string; remove: true };
+
+/** A change to one record, as another process of a cluster learns of it: `value` null means removed. */
+export interface RecordChange {
+  key: string;
+  value: unknown | null;
+}
+
+/**
+ * The changes written to the data store, in order, for processes that keep derived state (list indexes,
+ * caches) and must see each other's writes. Only stores shared by several processes have one.
+ */
+export interface ChangeFeed {
+  /** The position after the newest change: where a reader that has just loaded everything starts. */
+  head(): Promise<string>;
+  /**
+   * The changes after `cursor`, oldest first, and the cursor after them. `gap` is true when changes after
+   * `cursor` were already trimmed: the reader must rebuild what it derived instead of applying `changes`.
+   */
+  read(cursor: string, limit?: number): Promise<{ cursor: string; changes: RecordChange[]; gap: boolean }>;
+}
+
 /** Records and media, kept apart so that media bytes never pass through JSON. */
 export interface Stores {
   kind: StorageKind;
   data: Storage;
   media: Storage;
+  /**
+   * Applies several writes to `data` as one change: on a shared store (Redis) atomically (MULTI/EXEC), so no
+   * process ever sees some of them without the others; on memory and fs in order, each write durable before
+   * the next (crash recovery of a torn batch is the job of the journal of the aggregate that wrote it).
+   */
+  batch(ops: readonly BatchOp[]): Promise<void>;
+  /** Present on stores that several processes share. */
+  changes?: ChangeFeed;
   dispose(): Promise<void>;
+}
+
+/** {@link Stores.batch} on a store without transactions: the writes in order. */
+export async function applyInOrder(storage: Storage, ops: readonly BatchOp[]): Promise<void> {
+  for (const op of ops) {
+    if ("remove" in op) await storage.removeItem(op.key);
+    else await storage.setItem(op.key, op.value as never);
+  }
 }
 
 /**
@@ -40,6 +79,7 @@ export function createStores(kind: StorageKind, dataDir?: string): Stores {
     kind,
     data,
     media,
+    batch: (ops) => applyInOrder(data, ops),
     async dispose() {
       await Promise.all([data.dispose(), media.dispose()]);
     },
