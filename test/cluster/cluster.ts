@@ -1,0 +1,126 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { assertBuilt, createSandbox, spawnLp, type LpProcess } from "../../cli/src/e2e/processes.js";
+import { startRedisServer, type RedisServer } from "../../core/src/testing/redis-server.js";
+import { createCrashApi, type CrashApi, type CallInit, type Reply } from "../crash/crash-api.js";
+
+/** The admin key every process of a test cluster shares (32+ characters, as a real deployment would use). */
+export const CLUSTER_ADMIN_KEY = "cluster-admin-key-0123456789abcdef";
+
+/** One `lp serve --storage redis` process of a cluster. */
+export interface ClusterNode {
+  index: number;
+  proc: LpProcess;
+  /** Its `LP_*` lines: LP_API_URL, LP_ACCOUNT, LP_TOKEN, LP_APP_ID, LP_APP_SECRET, LP_ADMIN_KEY. */
+  env: Record<string, string>;
+  url: string;
+  /** A client of this process alone, with the first process's dev credentials (they are shared). */
+  api: CrashApi;
+  /** False once {@link Cluster.kill} took it out. */
+  alive: boolean;
+}
+
+/** Options of {@link startCluster}. */
+export interface ClusterOptions {
+  processes: number;
+  /** More `lp serve` flags for every process (e.g. `--retry-schedule`, `--deploy-delay`). */
+  flags?: string[];
+}
+
+/** A redis-server and N real `lp serve` processes on it, with a client that spreads requests over them. */
+export interface Cluster {
+  redis: RedisServer;
+  nodes: ClusterNode[];
+  /** The dev account, its token and the dev application's Basic credentials (shared by every process). */
+  account: string;
+  token: string;
+  basic: string;
+  /** Round robin over the live processes: each call goes to the next one. */
+  api: CrashApi;
+  /** Sends one request to process `index`. */
+  on(index: number, method: string, path: string, init?: CallInit): Promise<Reply>;
+  /** Takes process `index` out of the rotation, SIGKILLs it and waits for it to be gone. */
+  kill(index: number): Promise<void>;
+  /** `text` with every process's own address replaced by `<origin>` (public URLs name the process that answered). */
+  unorigin(text: string): string;
+  /** SIGKILLs every process and removes the redis-server and the sandboxes. */
+  stop(): Promise<void>;
+}
+
+/** Starts `lp serve --storage redis --redis-url URL --port 0` in its own sandbox and waits until it is ready. */
+async function startNode(index: number, redisUrl: string, flags: string[]) {
+  const sandbox = createSandbox();
+  const dataDir = join(sandbox.dir, "lp");
+  mkdirSync(dataDir, { recursive: true });
+  const args = ["serve", "--storage", "redis", "--redis-url", redisUrl, "--port", "0", "--data-dir", dataDir, "--print-env", "--quiet", ...flags];
+  const proc = spawnLp(args, { env: { ...sandbox.env, LP_ADMIN_KEY: CLUSTER_ADMIN_KEY }, cwd: sandbox.dir });
+  try {
+    await proc.waitFor("stderr", /^Ready at /m);
+    await proc.waitFor("stdout", /^LP_APP_SECRET=.*\n/m);
+  } catch (error) {
+    sandbox.remove();
+    throw error;
+  }
+  const env = Object.fromEntries(proc.stdout.trim().split("\n").map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
+  return { index, proc, env, url: env.LP_API_URL, remove: sandbox.remove };
+}
+
+/**
+ * Starts one redis-server (AOF on, `appendfsync always`) and `processes` real `lp serve` processes on it,
+ * one after another (the first one creates the shared dev credentials, the others must find them).
+ */
+export async function startCluster(options: ClusterOptions): Promise<Cluster> {
+  assertBuilt();
+  const redis = await startRedisServer();
+  const started: Awaited<ReturnType<typeof startNode>>[] = [];
+  const stop = async () => {
+    await Promise.all(started.map(async (node) => {
+      if (node.proc.child.exitCode === null && node.proc.child.signalCode === null) node.proc.child.kill("SIGKILL");
+      await node.proc.exited;
+      node.remove();
+    }));
+    await redis.dispose();
+  };
+  try {
+    for (let i = 0; i < options.processes; i++) started.push(await startNode(i, redis.url, options.flags ?? []));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const first = started[0].env;
+  const nodes: ClusterNode[] = started.map((node) => ({ ...node, api: createCrashApi(node.url, first.LP_ACCOUNT, first.LP_TOKEN), alive: true }));
+  let turn = 0;
+  const next = () => {
+    const live = nodes.filter((n) => n.alive);
+    if (live.length === 0) throw new Error("every process of the cluster is dead");
+    return live[turn++ % live.length];
+  };
+  return {
+    redis,
+    nodes,
+    account: first.LP_ACCOUNT,
+    token: first.LP_TOKEN,
+    basic: `Basic ${Buffer.from(`${first.LP_APP_ID}:${first.LP_APP_SECRET}`).toString("base64")}`,
+    api: {
+      get base() {
+        return next().url;
+      },
+      call: (method, path, init) => next().api.call(method, path, init),
+    },
+    on: (index, method, path, init) => nodes[index].api.call(method, path, init),
+    unorigin: (text) => nodes.reduce((out, node) => out.replaceAll(node.url, "<origin>"), text),
+    async kill(index) {
+      const node = nodes[index];
+      node.alive = false;
+      node.proc.child.kill("SIGKILL");
+      await node.proc.exited;
+    },
+    stop,
+  };
+}
+
+/** Fires `n` requests at once and resolves with every answer, in order. */
+export const all = <T>(n: number, fn: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
+
+/** How many of `statuses` equal `status`. */
+export const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
