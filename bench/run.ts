@@ -11,6 +11,9 @@ import { runStartup } from "./scenarios/startup.js";
 import { runWrites } from "./scenarios/writes.js";
 import { runGetOne } from "./scenarios/get-one.js";
 import { runAsyncWork } from "./scenarios/async-work.js";
+import { runRedisLocal } from "./scenarios/redis-local.js";
+import { runRedisScale } from "./scenarios/redis-scale.js";
+import { runRedisList } from "./scenarios/redis-list.js";
 
 const ctx = createContext(process.argv.slice(2));
 const started = performance.now();
@@ -23,6 +26,10 @@ const scenarios: [string, typeof runReads][] = [
   ["writes", runWrites],
   ["startup", runStartup],
   ["async", runAsyncWork],
+  // Redis (DESIGN §12): need Debian's redis-server; `--only=redis,redis-scale,redis-list`.
+  ["redis", runRedisLocal],
+  ["redis-scale", runRedisScale],
+  ["redis-list", runRedisList],
 ];
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
 try {

@@ -1,0 +1,51 @@
+import type { BenchContext } from "../lib/context.js";
+import { sampleLatency, type LatencyResult } from "../lib/latency.js";
+import { fmt, type Row } from "../lib/table.js";
+import { startBenchRedis, startLpOnRedis, redisMissing, type LpInfo } from "./redis-tools.js";
+
+/** Default listing (newest first), one request at a time so latency is service time rather than queueing. */
+async function measureList(info: LpInfo, seconds: number): Promise<LatencyResult> {
+  const url = `${info.url}/v1/accounts/${info.account}/products?per_page=20`;
+  const headers = { authorization: `Bearer ${info.token}` };
+  await sampleLatency(url, headers, 1);
+  return sampleLatency(url, headers, seconds);
+}
+
+/**
+ * List p50 on Redis at 1k and at the large size (100k; 20k with --quick), each on its own redis-server,
+ * seeded through one lp process (the products service, so indexes are what a real cluster builds), then
+ * listed by a second process that never wrote: the index it serves from is the shared one.
+ */
+export async function runRedisList(ctx: BenchContext): Promise<Row[]> {
+  const missing = redisMissing("list on Redis");
+  if (missing) return missing;
+  const figures: { size: number; list: LatencyResult; seedMs: number }[] = [];
+  for (const size of [ctx.small, ctx.large]) {
+    const redis = await startBenchRedis("everysec");
+    try {
+      ctx.log(`seeding ${fmt(size)} products on Redis through the core`);
+      const seeder = await startLpOnRedis(redis, size);
+      const reader = await startLpOnRedis(redis, 0);
+      try {
+        figures.push({ size, list: await measureList(reader.info, Math.min(ctx.seconds, 3)), seedMs: seeder.info.seedMs });
+      } finally {
+        await reader.stop();
+        await seeder.stop();
+      }
+    } finally {
+      await redis.dispose();
+    }
+  }
+  const [small, large] = figures;
+  const ratio = large.list.p50 / Math.max(small.list.p50, 0.01);
+  return [
+    { scenario: `list per_page=20 at ${fmt(small.size)} (Redis, another process)`, measured: `p50 ${fmt(small.list.p50, 2)} ms, p99 ${fmt(small.list.p99, 2)} ms`, target: "-", met: small.list.failures === 0 ? null : false },
+    {
+      scenario: `list per_page=20 at ${fmt(large.size)} (Redis, another process)`,
+      measured: `p50 ${fmt(large.list.p50, 2)} ms (${fmt(ratio, 2)}x 1k), p99 ${fmt(large.list.p99, 2)} ms`,
+      target: "p50 <= 20 ms and <= 2x 1k",
+      met: large.list.p50 <= 20 && large.list.p50 <= 2 * small.list.p50 && large.list.failures === 0,
+    },
+    { scenario: `seed ${fmt(large.size)} products through the core (Redis)`, measured: `${fmt(large.seedMs / 1000, 1)} s`, target: "-", met: null },
+  ];
+}

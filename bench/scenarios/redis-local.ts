@@ -1,0 +1,104 @@
+import { startChild, type Child } from "../lib/child.js";
+import type { BenchContext } from "../lib/context.js";
+import { runLoad, warmUp, type LoadResult } from "../lib/load.js";
+import { fmt, type Row } from "../lib/table.js";
+import { commandsPerRequest, measureRedisOps, POST_BODY, startBenchRedis, startLpOnRedis, redisMissing, type LpInfo } from "./redis-tools.js";
+import type { RedisServer } from "../../core/src/testing/redis-server.js";
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/**
+ * One lp process on Redis against memory and fs in the same run: GET one product (interleaved rounds, as
+ * get-one.ts does) and POST product, Redis commands per request from `INFO commandstats` (DESIGN §12: aim
+ * <= 2 per GET, <= 6 per POST), and the request rate one Redis could carry at the ops/s it measured here.
+ */
+export async function runRedisLocal(ctx: BenchContext): Promise<Row[]> {
+  const missing = redisMissing("GET and POST product on Redis");
+  if (missing) return missing;
+  const children: Child<LpInfo>[] = [];
+  const redises: RedisServer[] = [];
+  try {
+    ctx.log(`GET and POST product: lp on memory, fs and Redis, ${fmt(ctx.small)} products`);
+    const memory = await startChild<LpInfo>("bench/servers/lp-server.ts", { BENCH_STORAGE: "memory", BENCH_SEED: String(ctx.small) });
+    children.push(memory);
+    const fs = await startChild<LpInfo>("bench/servers/lp-server.ts", { BENCH_STORAGE: "fs", BENCH_DIR: ctx.tempDir("redis-local"), BENCH_SEED: String(ctx.small) });
+    children.push(fs);
+    const redis = await startBenchRedis("everysec");
+    redises.push(redis);
+    const onRedis = await startLpOnRedis(redis, ctx.small);
+    children.push(onRedis);
+    const targets = { memory: memory.info, fs: fs.info, redis: onRedis.info };
+    const getUrl = (info: LpInfo) => `${info.url}/v1/accounts/${info.account}/products/${info.productId}`;
+    const postUrl = (info: LpInfo) => `${info.url}/v1/accounts/${info.account}/products`;
+    const auth = (info: LpInfo) => ({ authorization: `Bearer ${info.token}` });
+    const post = (info: LpInfo) => ({ url: postUrl(info), method: "POST" as const, headers: { ...auth(info), "content-type": "application/json" }, body: POST_BODY });
+
+    for (const info of Object.values(targets)) await warmUp({ url: getUrl(info), headers: auth(info), seconds: 1 });
+    const seconds = Math.max(2, ctx.seconds - 2);
+    const rounds: Record<string, LoadResult>[] = [];
+    for (let round = 0; round < 3; round++) {
+      const results: Record<string, LoadResult> = {};
+      for (const [name, info] of Object.entries(targets)) results[name] = await runLoad({ url: getUrl(info), headers: auth(info), seconds });
+      rounds.push(results);
+    }
+    const getRps = (name: string) => median(rounds.map((r) => r[name].rps));
+    const ratio = (of: string) => median(rounds.map((r) => r.redis.rps / r[of].rps));
+    const getFailed = rounds.some((r) => r.redis.non2xx + r.redis.errors > 0);
+    const rows: Row[] = [
+      {
+        scenario: "GET one product: Redis (1 process) / memory / fs",
+        measured: `${fmt(getRps("redis"))} / ${fmt(getRps("memory"))} / ${fmt(getRps("fs"))} req/s (Redis ${fmt(ratio("memory") * 100)}% of memory, ${fmt(ratio("fs") * 100)}% of fs)`,
+        target: "-",
+        met: getFailed ? false : null,
+      },
+    ];
+
+    const posts: Record<string, LoadResult> = {};
+    for (const [name, info] of Object.entries(targets)) {
+      await warmUp({ ...post(info), seconds: 1 });
+      posts[name] = await runLoad({ ...post(info), seconds: ctx.seconds });
+    }
+    rows.push({
+      scenario: "POST product: Redis everysec (1 process) / memory / fs",
+      measured: `${fmt(posts.redis.rps)} / ${fmt(posts.memory.rps)} / ${fmt(posts.fs.rps)} req/s (Redis p50 ${posts.redis.p50} ms, p99 ${posts.redis.p99} ms)`,
+      target: "-",
+      met: posts.redis.non2xx + posts.redis.errors > 0 ? false : null,
+    });
+
+    // appendfsync always: every acknowledged write is on disk before the answer.
+    const always = await startBenchRedis("always");
+    redises.push(always);
+    const onAlways = await startLpOnRedis(always, 0);
+    children.push(onAlways);
+    await warmUp({ ...post(onAlways.info), seconds: 1 });
+    const strict = await runLoad({ ...post(onAlways.info), seconds: ctx.seconds });
+    rows.push({ scenario: "POST product: Redis appendfsync always (1 process)", measured: `${fmt(strict.rps)} req/s, p50 ${strict.p50} ms, p99 ${strict.p99} ms`, target: "-", met: null });
+
+    ctx.log("Redis commands per request (INFO commandstats)");
+    const perGet = await commandsPerRequest({ port: redis.port, url: getUrl(onRedis.info), headers: auth(onRedis.info), requests: 2000 });
+    const perPost = await commandsPerRequest({ port: redis.port, ...post(onRedis.info), requests: 1000 });
+    rows.push({
+      scenario: "Redis commands per GET product",
+      measured: `${fmt(perGet.perRequest, 2)} (idle background ${fmt(perGet.idlePerSecond, 1)}/s subtracted)`,
+      target: "<= 2",
+      met: perGet.perRequest <= 2 && perGet.non2xx === 0,
+    });
+    rows.push({ scenario: "Redis commands per POST product", measured: fmt(perPost.perRequest, 2), target: "<= 6", met: perPost.perRequest <= 6 && perPost.non2xx === 0 });
+
+    for (const child of children.splice(0)) await child.stop();
+    ctx.log("redis-benchmark on a throwaway redis-server (everysec)");
+    const ops = await measureRedisOps("everysec", ctx.quick ? 50_000 : 200_000);
+    if (ops) {
+      rows.push({
+        scenario: "one Redis: ops/s (redis-benchmark GET / SET) -> API requests/s it could carry",
+        measured: `${fmt(ops.get)} / ${fmt(ops.set)} ops/s -> ~${fmt(ops.get / Math.max(perGet.perRequest, 0.01))} GET/s or ~${fmt(ops.set / Math.max(perPost.perRequest, 0.01))} POST/s`,
+        target: "-",
+        met: null,
+      });
+    }
+    return rows;
+  } finally {
+    for (const child of children) await child.stop();
+    for (const redis of redises) await redis.dispose();
+  }
+}
