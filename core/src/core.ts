@@ -6,6 +6,7 @@ import { createIdempotency } from "./idempotency/idempotency.js";
 import { createCursorCodec } from "./lists/cursor.js";
 import { IndexRegistry } from "./lists/index-registry.js";
 import { createMediaStore } from "./media/media-store.js";
+import { deriveOgImage } from "./generation/page-images.js";
 import { createLocalLock, type Lock } from "./ports/lock.js";
 import { createLocalQueue, type JobQueue } from "./ports/queue.js";
 import { createProductsService } from "./products/products-service.js";
@@ -64,7 +65,7 @@ export async function createCore(deps: CoreDeps) {
   const storage = deps.stores.data;
   const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids));
   const indexes = new IndexRegistry(storage);
-  const media = createMediaStore(deps.stores.media, deps.publicUrl);
+  const media = createMediaStore(deps.stores.media, deps.publicUrl, deriveOgImage);
   const accounts = createAccountsService({ storage, clock, ids });
   const { fetch, scheduler, retrySchedule, publicOnly } = deps;
   const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts });
