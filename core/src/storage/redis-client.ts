@@ -31,8 +31,8 @@ export function redactRedisUrl(url: string): string {
  * A client for lp's own commands (records, media, the change feed). Commands sent while the connection is
  * down fail at once instead of queueing (no request waits on an outage), the connection is retried forever
  * with a backoff capped at one second, and `error` events are logged once per outage, never thrown.
- * Commands issued before the first connection wait for it (start-up may race Redis), but give up after a
- * few connection attempts so that `lp serve` with a wrong URL ends with a clear error.
+ * Commands issued before the first connection wait for that first attempt only (each failed attempt fails
+ * the queued commands), so `lp serve` with a wrong URL or no Redis ends at once with a clear error.
  */
 export function createRedisClient(url: string, options: RedisClientOptions): Redis {
   const log = options.log ?? ((line: string) => console.error(line));
@@ -48,7 +48,6 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   });
   let connectedOnce = false;
   let down = false;
-  let startAttempts = 0;
   client.on("ready", () => {
     if (!connectedOnce) {
       connectedOnce = true;
@@ -61,11 +60,6 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
   client.on("error", (error: Error) => {
     if (!down) log(`[lp] redis (${options.name}) at ${redactRedisUrl(url)}: ${error.message}; retrying`);
     down = true;
-  });
-  client.on("close", () => {
-    if (connectedOnce) return;
-    // Before the first connection the offline queue holds the start-up commands: fail them after a few tries.
-    if (++startAttempts >= 5) client.options.enableOfflineQueue = false;
   });
   return client;
 }
