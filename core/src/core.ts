@@ -19,6 +19,7 @@ import type { Stores } from "./storage/create-storage.js";
 import { combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/create-webhooks.js";
 import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
+import { claimItem } from "./storage/claim-item.js";
 
 /** What the core is built from. Everything with side effects is injected. */
 export interface CoreDeps {
@@ -185,9 +186,7 @@ async function drainWithin(timeoutMs: number, queue: JobQueue, webhooks: { close
 export type Core = Awaited<ReturnType<typeof createCore>>;
 
 async function loadSecret(stores: Stores, key: string, ids: IdSource): Promise<Buffer> {
-  const stored = await stores.data.getItem<{ value: string }>(key);
-  if (stored?.value) return Buffer.from(stored.value, "base64");
-  const value = ids.bytes(32);
-  await stores.data.setItem(key, { value: value.toString("base64") });
-  return value;
+  // First writer wins, so every process of a cluster signs cursors with the same secret.
+  const stored = await claimItem<{ value?: string }>(stores.data, key, () => ({ value: ids.bytes(32).toString("base64") }), (s) => !!s?.value);
+  return Buffer.from(stored.value!, "base64");
 }
