@@ -1,12 +1,12 @@
 /**
- * lp's server for the benchmark, seeded before it reports. Environment: BENCH_STORAGE (memory | fs),
- * BENCH_DIR (fs data dir), BENCH_SEED (products to create first). Prints one JSON line:
+ * lp's server for the benchmark, seeded before it reports. Environment: BENCH_STORAGE (memory | fs | redis),
+ * BENCH_DIR (fs data dir), BENCH_REDIS_URL (with redis), BENCH_SEED (products to create first). Prints one JSON line:
  * { url, account, token, productId, seedMs, firstListMs }.
  */
 import { startServer } from "../../server/src/serve.js";
 import { seedFsDir, seedThroughCore } from "./seed.js";
 
-const storage = process.env.BENCH_STORAGE === "fs" ? "fs" : "memory";
+const storage = process.env.BENCH_STORAGE === "fs" ? "fs" : process.env.BENCH_STORAGE === "redis" ? "redis" : "memory";
 const count = Number(process.env.BENCH_SEED ?? "0");
 const dataDir = process.env.BENCH_DIR;
 
@@ -19,9 +19,9 @@ if (storage === "fs" && count > 0) {
 }
 
 // BENCH_ADMIN=0 turns the admin API and the dashboard (and its request log) off.
-const server = await startServer({ storage, dataDir, port: 0, log: null, admin: process.env.BENCH_ADMIN !== "0" });
+const server = await startServer({ storage, dataDir, redisUrl: process.env.BENCH_REDIS_URL, port: 0, log: null, admin: process.env.BENCH_ADMIN !== "0" });
 const account = server.credentials.account_id;
-if (storage === "memory" && count > 0) {
+if (storage !== "fs" && count > 0) {
   const t0 = performance.now();
   productId = await seedThroughCore(server.core, account, count);
   seedMs = performance.now() - t0;
