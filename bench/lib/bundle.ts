@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { basename, join } from "node:path";
 import { build } from "esbuild";
 import { ROOT } from "./root.js";
@@ -31,6 +32,7 @@ export function bundle(entry: string): Promise<string> {
           "@lp/server": join(ROOT, "server/src/index.ts"),
           "@lp/webhooks": join(ROOT, "packages/webhooks/src/index.ts"),
         },
+        plugins: [fromWorkspace("core", ["ioredis"])],
         logLevel: "error",
         // For profiles (bench/profile-get.ts): bundled frames are mapped back to their source files.
         sourcemap: "external",
@@ -40,4 +42,19 @@ export function bundle(entry: string): Promise<string> {
     built.set(entry, out);
   }
   return out;
+}
+
+/**
+ * Leaves `names` external but pointed at the copy a workspace installed: the bundle lives under the root
+ * node_modules, from which a dependency npm kept inside that workspace (core's ioredis) does not resolve.
+ */
+function fromWorkspace(workspace: string, names: string[]) {
+  const require = createRequire(join(ROOT, workspace, "package.json"));
+  const filter = new RegExp(`^(${names.join("|")})$`);
+  return {
+    name: `from-${workspace}`,
+    setup(build: { onResolve(options: { filter: RegExp }, callback: (args: { path: string }) => { path: string; external: boolean }): void }) {
+      build.onResolve({ filter }, (args) => ({ path: require.resolve(args.path), external: true }));
+    },
+  };
 }

@@ -38,12 +38,15 @@ function redisCli(port: number, ...args: string[]): string {
   return run.stdout;
 }
 
-/** Commands Redis has executed so far, from `INFO commandstats` (the INFO calls themselves left out). */
-export function commandsSoFar(port: number): number {
-  let total = 0;
-  for (const match of redisCli(port, "INFO", "commandstats").matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (match[1] !== "info") total += Number(match[2]);
-  return total;
+/** Calls of each command Redis has executed so far, from `INFO commandstats` (the INFO calls themselves left out). */
+export function commandsByName(port: number): Map<string, number> {
+  const calls = new Map<string, number>();
+  for (const match of redisCli(port, "INFO", "commandstats").matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (match[1] !== "info") calls.set(match[1], Number(match[2]));
+  return calls;
 }
+
+/** Commands Redis has executed so far. */
+export const commandsSoFar = (port: number) => [...commandsByName(port).values()].reduce((sum, n) => sum + n, 0);
 
 /** Options of {@link commandsPerRequest}. */
 export interface CommandCount {
@@ -59,18 +62,21 @@ export interface CommandCount {
  * Redis commands per API request: `INFO commandstats` before and after `requests` requests (10 connections),
  * less what the processes send on their own while idle (queue workers, change feed) over the same time.
  */
-export async function commandsPerRequest(options: CommandCount): Promise<{ perRequest: number; idlePerSecond: number; non2xx: number }> {
+export async function commandsPerRequest(options: CommandCount): Promise<{ perRequest: number; idlePerSecond: number; non2xx: number; breakdown: string }> {
   const idleStart = commandsSoFar(options.port);
   const idleT0 = performance.now();
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const idlePerSecond = ((commandsSoFar(options.port) - idleStart) * 1000) / (performance.now() - idleT0);
 
-  const before = commandsSoFar(options.port);
+  const before = commandsByName(options.port);
   const t0 = performance.now();
   const result = await autocannon({ url: options.url, method: options.method ?? "GET", headers: options.headers, body: options.body, amount: options.requests, connections: 10 });
   const seconds = (performance.now() - t0) / 1000;
-  const used = commandsSoFar(options.port) - before - idlePerSecond * seconds;
-  return { perRequest: Math.max(0, used) / options.requests, idlePerSecond, non2xx: result.non2xx + result.errors };
+  const after = commandsByName(options.port);
+  const delta = [...after].map(([name, calls]) => [name, (calls - (before.get(name) ?? 0)) / options.requests] as const).filter(([, n]) => n >= 0.05);
+  const breakdown = delta.sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${n.toFixed(n >= 0.95 ? 0 : 2)}`).join(", ");
+  const used = [...after.values()].reduce((a, b) => a + b, 0) - [...before.values()].reduce((a, b) => a + b, 0) - idlePerSecond * seconds;
+  return { perRequest: Math.max(0, used) / options.requests, idlePerSecond, non2xx: result.non2xx + result.errors, breakdown };
 }
 
 /**
