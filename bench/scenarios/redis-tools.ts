@@ -74,7 +74,7 @@ export async function commandsPerRequest(options: CommandCount): Promise<{ perRe
   const seconds = (performance.now() - t0) / 1000;
   const after = commandsByName(options.port);
   const delta = [...after].map(([name, calls]) => [name, (calls - (before.get(name) ?? 0)) / options.requests] as const).filter(([, n]) => n >= 0.05);
-  const breakdown = delta.sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${n.toFixed(n >= 0.95 ? 0 : 2)}`).join(", ");
+  const breakdown = delta.sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${n.toFixed(2).replace(/\.00$/, "")}`).join(", ");
   const used = [...after.values()].reduce((a, b) => a + b, 0) - [...before.values()].reduce((a, b) => a + b, 0) - idlePerSecond * seconds;
   return { perRequest: Math.max(0, used) / options.requests, idlePerSecond, non2xx: result.non2xx + result.errors, breakdown };
 }
