@@ -57,10 +57,13 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     if (down) log(`[lp] redis (${options.name}): connection restored`);
     down = false;
   });
-  client.on("error", (error: Error) => {
-    if (!down) log(`[lp] redis (${options.name}) at ${redactRedisUrl(url)}: ${error.message}; retrying`);
+  const lost = (why: string) => {
+    if (!down) log(`[lp] redis (${options.name}) at ${redactRedisUrl(url)}: ${why}; retrying`);
     down = true;
-  });
+  };
+  client.on("error", (error: Error) => lost(error.message));
+  // A drop that is not an error (the server closed the socket) is an outage too; a quit never reconnects.
+  client.on("reconnecting", () => lost("connection lost"));
   return client;
 }
 
