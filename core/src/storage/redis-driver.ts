@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { defineDriver } from "unstorage";
 import { redisCall } from "./redis-client.js";
-import { checkKey, writeOps, type RedisLayout } from "./redis-keys.js";
+import { checkKey, keysUnder, writeOps, type RedisLayout } from "./redis-keys.js";
 
 /** Options of {@link redisDriver}. */
 export interface RedisDriverOptions {
@@ -17,9 +17,9 @@ export interface IfAbsentOptions {
 const CLEAR_CHUNK = 500;
 
 /**
- * An unstorage driver on Redis. Each write is one atomic script run (redis-keys.ts): the record, the sets of
- * its parents that `getKeys` reads (instead of KEYS or a scan) and, on the data store, its change feed entry.
- * Raw values are kept as bytes (`getBuffer`), so media need no base64. An outage surfaces as `StorageUnavailableError`.
+ * An unstorage driver on Redis. Each write is one atomic script run (redis-keys.ts): the record, the key sets
+ * `getKeys` walks (instead of KEYS or a scan) and, on the data store, its change feed entry. Raw values are
+ * kept as bytes (`getBuffer`), so media need no base64. An outage surfaces as `StorageUnavailableError`.
  */
 export const redisDriver = defineDriver((options: RedisDriverOptions) => {
   const { client, layout } = options;
@@ -29,20 +29,19 @@ export const redisDriver = defineDriver((options: RedisDriverOptions) => {
 
   const listKeys = (base: string) =>
     redisCall(async () => {
-      // unstorage passes "a:b:" (whole segments); a raw prefix ending mid-segment reads its parent's set.
-      const trimmed = base.endsWith(":") ? base.slice(0, -1) : base;
-      if (trimmed === "" || base.endsWith(":")) return client.smembers(layout.children(trimmed));
-      const cut = trimmed.lastIndexOf(":");
-      const parent = cut < 0 ? "" : trimmed.slice(0, cut);
-      return (await client.smembers(layout.children(parent))).filter((key) => key.startsWith(trimmed));
+      // unstorage passes "a:b:" (whole segments); a raw prefix ending mid-segment lists its parent and filters.
+      if (base === "" || base.endsWith(":")) return keysUnder(client, layout, base.replace(/:$/, ""));
+      const cut = base.lastIndexOf(":");
+      const parent = cut < 0 ? "" : base.slice(0, cut);
+      return (await keysUnder(client, layout, parent)).filter((key) => key.startsWith(base));
     });
 
   return {
     name: "lp-redis",
     options,
-    hasItem: (key: string) => redisCall(async () => (await client.exists(layout.record(checkKey(key)))) === 1),
-    getItem: (key: string) => redisCall(() => client.get(layout.record(checkKey(key)))),
-    getItemRaw: (key: string) => redisCall(() => client.getBuffer(layout.record(checkKey(key)))),
+    hasItem: (key: string) => redisCall(async () => (await client.exists(layout.records + checkKey(key))) === 1),
+    getItem: (key: string) => redisCall(() => client.get(layout.records + checkKey(key))),
+    getItemRaw: (key: string) => redisCall(() => client.getBuffer(layout.records + checkKey(key))),
     setItem: (key: string, value: string, opts?: IfAbsentOptions) => setValue(key, value, opts),
     setItemRaw: (key: string, value: Uint8Array, opts?: IfAbsentOptions) =>
       setValue(key, Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength), opts),
