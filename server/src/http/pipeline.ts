@@ -70,12 +70,22 @@ function answer(route: RouteDef, server: ServerContext) {
       event.context.principal = principal;
       // Routes without a body (every GET) skip the call and its await.
       const kind = bodyKindOf(route);
-      const { input, raw } = kind !== "none" ? await readBody(req, kind, route.bodyLimit) : NO_BODY;
+      const { input: body, raw } = kind !== "none" ? await readBody(req, kind, route.bodyLimit) : NO_BODY;
       event.context.rawBody = raw;
-      const ctx: Omit<RouteContext, "input" | "files" | "query"> = {
+      let query: RouteContext["query"] | undefined;
+      const ctx: RouteContext = {
         req,
         url: event.url,
         params,
+        // Parsed on first use: most routes never read the query string. A declared one is set by `run`.
+        get query() {
+          return (query ??= toQuery(event.url));
+        },
+        set query(value) {
+          query = value;
+        },
+        input: null,
+        files: [],
         requestId,
         accountId: params.account_id ?? "",
         principal,
@@ -84,7 +94,7 @@ function answer(route: RouteDef, server: ServerContext) {
       };
       const key = req.headers.get("idempotency-key");
       if (key === null || route.plane !== "account" || (route.method !== "POST" && route.method !== "PATCH")) {
-        return await run(route, ctx, input);
+        return await run(route, ctx, body);
       }
       const decision = await server.core.idempotency.begin(
         { account_id: ctx.accountId, method: route.method, path: event.url.pathname, key },
@@ -98,7 +108,7 @@ function answer(route: RouteDef, server: ServerContext) {
       }
       let outcome: { response: RouteResponse; stored: StoredResponse } | null = null;
       try {
-        outcome = await capture(await run(route, ctx, input), requestId);
+        outcome = await capture(await run(route, ctx, body), requestId);
         return outcome.response;
       } finally {
         await decision.finish(outcome && isReplayable(outcome.stored.status) ? outcome.stored : null);
@@ -110,24 +120,19 @@ function answer(route: RouteDef, server: ServerContext) {
 }
 
 /**
- * Validates the body and query against the route's schemas, then runs the handler with their outputs.
- * Inside the idempotency window, as the handler: a reused key is a 422 before the body is judged.
+ * Validates the body and query against the route's schemas, hands their outputs to the handler, and runs
+ * it. Inside the idempotency window, as the handler: a reused key is a 422 before the body is judged.
  */
-async function run(route: RouteDef, base: Omit<RouteContext, "input" | "files" | "query">, body: BodyInput | null): Promise<RouteResponse> {
+async function run(route: RouteDef, ctx: RouteContext, body: BodyInput | null): Promise<RouteResponse> {
   try {
-    const { input, files } = parseBody(route.body, body);
-    // A declared query is checked now; otherwise it is parsed on first use (most routes never read it).
-    let query = (route.query ? parseQuery(route.query, base.url) : undefined) as RouteContext["query"] | undefined;
-    const ctx: RouteContext = {
-      ...base,
-      input: input as RouteContext["input"],
-      files,
-      get query() {
-        return (query ??= toQuery(base.url));
-      },
-    };
+    if (route.body) {
+      const parsed = parseBody(route.body, body);
+      ctx.input = parsed.input as RouteContext["input"];
+      ctx.files = parsed.files;
+    }
+    if (route.query) ctx.query = parseQuery(route.query, ctx.url) as RouteContext["query"];
     return await route.handler(ctx);
   } catch (error) {
-    return toErrorResponse(error, base.requestId, route.plane);
+    return toErrorResponse(error, ctx.requestId, route.plane);
   }
 }
