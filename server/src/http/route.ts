@@ -68,7 +68,7 @@ export const jsonBody = <S extends z.ZodType>(schema: S, options: { optional?: b
   optional: options.optional ?? false,
 });
 
-/** Declares a body sent as JSON or as a multipart form with files in the field `files`. */
+/** Declares a body sent as JSON or as a multipart form, whose files come in the field `options.files` names. */
 export const jsonOrFormBody = <S extends z.ZodType, F extends z.ZodType<z.output<S>>>(
   schema: S,
   form: F,
