@@ -1,4 +1,3 @@
-import PQueue from "p-queue";
 import type { AccountsService } from "../accounts/accounts-service.js";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { DomainEvent, EventSink } from "../events/event-sink.js";
@@ -54,13 +53,15 @@ export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: 
  * The {@link EventSink} of the webhook engine. `emit` only records the event in the outbox (one write,
  * so the services' write path stays fast, and none when no endpoint subscribes) and queues the fan-out. The fan-out makes one stored
  * delivery per subscribed endpoint of every application installed on the account, in the account's
- * environment, then hands them to the engine and clears the outbox entry. A crash in between is
- * repaired at the next start: delivery ids are derived from the event and endpoint, so a second
- * fan-out finds what the first one made.
+ * environment, and hands them to the engine. The outbox entry stays until each pending delivery has had its
+ * first run (it stands for their pending markers meanwhile). A crash in between is repaired at the next
+ * start: delivery ids are derived from the event and endpoint, so a second fan-out finds what the first one
+ * made and runs again those still pending.
  */
 export function createEventOutbox(deps: OutboxDeps) {
   const { store, clock } = deps;
-  const fanOuts = new PQueue({ concurrency: 1 });
+  // Fan-outs run one at a time, in order: a promise chain (lighter than a queue for one task per event).
+  let fanOuts: Promise<void> = Promise.resolve();
   // Bumped by reset(): fan-outs queued before it lapse (their outbox entries are reloaded afterwards).
   let generation = 0;
 
@@ -95,28 +96,43 @@ export function createEventOutbox(deps: OutboxDeps) {
   async function fanOut(event: EventRecord, recovering: boolean, stillWanted: () => boolean): Promise<void> {
     const at = toTimestamp(clock.now());
     const list = await targets(event);
+    store.holdEvent(event.id);
     for (let i = 0; i < list.length; i += FAN_OUT_BATCH) {
       if (i > 0) await yieldToEventLoop();
+      // Stopped: the outbox entry stays (never released) for the next start.
       if (!stillWanted()) return;
-      const made = await Promise.all(
-        list.slice(i, i + FAN_OUT_BATCH).map(async (endpoint) => {
-          const delivery = toNewDelivery(event, endpoint, at);
-          if (recovering && (await store.hasDelivery(endpoint.id, delivery.id))) return null;
-          await store.saveDelivery(delivery, false);
-          return delivery.status === "pending" ? delivery : null;
-        }),
-      );
-      for (const d of made) if (d) deps.engine.schedule({ id: d.id, endpoint_id: d.endpoint_id }, clock.now().getTime());
+      const made = await Promise.all(list.slice(i, i + FAN_OUT_BATCH).map((endpoint) => makeDelivery(event, endpoint, at, recovering)));
+      const nowMs = clock.now().getTime();
+      for (const d of made) if (d) deps.engine.schedule({ id: d.id, endpoint_id: d.endpoint_id }, d.next_attempt_at ? Date.parse(d.next_attempt_at) : nowMs);
     }
-    await store.removeOutbox(event.id);
+    await store.releaseEvent(event.id);
+  }
+
+  /**
+   * Stores the delivery of `event` to `endpoint` (covered by the outbox entry while pending) and returns it
+   * when it is to run. After a restart one found stored is left as it is, and run again if still pending.
+   */
+  async function makeDelivery(event: EventRecord, endpoint: EndpointRecord, at: string, recovering: boolean): Promise<DeliveryRecord | null> {
+    const delivery = toNewDelivery(event, endpoint, at);
+    if (recovering) {
+      const found = await store.readDelivery(endpoint.id, delivery.id);
+      if (found) {
+        if (found.status !== "pending") return null;
+        store.cover(found);
+        return found;
+      }
+    }
+    await store.saveFanOutDelivery(delivery);
+    return delivery.status === "pending" ? delivery : null;
   }
 
   const queueFanOut = (event: EventRecord, recovering: boolean) => {
     if (deps.engine.closed) return;
     const queuedIn = generation;
     const stillWanted = () => queuedIn === generation && !deps.engine.closed;
-    const task = () => (stillWanted() ? fanOut(event, recovering, stillWanted) : Promise.resolve());
-    deps.work.track(fanOuts.add(task).catch((error) => deps.onError(`fan-out of ${event.id}`, error)));
+    const task = fanOuts.then(() => (stillWanted() ? fanOut(event, recovering, stillWanted) : undefined));
+    fanOuts = task.catch(() => {});
+    deps.work.track(task.catch((error) => deps.onError(`fan-out of ${event.id}`, error)));
   };
 
   const sink: EventSink = {

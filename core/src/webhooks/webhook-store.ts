@@ -23,6 +23,19 @@ export interface DeliveryRef {
 export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
   const endpoints = new Map<string, EndpointRecord>();
   const pending = new Map<string, DeliveryRecord>();
+  // Pending deliveries a fan-out stored without their marker: the event's outbox entry stands for them until
+  // each has had its first run (then a marker is written only if it is still pending). Saves the marker's
+  // write and removal for a delivery that succeeds at once. `held` counts, per event, the deliveries still
+  // covered plus one while its fan-out runs; at zero the outbox entry goes.
+  const covered = new Map<string, string>();
+  const held = new Map<string, number>();
+  const hold = (eventId: string) => void held.set(eventId, (held.get(eventId) ?? 0) + 1);
+  async function release(eventId: string): Promise<void> {
+    const left = (held.get(eventId) ?? 1) - 1;
+    if (left > 0) return void held.set(eventId, left);
+    held.delete(eventId);
+    await storage.removeItem(`${OUTBOX}:${eventId}`);
+  }
   const writes = new Map<string, Promise<void>>();
   const endpointKey = (e: Pick<EndpointRecord, "application_id" | "id">) => `${ENDPOINTS}:${e.application_id}:${e.id}`;
   const deliveryKey = (endpointId: string, id: string) => `${DELIVERIES}:${endpointId}:${id}`;
@@ -54,6 +67,8 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
     async load(): Promise<void> {
       endpoints.clear();
       pending.clear();
+      covered.clear();
+      held.clear();
       const keys = await storage.getKeys(ENDPOINTS);
       for (const key of keys) {
         const record = await storage.getItem<EndpointRecord>(key);
@@ -88,19 +103,49 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
       if (cached) return cached.endpoint_id === endpointId ? cached : null;
       return storage.getItem<DeliveryRecord>(deliveryKey(endpointId, id));
     },
-    hasDelivery: (endpointId: string, id: string) => storage.hasItem(deliveryKey(endpointId, id)),
-    /** Writes a delivery, its index entry, and its pending marker (set while pending, gone after). */
+    /**
+     * Writes a delivery, its index entry, and its pending marker (set while pending, gone after); a delivery
+     * covered by its event's outbox entry has no marker yet, so none is written or removed.
+     */
     async saveDelivery(d: DeliveryRecord, wasPending: boolean): Promise<void> {
       if (d.status === "pending") pending.set(d.id, d);
       else pending.delete(d.id);
-      if (d.status === "pending" && !wasPending) await storage.setItem(`${PENDING}:${d.id}`, { id: d.id, endpoint_id: d.endpoint_id });
+      const marked = !covered.has(d.id);
+      if (marked && d.status === "pending" && !wasPending) await storage.setItem(`${PENDING}:${d.id}`, { id: d.id, endpoint_id: d.endpoint_id });
       await storage.setItem(deliveryKey(d.endpoint_id, d.id), d);
       const index = await deliveryIndex(d.endpoint_id);
       const entry = index.get(d.id);
       // Listings sort deliveries by (created_at, id) only, so a new status is set in place: no re-sort.
       if (entry && entry.created_at === d.created_at) entry.status = d.status;
       else index.upsert(toDeliveryEntry(d));
-      if (d.status !== "pending" && wasPending) await storage.removeItem(`${PENDING}:${d.id}`);
+      if (marked && d.status !== "pending" && wasPending) await storage.removeItem(`${PENDING}:${d.id}`);
+    },
+    /** A fan-out of `eventId` starts: its outbox entry stays at least until {@link releaseEvent}. */
+    holdEvent: hold,
+    /** The fan-out of `eventId` is done; the outbox entry goes once no delivery it covers is left. */
+    releaseEvent: release,
+    /** Stores a delivery a fan-out made; a pending one is covered by the event's outbox entry (no marker). */
+    async saveFanOutDelivery(d: DeliveryRecord): Promise<void> {
+      if (d.status === "pending") this.cover(d);
+      await this.saveDelivery(d, false);
+    },
+    /** Covers a pending delivery by its event's outbox entry (a fan-out made it, or found it again after a restart). */
+    cover(d: DeliveryRecord): void {
+      if (covered.has(d.id)) return;
+      covered.set(d.id, d.event_id);
+      hold(d.event_id);
+    },
+    /**
+     * After a delivery's first run: if its event's outbox entry covered it, it gets its marker now when it
+     * is still pending (a retry, a hold, a wait), and the entry may go.
+     */
+    async endCover(id: string): Promise<void> {
+      const eventId = covered.get(id);
+      if (eventId === undefined) return;
+      covered.delete(id);
+      const d = pending.get(id);
+      if (d) await storage.setItem(`${PENDING}:${d.id}`, { id: d.id, endpoint_id: d.endpoint_id });
+      await release(eventId);
     },
     async removeDeliveries(endpointId: string): Promise<void> {
       const index = await deliveryIndex(endpointId);
@@ -122,7 +167,6 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
     },
 
     putOutbox: (event: EventRecord) => storage.setItem(`${OUTBOX}:${event.id}`, event),
-    removeOutbox: (id: string) => storage.removeItem(`${OUTBOX}:${id}`),
     async outbox(): Promise<EventRecord[]> {
       const keys = (await storage.getKeys(OUTBOX)).sort();
       const events = await Promise.all(keys.map((k) => storage.getItem<EventRecord>(k)));
