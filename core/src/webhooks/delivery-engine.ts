@@ -1,13 +1,13 @@
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { Lock } from "../ports/lock.js";
 import type { AddressGuard } from "./address-guard.js";
-import { postJson, type FetchLike } from "./http-attempt.js";
+import type { FetchLike } from "./http-attempt.js";
 import { toAttemptOutcome, toGate, type Gate } from "./attempt-outcome.js";
 import type { DeliveryRecord, EndpointRecord } from "./records.js";
 import { createCircuitKeeper } from "./circuit-keeper.js";
 import { createInFlightSlots, type InFlightSlots } from "./in-flight-slots.js";
 import type { Scheduler, TimerHandle } from "./scheduler.js";
-import { toAttemptHeaders } from "./signing.js";
+import { sendAttempt } from "./send-attempt.js";
 import type { DeliveryRef, WebhookStore } from "./webhook-store.js";
 import type { WorkTracker } from "./work-tracker.js";
 
@@ -34,17 +34,6 @@ export interface EngineDeps {
  * the sum, so an event fanned out to thousands of endpoints opens a few hundred sockets, not thousands.
  */
 export const MAX_IN_FLIGHT = 256;
-
-/**
- * The exact bytes sent for a payload, serialised once: every attempt of a delivery (and every save,
- * which spreads the record) keeps the same payload object, so retries reuse the string.
- */
-const bodies = new WeakMap<object, string>();
-function bodyOf(payload: DeliveryRecord["payload"]): string {
-  let body = bodies.get(payload);
-  if (body === undefined) bodies.set(payload, (body = JSON.stringify(payload)));
-  return body;
-}
 
 /**
  * Runs deliveries in one process: slots per endpoint at its `concurrency_limit`, timers (from the injected
@@ -151,18 +140,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
       if (!current || !again) return { gate: { kind: "skip", reason: "endpoint_deleted" } as const };
       if (again.kind !== "send") return { gate: again };
       const started = clock.now();
-      const body = bodyOf(delivery.payload);
-      const blocked = await deps.guard.check(current.url);
-      const result = blocked
-        ? { status_code: null, latency_ms: 0, error: `blocked: ${blocked}`, response_body: null, truncated: false }
-        : await postJson({
-            fetch: deps.fetch,
-            url: current.url,
-            body,
-            headers: toAttemptHeaders({ id: delivery.id, body, endpoint: current, now: started, eventType: delivery.event_type, attempt: delivery.attempts.length + 1 }),
-            timeoutMs: deps.timeoutMs,
-            monotonic: deps.monotonic,
-          });
+      const result = await sendAttempt(deps, current, delivery, started);
       return { started, result };
     }));
     if (sent && "lapsed" in sent) return;
@@ -218,4 +196,16 @@ export function createDeliveryEngine(deps: EngineDeps) {
   };
 }
 
-export type DeliveryEngine = ReturnType<typeof createDeliveryEngine>;
+/** What the outbox and the developer-plane operations ask of an engine, in one process or a cluster. */
+export interface DeliveryEngine {
+  /** Makes `ref` run at `dueAt` (ms). */
+  schedule(ref: DeliveryRef, dueAt: number): void | Promise<void>;
+  /** Sends what an endpoint held or parked (it became active again). */
+  resume(endpointId: string): void | Promise<void>;
+  setConcurrency(endpointId: string, limit: number): void;
+  forget(endpointId: string): void;
+  recover(): Promise<number>;
+  close(): Promise<void>;
+  reset(): void;
+  readonly closed: boolean;
+}

@@ -2,6 +2,7 @@ import type { AccountsService } from "../accounts/accounts-service.js";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { DomainEvent, EventSink } from "../events/event-sink.js";
 import type { DeliveryEngine } from "./delivery-engine.js";
+import type { SharedQueue } from "./shared-queue.js";
 import { toDeliveryId, toOrderedId } from "./ordered-id.js";
 import type { DeliveryRecord, EndpointRecord, EventRecord } from "./records.js";
 import type { WebhookStore } from "./webhook-store.js";
@@ -16,10 +17,15 @@ export interface OutboxDeps {
   engine: DeliveryEngine;
   work: WorkTracker;
   onError: (what: string, error: unknown) => void;
+  /** In a cluster: each event's fan-out is a job on this queue, run by one process (another if it dies). */
+  shared?: SharedQueue;
 }
 
 /** Endpoints whose deliveries are stored at once before the fan-out yields to other work. */
 export const FAN_OUT_BATCH = 100;
+
+/** The job id of an event's fan-out: one job per event however many processes queue it. */
+const fanOutJobId = (eventId: string) => `fan.${eventId}`;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -79,6 +85,7 @@ export function createEventOutbox(deps: OutboxDeps) {
   /** The endpoints `event` goes to; with `firstOnly`, stops at the first (the write path only asks whether any). */
   async function targets(event: EventRecord, firstOnly = false): Promise<EndpointRecord[]> {
     const out: EndpointRecord[] = [];
+    await store.syncEndpoints();
     for (const endpoint of store.allEndpoints()) {
       if (endpoint.environment !== event.environment || !endpoint.events.includes(event.type) || !event.account_id) continue;
       if ((await installedOn(endpoint.application_id)).has(event.account_id)) out.push(endpoint);
@@ -93,19 +100,26 @@ export function createEventOutbox(deps: OutboxDeps) {
    * outbox entry goes only once every batch is stored: a close or a crash in between leaves it, and the
    * next start finishes the fan-out (skipping the deliveries already made).
    */
-  async function fanOut(event: EventRecord, recovering: boolean, stillWanted: () => boolean): Promise<void> {
+  async function fanOut(event: EventRecord, recovering: boolean, stillWanted: () => boolean): Promise<boolean> {
     const at = toTimestamp(clock.now());
     const list = await targets(event);
     store.holdEvent(event.id);
     for (let i = 0; i < list.length; i += FAN_OUT_BATCH) {
       if (i > 0) await yieldToEventLoop();
       // Stopped: the outbox entry stays (never released) for the next start.
-      if (!stillWanted()) return;
+      if (!stillWanted()) return false;
       const made = await Promise.all(list.slice(i, i + FAN_OUT_BATCH).map((endpoint) => makeDelivery(event, endpoint, at, recovering)));
       const nowMs = clock.now().getTime();
-      for (const d of made) if (d) deps.engine.schedule({ id: d.id, endpoint_id: d.endpoint_id }, d.next_attempt_at ? Date.parse(d.next_attempt_at) : nowMs);
+      const queued: Promise<void>[] = [];
+      for (const d of made) {
+        const added = d && deps.engine.schedule({ id: d.id, endpoint_id: d.endpoint_id }, d.next_attempt_at ? Date.parse(d.next_attempt_at) : nowMs);
+        if (added) queued.push(added);
+      }
+      // In a cluster, the jobs are queued before the outbox entry goes.
+      if (queued.length > 0) await Promise.all(queued);
     }
     await store.releaseEvent(event.id);
+    return true;
   }
 
   /**
@@ -130,7 +144,7 @@ export function createEventOutbox(deps: OutboxDeps) {
     if (deps.engine.closed) return;
     const queuedIn = generation;
     const stillWanted = () => queuedIn === generation && !deps.engine.closed;
-    const task = fanOuts.then(() => (stillWanted() ? fanOut(event, recovering, stillWanted) : undefined));
+    const task = fanOuts.then(async () => void (stillWanted() && (await fanOut(event, recovering, stillWanted))));
     fanOuts = task.catch(() => {});
     deps.work.track(task.catch((error) => deps.onError(`fan-out of ${event.id}`, error)));
   };
@@ -154,7 +168,8 @@ export function createEventOutbox(deps: OutboxDeps) {
       // Nothing subscribes: no delivery could come of it, so the write path pays for no outbox record.
       if ((await targets(event, true)).length === 0) return;
       await store.putOutbox(event);
-      queueFanOut(event, false);
+      if (deps.shared) await deps.shared.add({ kind: "fanout", event_id: event.id }, fanOutJobId(event.id), clock.now().getTime());
+      else queueFanOut(event, false);
     },
   };
 
@@ -163,8 +178,21 @@ export function createEventOutbox(deps: OutboxDeps) {
     /** Fans out what a previous run recorded but did not finish. */
     async recover(): Promise<number> {
       const events = await store.outbox();
-      for (const event of events) queueFanOut(event, true);
+      // In a cluster, an event whose fan-out job is queued or running (in a live process) is not queued again.
+      for (const event of events) {
+        if (deps.shared) await deps.shared.add({ kind: "fanout", event_id: event.id }, fanOutJobId(event.id), clock.now().getTime());
+        else queueFanOut(event, true);
+      }
       return events.length;
+    },
+    /**
+     * Runs one fan-out job of a cluster. It always checks for deliveries already made: the job may be the
+     * second run of one whose process died. Throws when stopped by a close, so the job runs again elsewhere.
+     */
+    async runFanOut(eventId: string): Promise<void> {
+      const event = await store.readOutbox(eventId);
+      if (!event) return;
+      if (!(await fanOut(event, true, () => !deps.engine.closed))) throw new Error(`the fan-out of ${eventId} stopped at a close; it runs again`);
     },
     reset() {
       generation += 1;

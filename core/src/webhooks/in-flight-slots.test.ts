@@ -45,7 +45,10 @@ describe("in-flight slots, limit changed", () => {
     const slots = createInFlightSlots(1);
     const started: number[] = [];
     const gates = [deferred(), deferred(), deferred(), deferred()];
-    const runs = gates.map((gate, i) => slots.run(async () => void started.push(i) ?? (await gate.promise)));
+    const runs = gates.map((gate, i) => slots.run(async () => {
+      started.push(i);
+      await gate.promise;
+    }));
     await Promise.resolve();
     expect(started).toEqual([0]);
     slots.setLimit(3);

@@ -1,11 +1,20 @@
 import type { Storage } from "unstorage";
 import type { IndexRegistry } from "../lists/index-registry.js";
+import type { BatchOp, Stores } from "../storage/create-storage.js";
 import { toDeliveryEntry, toEndpointEntry, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
 
 const ENDPOINTS = "webhooks:endpoints";
 const DELIVERIES = "webhooks:deliveries";
 const PENDING = "webhooks:pending";
 const OUTBOX = "webhooks:outbox";
+/** Rewritten with every endpoint change on a shared store: a process whose copy is older reloads them. */
+const ENDPOINTS_REV = "webhooks:endpoints-rev";
+
+/** What a store shared by several processes adds: atomic batches, and random revision tokens. */
+export interface SharedStore {
+  batch: Stores["batch"];
+  token: () => string;
+}
 
 /** What a pending marker keeps: enough to find the delivery again. */
 export interface DeliveryRef {
@@ -19,8 +28,12 @@ export interface DeliveryRef {
  * an index per endpoint; pending ones are also kept in memory, so an attempt does not read its record
  * back. Two marker folders keep start-up cheap: `webhooks:outbox` holds events not yet fanned out,
  * `webhooks:pending` the deliveries not yet settled; nothing else is scanned.
+ *
+ * With `shared` (a store several processes use), records are read where decisions are taken instead of
+ * kept: an endpoint is read fresh by the engine, the endpoint cache follows a revision key, deliveries
+ * are not cached, and a delivery and its marker are written in one atomic batch.
  */
-export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
+export function createWebhookStore(storage: Storage, indexes: IndexRegistry, shared?: SharedStore) {
   const endpoints = new Map<string, EndpointRecord>();
   const pending = new Map<string, DeliveryRecord>();
   // Pending deliveries a fan-out stored without their marker: the event's outbox entry stands for them until
@@ -37,6 +50,9 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
     await storage.removeItem(`${OUTBOX}:${eventId}`);
   }
   const writes = new Map<string, Promise<void>>();
+  // The endpoints revision this process's copy reflects (shared stores only).
+  let revision: string | null = null;
+  const markerOp = (d: DeliveryRecord): BatchOp => ({ key: `${PENDING}:${d.id}`, value: { id: d.id, endpoint_id: d.endpoint_id } });
   const endpointKey = (e: Pick<EndpointRecord, "application_id" | "id">) => `${ENDPOINTS}:${e.application_id}:${e.id}`;
   const deliveryKey = (endpointId: string, id: string) => `${DELIVERIES}:${endpointId}:${id}`;
   const endpointIndex = (appId: string) => indexes.get(`${ENDPOINTS}:${appId}`, toEndpointEntry);
@@ -48,13 +64,13 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
     const next = previous.then(async () => {
       const current = endpoints.get(id);
       const index = await endpointIndex(appId);
-      if (current) {
-        await storage.setItem(endpointKey(current), current);
-        index.upsert(toEndpointEntry(current));
-      } else {
-        await storage.removeItem(`${ENDPOINTS}:${appId}:${id}`);
-        index.remove(id);
-      }
+      const key = `${ENDPOINTS}:${appId}:${id}`;
+      const op: BatchOp = current ? { key, value: current } : { key, remove: true };
+      if (shared) await shared.batch([op, { key: ENDPOINTS_REV, value: { rev: (revision = shared.token()) } }]);
+      else if (current) await storage.setItem(key, current);
+      else await storage.removeItem(key);
+      if (current) index.upsert(toEndpointEntry(current));
+      else index.remove(id);
     });
     const settled = next.catch(() => {});
     writes.set(id, settled);
@@ -62,9 +78,20 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
     return next;
   }
 
+  /** A delivery and its marker in one atomic batch, so no process sees one without the other. */
+  async function saveShared(d: DeliveryRecord, wasPending: boolean): Promise<void> {
+    const ops: BatchOp[] = [{ key: deliveryKey(d.endpoint_id, d.id), value: d }];
+    if (d.status === "pending" && !wasPending) ops.push(markerOp(d));
+    if (d.status !== "pending" && wasPending) ops.push({ key: `${PENDING}:${d.id}`, remove: true });
+    await shared!.batch(ops);
+    const index = await deliveryIndex(d.endpoint_id);
+    index.upsert(toDeliveryEntry(d));
+  }
+
   return {
     /** Loads every endpoint into memory (start, reset, import). */
     async load(): Promise<void> {
+      if (shared) revision = (await storage.getItem<{ rev: string }>(ENDPOINTS_REV))?.rev ?? null;
       endpoints.clear();
       pending.clear();
       covered.clear();
@@ -76,6 +103,28 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
       }
     },
     endpoint: (id: string): EndpointRecord | undefined => endpoints.get(id),
+    /**
+     * The endpoint as stored now: on a shared store read fresh (another process may have changed its status
+     * or circuit), and the copy in memory updated; otherwise the copy in memory.
+     */
+    async fetchEndpoint(appId: string, id: string): Promise<EndpointRecord | undefined> {
+      if (!shared) {
+        const found = endpoints.get(id);
+        return found?.application_id === appId ? found : undefined;
+      }
+      await this.flush();
+      const found = await storage.getItem<EndpointRecord>(`${ENDPOINTS}:${appId}:${id}`);
+      if (found?.id === id) endpoints.set(id, found);
+      else endpoints.delete(id);
+      return found?.id === id ? found : undefined;
+    },
+    /** On a shared store, reloads every endpoint when another process changed one since; one read otherwise. */
+    async syncEndpoints(): Promise<void> {
+      if (!shared) return;
+      await this.flush();
+      const rev = (await storage.getItem<{ rev: string }>(ENDPOINTS_REV))?.rev ?? null;
+      if (rev !== revision) await this.load();
+    },
     allEndpoints: (): IterableIterator<EndpointRecord> => endpoints.values(),
     endpointIndex,
     /**
@@ -99,7 +148,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
     /** A new endpoint has no deliveries: its index starts empty instead of being read from storage. */
     seedDeliveryIndex: (endpointId: string) => indexes.seedEmpty(`${DELIVERIES}:${endpointId}`),
     async readDelivery(endpointId: string, id: string): Promise<DeliveryRecord | null> {
-      const cached = pending.get(id);
+      const cached = shared ? undefined : pending.get(id);
       if (cached) return cached.endpoint_id === endpointId ? cached : null;
       return storage.getItem<DeliveryRecord>(deliveryKey(endpointId, id));
     },
@@ -108,6 +157,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
      * covered by its event's outbox entry has no marker yet, so none is written or removed.
      */
     async saveDelivery(d: DeliveryRecord, wasPending: boolean): Promise<void> {
+      if (shared) return saveShared(d, wasPending);
       if (d.status === "pending") pending.set(d.id, d);
       else pending.delete(d.id);
       const marked = !covered.has(d.id);
@@ -126,12 +176,12 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
     releaseEvent: release,
     /** Stores a delivery a fan-out made; a pending one is covered by the event's outbox entry (no marker). */
     async saveFanOutDelivery(d: DeliveryRecord): Promise<void> {
-      if (d.status === "pending") this.cover(d);
+      if (d.status === "pending" && !shared) this.cover(d);
       await this.saveDelivery(d, false);
     },
     /** Covers a pending delivery by its event's outbox entry (a fan-out made it, or found it again after a restart). */
     cover(d: DeliveryRecord): void {
-      if (covered.has(d.id)) return;
+      if (covered.has(d.id) || shared) return;
       covered.set(d.id, d.event_id);
       hold(d.event_id);
     },
@@ -144,7 +194,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
       if (eventId === undefined) return;
       covered.delete(id);
       const d = pending.get(id);
-      if (d) await storage.setItem(`${PENDING}:${d.id}`, { id: d.id, endpoint_id: d.endpoint_id });
+      if (d) await storage.setItem(markerOp(d).key, { id: d.id, endpoint_id: d.endpoint_id });
       await release(eventId);
     },
     async removeDeliveries(endpointId: string): Promise<void> {
@@ -167,6 +217,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
     },
 
     putOutbox: (event: EventRecord) => storage.setItem(`${OUTBOX}:${event.id}`, event),
+    readOutbox: (eventId: string) => storage.getItem<EventRecord>(`${OUTBOX}:${eventId}`),
     async outbox(): Promise<EventRecord[]> {
       const keys = (await storage.getKeys(OUTBOX)).sort();
       const events = await Promise.all(keys.map((k) => storage.getItem<EventRecord>(k)));

@@ -1,0 +1,93 @@
+import { Queue, Worker, type Job } from "bullmq";
+import { Redis } from "ioredis";
+
+/** Where the Redis of a cluster is, for the webhook engine's own connections. */
+export interface WebhookCluster {
+  /** `redis://host:port/db` */
+  url: string;
+  /** Prefix of every key the engine makes (BullMQ's included), so several services can share one Redis. */
+  prefix: string;
+  /**
+   * How long a worker's hold on a running job lasts without renewal, and how often workers look for jobs
+   * whose hold ran out (a dead process's): a job stalled by a crash runs again within about twice this.
+   * Default 10 s (so within 30 s); tests shorten it.
+   */
+  stallMs?: number;
+}
+
+/** The two kinds of job: one attempt of a delivery, and the fan-out of one event. */
+export type SharedJob = { kind: "attempt"; id: string; endpoint_id: string } | { kind: "fanout"; event_id: string };
+
+const QUEUE = "lp-webhooks";
+/** Jobs one process runs at once: attempts mostly wait on the network (or on an endpoint's slot). */
+export const WORKER_CONCURRENCY = 64;
+
+/** An ioredis client that logs a connection problem once per outage and never throws it at the process. */
+export function connectRedis(url: string, what: string, onError: (what: string, error: unknown) => void): Redis {
+  const client = new Redis(url, { maxRetriesPerRequest: null });
+  let reported = false;
+  client.on("error", (error) => {
+    if (!reported) onError(`${what} (Redis connection)`, error);
+    reported = true;
+  });
+  client.on("ready", () => (reported = false));
+  return client;
+}
+
+/**
+ * The webhook engine's BullMQ queue on the cluster's Redis: delayed jobs are the retry schedule, any
+ * process's worker runs any job, and a job whose worker died is run again by another (stalled-job
+ * detection). A job id names what the job is for, so adding the same work twice (a recovery at start while
+ * another process runs it) adds nothing.
+ */
+export function createSharedQueue(cluster: WebhookCluster, onError: (what: string, error: unknown) => void) {
+  const prefix = `${cluster.prefix}bull`;
+  const queueConnection = connectRedis(cluster.url, "webhook queue", onError);
+  const queue = new Queue<SharedJob>(QUEUE, {
+    connection: queueConnection,
+    prefix,
+    defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000, attempts: 50, backoff: { type: "fixed", delay: 1000 } },
+  });
+  queue.on("error", (error) => onError("webhook queue", error));
+  let worker: Worker<SharedJob> | null = null;
+  let workerConnection: Redis | null = null;
+  const stallMs = cluster.stallMs ?? 10_000;
+
+  return {
+    /** Adds a job due at `dueAt` (ms since the epoch); nothing when a job with `jobId` is already queued. */
+    async add(job: SharedJob, jobId: string, dueAt: number): Promise<void> {
+      await queue.add(job.kind, job, { jobId, delay: Math.max(0, dueAt - Date.now()) });
+    },
+    /** Starts this process's worker. */
+    start(run: (job: SharedJob) => Promise<void>): void {
+      if (worker) return;
+      workerConnection = connectRedis(cluster.url, "webhook worker", onError);
+      worker = new Worker<SharedJob>(QUEUE, (job: Job<SharedJob>) => run(job.data), {
+        connection: workerConnection,
+        prefix,
+        concurrency: WORKER_CONCURRENCY,
+        lockDuration: stallMs,
+        stalledInterval: stallMs,
+        maxStalledCount: 100,
+      });
+      worker.on("error", (error) => onError("webhook worker", error));
+      worker.on("failed", (job, error) => job && onError(`webhook job ${job.id}`, error));
+    },
+    /** Whether jobs are waiting or running anywhere, or due already (future retries do not count). */
+    async busy(): Promise<boolean> {
+      const counts = await queue.getJobCounts("wait", "active", "prioritized");
+      if (Object.values(counts).some((n) => n > 0)) return true;
+      const delayed = await queue.getDelayed(0, 20);
+      return delayed.some((job) => job.timestamp + (job.opts.delay ?? 0) <= Date.now());
+    },
+    /** Stops the worker after the jobs it runs (or at once with `force`: they stall and run elsewhere). */
+    async close(force = false): Promise<void> {
+      await worker?.close(force).catch((error: unknown) => onError("closing the webhook worker", error));
+      await queue.close().catch((error: unknown) => onError("closing the webhook queue", error));
+      workerConnection?.disconnect();
+      queueConnection.disconnect();
+    },
+  };
+}
+
+export type SharedQueue = ReturnType<typeof createSharedQueue>;
