@@ -15,6 +15,7 @@ export interface ClusterEngineDeps extends Omit<EngineDeps, "scheduler"> {
   queue: SharedQueue;
   semaphore: RedisSemaphore;
   circuit: SharedCircuit;
+  exclusive: <T>(endpointId: string, fn: () => Promise<T>) => Promise<T>;
 }
 
 /** A job that comes due this much before its delivery's `next_attempt_at` still runs it (timer skew). */
@@ -118,6 +119,8 @@ export function createClusterEngine(deps: ClusterEngineDeps) {
       const at = now();
       await Promise.all(refs.map((ref) => schedule(ref, at)));
     },
+    /** Runs a change of one endpoint alone across the cluster. */
+    exclusive: deps.exclusive,
     /** The limit is read from the stored endpoint at each attempt. */
     setConcurrency(): void {},
     forget(): void {},

@@ -46,6 +46,20 @@ export interface WebhookOptions {
   monotonic?: () => number;
   /** Where background failures are reported. Default: stderr. */
   onError?: (what: string, error: unknown) => void;
+  /**
+   * The Redis of a cluster, when the stores do not say where theirs is (tests); with it, deliveries run
+   * cluster-wide (see `shared` below).
+   */
+  cluster?: WebhookCluster;
+}
+
+/**
+ * Where a shared store's Redis is, for the webhook engine's own connections (BullMQ, the semaphore): the
+ * Redis stores carry it as `redis: { url, prefix }`; memory and fs have none.
+ */
+export function clusterOf(stores: Stores): WebhookCluster | undefined {
+  const redis = (stores as Stores & { redis?: { url: string; prefix?: string } }).redis;
+  return redis ? { url: redis.url, prefix: redis.prefix ?? "" } : undefined;
 }
 
 /** What the core hands the webhook engine. */
@@ -66,6 +80,8 @@ export interface WebhookDeps extends WebhookOptions {
 
 /** A slot or probe lease lasts this much longer than an attempt may take. */
 const LEASE_MARGIN_MS = 15_000;
+/** Longest hold of an endpoint's change lock (a read and a write of one record). */
+const ENDPOINT_LOCK_MS = 10_000;
 /** How often `onIdle` looks again at a cluster's queue while work is left. */
 const IDLE_POLL_MS = 20;
 
@@ -90,13 +106,17 @@ export function createWebhooks(deps: WebhookDeps) {
   const queue = cluster ? createSharedQueue(cluster, onError) : undefined;
   const redis = cluster ? connectRedis(cluster.url, "webhook engine", onError) : undefined;
   const leaseMs = timeoutMs + LEASE_MARGIN_MS;
+  // One change of an endpoint at a time across the cluster (its circuit, a PATCH): a semaphore of one slot.
+  const endpointLocks = redis && cluster ? createRedisSemaphore(redis, { prefix: `${cluster.prefix}webhooks:endpoint-lock:`, leaseMs: ENDPOINT_LOCK_MS, token }) : undefined;
+  const exclusive = endpointLocks && (<T>(endpointId: string, fn: () => Promise<T>) => endpointLocks.run(endpointId, 1, fn));
   const clusterEngine: ClusterEngine | undefined =
     cluster && queue && redis
       ? createClusterEngine({
           ...engineDeps,
           queue,
           semaphore: createRedisSemaphore(redis, { prefix: `${cluster.prefix}webhooks:slots:`, leaseMs, token }),
-          circuit: createSharedCircuit({ redis, prefix: cluster.prefix, store, lock: deps.lock, clock: deps.clock, probeLeaseMs: leaseMs, token, resume: (id): Promise<void> => clusterEngine!.resume(id) }),
+          circuit: createSharedCircuit({ redis, prefix: cluster.prefix, store, exclusive: exclusive!, clock: deps.clock, probeLeaseMs: leaseMs, token, resume: (id): Promise<void> => clusterEngine!.resume(id) }),
+          exclusive: exclusive!,
         })
       : undefined;
   const engine = clusterEngine ?? createDeliveryEngine({ ...engineDeps, scheduler: deps.scheduler ?? realScheduler });

@@ -158,6 +158,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
     setConcurrency(endpointId: string, limit: number): void {
       queues.get(endpointId)?.setLimit(limit);
     },
+    exclusive: <T>(_endpointId: string, fn: () => Promise<T>): Promise<T> => fn(),
     /** Forgets an endpoint that was deleted: nothing of it runs any more. */
     forget(endpointId: string): void {
       queues.delete(endpointId);
@@ -203,6 +204,11 @@ export interface DeliveryEngine {
   /** Sends what an endpoint held or parked (it became active again). */
   resume(endpointId: string): void | Promise<void>;
   setConcurrency(endpointId: string, limit: number): void;
+  /**
+   * Runs a read-change-write of one endpoint so no other change of it interleaves: across the cluster on
+   * Redis; in one process the engine changes endpoints in memory at once, so `fn` runs as it is.
+   */
+  exclusive<T>(endpointId: string, fn: () => Promise<T>): Promise<T>;
   forget(endpointId: string): void;
   recover(): Promise<number>;
   close(): Promise<void>;

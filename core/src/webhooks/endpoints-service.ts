@@ -59,13 +59,16 @@ export function createEndpointsService(deps: EndpointsDeps) {
   /** Runs the challenge and applies its outcome: only a success makes the endpoint active. */
   async function verifyEndpoint(endpoint: EndpointRecord) {
     const result = await runChallenge(deps.challenge, endpoint);
-    const current = await store.fetchEndpoint(endpoint.application_id, endpoint.id);
-    if (!current) throw notFound("webhook endpoint", endpoint.id);
     const ok = result.outcome === "succeeded";
-    const next: EndpointRecord = ok
-      ? { ...current, status: "active", disabled_reason: null, circuit: closedCircuit(), last_verification: result, updated_at: now() }
-      : { ...current, last_verification: result, updated_at: now() };
-    await store.putEndpoint(next);
+    const next = await deps.engine.exclusive(endpoint.id, async () => {
+      const current = await store.fetchEndpoint(endpoint.application_id, endpoint.id);
+      if (!current) throw notFound("webhook endpoint", endpoint.id);
+      const changed: EndpointRecord = ok
+        ? { ...current, status: "active", disabled_reason: null, circuit: closedCircuit(), last_verification: result, updated_at: now() }
+        : { ...current, last_verification: result, updated_at: now() };
+      await store.putEndpoint(changed);
+      return changed;
+    });
     if (ok) await deps.engine.resume(next.id);
     const { at: _at, error, ...rest } = result;
     return { ...rest, ...(error ? { error } : {}), endpoint: toEndpointView(next) };
@@ -129,21 +132,24 @@ export function createEndpointsService(deps: EndpointsDeps) {
       await requireEndpoint(appId, id);
       const body = parseInput(endpointUpdateSchema, input ?? {});
       if (body.url !== undefined) await assertReachable(body.url);
-      // Read again after the awaits: the engine may have moved the circuit meanwhile.
-      const current = await requireEndpoint(appId, id);
-      const next: EndpointRecord = { ...current, updated_at: now() };
-      if (body.events) next.events = body.events;
-      if (body.concurrency_limit !== undefined) next.concurrency_limit = body.concurrency_limit;
-      if (body.url !== undefined && body.url !== current.url) {
-        next.url = body.url;
-        next.status = "pending_verification";
-        next.disabled_reason = null;
-      }
-      if (body.status) {
-        next.status = body.status;
-        next.disabled_reason = body.status === "disabled" ? "manual" : null;
-      }
-      await store.putEndpoint(next);
+      // Read again after the awaits, alone: the engine (in any process) may have moved the circuit meanwhile.
+      const next = await deps.engine.exclusive(id, async () => {
+        const current = await requireEndpoint(appId, id);
+        const changed: EndpointRecord = { ...current, updated_at: now() };
+        if (body.events) changed.events = body.events;
+        if (body.concurrency_limit !== undefined) changed.concurrency_limit = body.concurrency_limit;
+        if (body.url !== undefined && body.url !== current.url) {
+          changed.url = body.url;
+          changed.status = "pending_verification";
+          changed.disabled_reason = null;
+        }
+        if (body.status) {
+          changed.status = body.status;
+          changed.disabled_reason = body.status === "disabled" ? "manual" : null;
+        }
+        await store.putEndpoint(changed);
+        return changed;
+      });
       deps.engine.setConcurrency(id, next.concurrency_limit);
       return toEndpointView(next);
     },
@@ -158,11 +164,15 @@ export function createEndpointsService(deps: EndpointsDeps) {
     verify: async (appId: string, id: string) => verifyEndpoint(await requireEndpoint(appId, id)),
 
     async rotateSecret(appId: string, id: string) {
-      const current = await requireEndpoint(appId, id);
+      await requireEndpoint(appId, id);
       const secret = generateSecret();
       const expires = toTimestamp(new Date(clock.now().getTime() + SECRET_OVERLAP_MS));
-      const next: EndpointRecord = { ...current, secret, previous_secret: current.secret, previous_secret_expires_at: expires, updated_at: now() };
-      await store.putEndpoint(next);
+      const next = await deps.engine.exclusive(id, async () => {
+        const current = await requireEndpoint(appId, id);
+        const changed: EndpointRecord = { ...current, secret, previous_secret: current.secret, previous_secret_expires_at: expires, updated_at: now() };
+        await store.putEndpoint(changed);
+        return changed;
+      });
       return { ...toEndpointView(next), secret, previous_secret_expires_at: expires };
     },
 

@@ -1,6 +1,5 @@
 import type { Redis } from "ioredis";
 import { toTimestamp, type Clock } from "../deps.js";
-import type { Lock } from "../ports/lock.js";
 import type { EndpointRecord } from "./records.js";
 import { circuitAfterFailure, circuitAfterSuccess } from "./retry-policy.js";
 import type { WebhookStore } from "./webhook-store.js";
@@ -13,7 +12,8 @@ export interface SharedCircuitDeps {
   redis: Redis;
   prefix: string;
   store: WebhookStore;
-  lock: Lock;
+  /** Runs a change of one endpoint alone across the cluster. */
+  exclusive: <T>(endpointId: string, fn: () => Promise<T>) => Promise<T>;
   clock: Clock;
   /** How long a probe may hold the endpoint's probe lease (longer than one attempt). */
   probeLeaseMs: number;
@@ -23,7 +23,7 @@ export interface SharedCircuitDeps {
 
 /**
  * The circuit of each endpoint for a cluster. Its state is the endpoint record's `circuit`, read fresh
- * from the shared store where a decision is taken and changed under the endpoint's lock, so a circuit
+ * from the shared store where a decision is taken and changed alone across the cluster (a lease in Redis), so a circuit
  * opened by one process holds every process back. The one probe after a cool-down is whoever takes the
  * endpoint's probe lease in Redis (SET NX PX): a prober that dies frees it when the lease ends.
  */
@@ -31,9 +31,9 @@ export function createSharedCircuit(deps: SharedCircuitDeps) {
   const { store, clock } = deps;
   const probeKey = (endpointId: string) => `${deps.prefix}webhooks:probe:${endpointId}`;
 
-  /** Applies `change` to the stored endpoint under its lock; null from `change` means no write. */
+  /** Applies `change` to the stored endpoint, alone across the cluster; null from `change` means no write. */
   async function update(endpoint: Pick<EndpointRecord, "application_id" | "id">, change: (current: EndpointRecord) => EndpointRecord | null) {
-    return deps.lock.withLock(`webhook-endpoint:${endpoint.id}`, async () => {
+    return deps.exclusive(endpoint.id, async () => {
       const current = await store.fetchEndpoint(endpoint.application_id, endpoint.id);
       const next = current ? change(current) : null;
       if (next) await store.putEndpoint(next);

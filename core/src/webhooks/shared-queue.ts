@@ -69,6 +69,9 @@ export function createSharedQueue(cluster: WebhookCluster, onError: (what: strin
         lockDuration: stallMs,
         stalledInterval: stallMs,
         maxStalledCount: 100,
+        // A worker waiting on an empty queue looks again each second (BullMQ's default is 5 s), so a retry
+        // another process queued and left is taken up promptly.
+        drainDelay: 1,
       });
       worker.on("error", (error) => onError("webhook worker", error));
       worker.on("failed", (job, error) => job && onError(`webhook job ${job.id}`, error));
