@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -38,9 +40,12 @@ async function startReceiver() {
       arrivals.push(arrival);
       inFlight += 1;
       most = Math.max(most, inFlight);
+      const status = reply(arrival);
+      // 0: the answer never comes (a receiver hanging while the sender dies).
+      if (status === 0) return;
       setTimeout(() => {
         inFlight -= 1;
-        res.writeHead(reply(arrival)).end("{}");
+        res.writeHead(status).end("{}");
       }, 10);
     });
   });
@@ -149,5 +154,24 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
     const held = (await stored(b, endpoint.id)).filter((d) => d.status === "pending");
     expect(held).toHaveLength(1);
     expect(held[0].next_attempt_at).toBe(seen.circuit.opens_until);
+  });
+
+  it("runs again the attempt a killed process had in flight, within seconds, with the same webhook-id", async () => {
+    const receiver = await startReceiver();
+    open.push(receiver);
+    receiver.answer((arrival) => (receiver.arrivals.indexOf(arrival) === 0 ? 0 : 200));
+    const script = fileURLToPath(new URL("./cluster-member.fixture.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--import", "tsx", script, server.url, receiver.url], { stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    open.push({ close: async () => void (child.kill("SIGKILL"), await exited) });
+    await expect.poll(() => receiver.arrivals.length, { timeout: 20_000, interval: 50 }).toBe(1);
+    // A live member when the other dies: its start found the job running (same job id), so what it runs
+    // next is the dead process's job, found stalled.
+    await boot();
+    child.kill("SIGKILL");
+    await exited;
+    await expect.poll(() => receiver.arrivals.length, { timeout: 30_000, interval: 100 }).toBe(2);
+    const [first, second] = receiver.arrivals;
+    expect(second).toEqual({ webhookId: first.webhookId, attempt: 1, eventId: first.eventId });
   });
 });
