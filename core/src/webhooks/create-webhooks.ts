@@ -18,7 +18,7 @@ import { createGuardedFetch } from "./guarded-fetch.js";
 import type { FetchLike } from "./http-attempt.js";
 import { DEFAULT_RETRY_SCHEDULE } from "./retry-policy.js";
 import { realScheduler, type Scheduler } from "./scheduler.js";
-import { createWebhookStore } from "./webhook-store.js";
+import { clusterKeys, createWebhookStore } from "./webhook-store.js";
 import { createWorkTracker } from "./work-tracker.js";
 
 /** Settings of the webhook engine a caller may change; tests shorten the timeouts. */
@@ -107,14 +107,14 @@ export function createWebhooks(deps: WebhookDeps) {
   const redis = cluster ? connectRedis(cluster.url, "webhook engine", onError) : undefined;
   const leaseMs = timeoutMs + LEASE_MARGIN_MS;
   // One change of an endpoint at a time across the cluster (its circuit, a PATCH): a semaphore of one slot.
-  const endpointLocks = redis && cluster ? createRedisSemaphore(redis, { prefix: `${cluster.prefix}webhooks:endpoint-lock:`, leaseMs: ENDPOINT_LOCK_MS, token }) : undefined;
+  const endpointLocks = redis && cluster ? createRedisSemaphore(redis, { prefix: clusterKeys(cluster.prefix).endpointLocks, leaseMs: ENDPOINT_LOCK_MS, token }) : undefined;
   const exclusive = endpointLocks && (<T>(endpointId: string, fn: () => Promise<T>) => endpointLocks.run(endpointId, 1, fn));
   const clusterEngine: ClusterEngine | undefined =
     cluster && queue && redis
       ? createClusterEngine({
           ...engineDeps,
           queue,
-          semaphore: createRedisSemaphore(redis, { prefix: `${cluster.prefix}webhooks:slots:`, leaseMs, token }),
+          semaphore: createRedisSemaphore(redis, { prefix: clusterKeys(cluster.prefix).slots, leaseMs, token }),
           circuit: createSharedCircuit({ redis, prefix: cluster.prefix, store, exclusive: exclusive!, clock: deps.clock, probeLeaseMs: leaseMs, token, resume: (id): Promise<void> => clusterEngine!.resume(id) }),
           exclusive: exclusive!,
         })

@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { toTimestamp, type Clock } from "../deps.js";
 import type { EndpointRecord } from "./records.js";
 import { circuitAfterFailure, circuitAfterSuccess } from "./retry-policy.js";
-import type { WebhookStore } from "./webhook-store.js";
+import { clusterKeys, type WebhookStore } from "./webhook-store.js";
 
 /** Deletes the probe key only if this holder still owns it (its lease may have run out and passed on). */
 const END_PROBE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
@@ -29,7 +29,7 @@ export interface SharedCircuitDeps {
  */
 export function createSharedCircuit(deps: SharedCircuitDeps) {
   const { store, clock } = deps;
-  const probeKey = (endpointId: string) => `${deps.prefix}webhooks:probe:${endpointId}`;
+  const probeKey = clusterKeys(deps.prefix).probe;
 
   /** Applies `change` to the stored endpoint, alone across the cluster; null from `change` means no write. */
   async function update(endpoint: Pick<EndpointRecord, "application_id" | "id">, change: (current: EndpointRecord) => EndpointRecord | null) {

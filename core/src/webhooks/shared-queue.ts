@@ -1,5 +1,6 @@
 import { Queue, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
+import { clusterKeys } from "./webhook-store.js";
 
 /** Where the Redis of a cluster is, for the webhook engine's own connections. */
 export interface WebhookCluster {
@@ -41,7 +42,7 @@ export function connectRedis(url: string, what: string, onError: (what: string, 
  * another process runs it) adds nothing.
  */
 export function createSharedQueue(cluster: WebhookCluster, onError: (what: string, error: unknown) => void) {
-  const prefix = `${cluster.prefix}bull`;
+  const prefix = clusterKeys(cluster.prefix).bull;
   const queueConnection = connectRedis(cluster.url, "webhook queue", onError);
   const queue = new Queue<SharedJob>(QUEUE, {
     connection: queueConnection,

@@ -10,6 +10,19 @@ const OUTBOX = "webhooks:outbox";
 /** Rewritten with every endpoint change on a shared store: a process whose copy is older reloads them. */
 const ENDPOINTS_REV = "webhooks:endpoints-rev";
 
+/**
+ * Keys the engine of a cluster keeps in Redis besides its records (which go through the store below):
+ * BullMQ's, the endpoints' slots and change locks, and the probe leases. All under the cluster's prefix.
+ */
+export function clusterKeys(prefix: string) {
+  return {
+    bull: `${prefix}bull`,
+    slots: `${prefix}webhooks:slots:`,
+    endpointLocks: `${prefix}webhooks:endpoint-lock:`,
+    probe: (endpointId: string) => `${prefix}webhooks:probe:${endpointId}`,
+  };
+}
+
 /** What a store shared by several processes adds: atomic batches, and random revision tokens. */
 export interface SharedStore {
   batch: Stores["batch"];
@@ -197,13 +210,17 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       if (d) await storage.setItem(markerOp(d).key, { id: d.id, endpoint_id: d.endpoint_id });
       await release(eventId);
     },
+    /** Removes an endpoint's deliveries; on a shared store every stored one (other processes made some), each with its marker at once. */
     async removeDeliveries(endpointId: string): Promise<void> {
       const index = await deliveryIndex(endpointId);
-      for (const entry of [...index.values()]) {
-        pending.delete(entry.id);
-        await storage.removeItem(`${PENDING}:${entry.id}`);
-        await storage.removeItem(deliveryKey(endpointId, entry.id));
-        index.remove(entry.id);
+      const ids = new Set([...index.values()].map((e) => e.id));
+      if (shared) for (const key of await storage.getKeys(`${DELIVERIES}:${endpointId}`)) ids.add(key.slice(key.lastIndexOf(":") + 1));
+      for (const id of ids) {
+        pending.delete(id);
+        const ops: BatchOp[] = [{ key: `${PENDING}:${id}`, remove: true }, { key: deliveryKey(endpointId, id), remove: true }];
+        if (shared) await shared.batch(ops);
+        else for (const op of ops) await storage.removeItem(op.key);
+        index.remove(id);
       }
     },
     dropPendingMarker: (id: string) => storage.removeItem(`${PENDING}:${id}`),
