@@ -81,9 +81,9 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
   });
 
   /** A core on the shared Redis, as one `lp serve` process of a cluster. */
-  async function boot(retrySchedule: number[] = [0, 100, 100, 100]) {
+  async function boot(retrySchedule: number[] = [0, 100, 100, 100], stallMs = 5000) {
     const stores = redisTestStores(server.url, "lp:");
-    const core = await createCore({ stores, publicUrl: () => "http://lp.test", retrySchedule, webhooks: { cluster: { url: server.url, prefix: "lp:", stallMs: 1000 }, onError: (what, error) => errors.push(`${what}: ${String(error)}`) } });
+    const core = await createCore({ stores, publicUrl: () => "http://lp.test", retrySchedule, webhooks: { cluster: { url: server.url, prefix: "lp:", stallMs }, onError: (what, error) => errors.push(`${what}: ${String(error)}`) } });
     const creds = await ensureDevCredentials(stores.data, core.clock, cryptoIds);
     const handle = { core, creds, stores, close: async () => (await core.close(), await stores.dispose()) };
     open.push(handle);
@@ -166,8 +166,8 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
     open.push({ close: async () => void (child.kill("SIGKILL"), await exited) });
     await expect.poll(() => receiver.arrivals.length, { timeout: 20_000, interval: 50 }).toBe(1);
     // A live member when the other dies: its start found the job running (same job id), so what it runs
-    // next is the dead process's job, found stalled.
-    await boot();
+    // next is the dead process's job, found stalled (holds of 1 s, as the killed process's).
+    await boot(undefined, 1000);
     child.kill("SIGKILL");
     await exited;
     await expect.poll(() => receiver.arrivals.length, { timeout: 30_000, interval: 100 }).toBe(2);
