@@ -8,6 +8,7 @@ import type { RedisSemaphore } from "./redis-semaphore.js";
 import { sendAttempt } from "./send-attempt.js";
 import type { SharedCircuit } from "./shared-circuit.js";
 import type { SharedQueue } from "./shared-queue.js";
+import type { Scheduler } from "./scheduler.js";
 import type { DeliveryRef } from "./webhook-store.js";
 
 /** What the engine of a cluster is built from: the local engine's parts, less timers, plus the shared ones. */
@@ -16,6 +17,8 @@ export interface ClusterEngineDeps extends Omit<EngineDeps, "scheduler"> {
   semaphore: RedisSemaphore;
   circuit: SharedCircuit;
   exclusive: <T>(endpointId: string, fn: () => Promise<T>) => Promise<T>;
+  /** Injected timers (a manual scheduler in tests): they keep the delays instead of BullMQ. */
+  timers?: Scheduler;
 }
 
 /** A job that comes due this much before its delivery's `next_attempt_at` still runs it (timer skew). */
@@ -37,10 +40,21 @@ export function createClusterEngine(deps: ClusterEngineDeps) {
   let closed = false;
   const now = () => clock.now().getTime();
 
-  /** Queues the attempt of `ref` due at `dueAt`; the job id makes a second plan for the same moment a no-op. */
+  const enqueue = (ref: DeliveryRef, dueAt: number, delay: number) =>
+    deps.queue.add({ kind: "attempt", id: ref.id, endpoint_id: ref.endpoint_id }, `${ref.id}.${dueAt}`, delay);
+
+  /**
+   * Queues the attempt of `ref` due at `dueAt` as a delayed job; the job id makes a second plan for the same
+   * moment a no-op. With injected timers (tests on a manual clock) the wait is theirs and the job is queued
+   * when they fire.
+   */
   async function schedule(ref: DeliveryRef, dueAt: number): Promise<void> {
     if (closed) return;
-    await deps.queue.add({ kind: "attempt", id: ref.id, endpoint_id: ref.endpoint_id }, `${ref.id}.${dueAt}`, dueAt);
+    const delay = dueAt - now();
+    if (!deps.timers || delay <= 0) return enqueue(ref, dueAt, Math.max(0, delay));
+    deps.timers.setTimeout(() => {
+      if (!closed) deps.work.track(enqueue(ref, dueAt, 0).catch((error) => deps.onError(`queueing delivery ${ref.id}`, error)));
+    }, delay);
   }
 
   /** Saves a delivery's new state; one of a deleted endpoint is dropped instead. */

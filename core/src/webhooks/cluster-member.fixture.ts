@@ -7,10 +7,10 @@
 import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createCore } from "../core.js";
 import { cryptoIds } from "../deps.js";
-import { redisTestStores } from "../testing/redis-test-stores.js";
+import { createStores } from "../storage/create-storage.js";
 
 const [redisUrl, receiverUrl] = process.argv.slice(2);
-const stores = redisTestStores(redisUrl, "lp:");
+const stores = createStores("redis", { url: redisUrl, prefix: "lp:" });
 const core = await createCore({
   stores,
   publicUrl: () => "http://lp.test",

@@ -55,11 +55,10 @@ export interface WebhookOptions {
 
 /**
  * Where a shared store's Redis is, for the webhook engine's own connections (BullMQ, the semaphore): the
- * Redis stores carry it as `redis: { url, prefix }`; memory and fs have none.
+ * Redis stores carry it; memory and fs have none.
  */
 export function clusterOf(stores: Stores): WebhookCluster | undefined {
-  const redis = (stores as Stores & { redis?: { url: string; prefix?: string } }).redis;
-  return redis ? { url: redis.url, prefix: redis.prefix ?? "" } : undefined;
+  return stores.kind === "redis" && stores.redis ? { url: stores.redis.url, prefix: stores.redis.prefix } : undefined;
 }
 
 /** What the core hands the webhook engine. */
@@ -117,6 +116,8 @@ export function createWebhooks(deps: WebhookDeps) {
           semaphore: createRedisSemaphore(redis, { prefix: clusterKeys(cluster.prefix).slots, leaseMs, token }),
           circuit: createSharedCircuit({ redis, prefix: cluster.prefix, store, exclusive: exclusive!, clock: deps.clock, probeLeaseMs: leaseMs, token, resume: (id): Promise<void> => clusterEngine!.resume(id) }),
           exclusive: exclusive!,
+          // Production delays are BullMQ's delayed jobs; tests that inject a scheduler move time themselves.
+          timers: deps.scheduler && deps.scheduler !== realScheduler ? deps.scheduler : undefined,
         })
       : undefined;
   const engine = clusterEngine ?? createDeliveryEngine({ ...engineDeps, scheduler: deps.scheduler ?? realScheduler });

@@ -168,7 +168,7 @@ export function createEventOutbox(deps: OutboxDeps) {
       // Nothing subscribes: no delivery could come of it, so the write path pays for no outbox record.
       if ((await targets(event, true)).length === 0) return;
       await store.putOutbox(event);
-      if (deps.shared) await deps.shared.add({ kind: "fanout", event_id: event.id }, fanOutJobId(event.id), clock.now().getTime());
+      if (deps.shared) await deps.shared.add({ kind: "fanout", event_id: event.id }, fanOutJobId(event.id));
       else queueFanOut(event, false);
     },
   };
@@ -180,7 +180,7 @@ export function createEventOutbox(deps: OutboxDeps) {
       const events = await store.outbox();
       // In a cluster, an event whose fan-out job is queued or running (in a live process) is not queued again.
       for (const event of events) {
-        if (deps.shared) await deps.shared.add({ kind: "fanout", event_id: event.id }, fanOutJobId(event.id), clock.now().getTime());
+        if (deps.shared) await deps.shared.add({ kind: "fanout", event_id: event.id }, fanOutJobId(event.id));
         else queueFanOut(event, true);
       }
       return events.length;

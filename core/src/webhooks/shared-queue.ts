@@ -55,9 +55,9 @@ export function createSharedQueue(cluster: WebhookCluster, onError: (what: strin
   const stallMs = cluster.stallMs ?? 10_000;
 
   return {
-    /** Adds a job due at `dueAt` (ms since the epoch); nothing when a job with `jobId` is already queued. */
-    async add(job: SharedJob, jobId: string, dueAt: number): Promise<void> {
-      await queue.add(job.kind, job, { jobId, delay: Math.max(0, dueAt - Date.now()) });
+    /** Adds a job to run after `delayMs`; nothing when a job with `jobId` is already queued or running. */
+    async add(job: SharedJob, jobId: string, delayMs = 0): Promise<void> {
+      await queue.add(job.kind, job, { jobId, delay: Math.max(0, delayMs) });
     },
     /** Starts this process's worker. */
     start(run: (job: SharedJob) => Promise<void>): void {

@@ -91,6 +91,19 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     return next;
   }
 
+  /** Reads every endpoint, then swaps them in at once: a fan-out running meanwhile sees the old set or the new. */
+  async function loadEndpoints(): Promise<void> {
+    const rev = shared ? ((await storage.getItem<{ rev: string }>(ENDPOINTS_REV))?.rev ?? null) : null;
+    const loaded: EndpointRecord[] = [];
+    for (const key of await storage.getKeys(ENDPOINTS)) {
+      const record = await storage.getItem<EndpointRecord>(key);
+      if (record?.id) loaded.push(record);
+    }
+    endpoints.clear();
+    for (const record of loaded) endpoints.set(record.id, record);
+    revision = rev;
+  }
+
   /** A delivery and its marker in one atomic batch, so no process sees one without the other. */
   async function saveShared(d: DeliveryRecord, wasPending: boolean): Promise<void> {
     const ops: BatchOp[] = [{ key: deliveryKey(d.endpoint_id, d.id), value: d }];
@@ -104,16 +117,10 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
   return {
     /** Loads every endpoint into memory (start, reset, import). */
     async load(): Promise<void> {
-      if (shared) revision = (await storage.getItem<{ rev: string }>(ENDPOINTS_REV))?.rev ?? null;
-      endpoints.clear();
       pending.clear();
       covered.clear();
       held.clear();
-      const keys = await storage.getKeys(ENDPOINTS);
-      for (const key of keys) {
-        const record = await storage.getItem<EndpointRecord>(key);
-        if (record?.id) endpoints.set(record.id, record);
-      }
+      await loadEndpoints();
     },
     endpoint: (id: string): EndpointRecord | undefined => endpoints.get(id),
     /**
@@ -136,7 +143,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       if (!shared) return;
       await this.flush();
       const rev = (await storage.getItem<{ rev: string }>(ENDPOINTS_REV))?.rev ?? null;
-      if (rev !== revision) await this.load();
+      if (rev !== revision) await loadEndpoints();
     },
     allEndpoints: (): IterableIterator<EndpointRecord> => endpoints.values(),
     endpointIndex,

@@ -8,8 +8,7 @@ import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createCore } from "../core.js";
 import { cryptoIds } from "../deps.js";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
-import type { Stores } from "../storage/create-storage.js";
-import { redisTestStores } from "../testing/redis-test-stores.js";
+import { createStores, type Stores } from "../storage/create-storage.js";
 import type { DeliveryRecord } from "./records.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("webhooks across two cores on one Redis"));
@@ -82,7 +81,7 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
 
   /** A core on the shared Redis, as one `lp serve` process of a cluster. */
   async function boot(retrySchedule: number[] = [0, 100, 100, 100], stallMs = 5000) {
-    const stores = redisTestStores(server.url, "lp:");
+    const stores = createStores("redis", { url: server.url, prefix: "lp:" });
     const core = await createCore({ stores, publicUrl: () => "http://lp.test", retrySchedule, webhooks: { cluster: { url: server.url, prefix: "lp:", stallMs }, onError: (what, error) => errors.push(`${what}: ${String(error)}`) } });
     const creds = await ensureDevCredentials(stores.data, core.clock, cryptoIds);
     const handle = { core, creds, stores, close: async () => (await core.close(), await stores.dispose()) };
