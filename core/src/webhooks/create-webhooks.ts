@@ -81,6 +81,8 @@ export interface WebhookDeps extends WebhookOptions {
 const LEASE_MARGIN_MS = 15_000;
 /** Longest hold of an endpoint's change lock (a read and a write of one record). */
 const ENDPOINT_LOCK_MS = 10_000;
+/** How often a cluster member queues again what the outbox holds (a job id keeps it to one job per event). */
+const OUTBOX_SWEEP_MS = 30_000;
 /** How often `onIdle` looks again at a cluster's queue while work is left. */
 const IDLE_POLL_MS = 20;
 
@@ -122,6 +124,7 @@ export function createWebhooks(deps: WebhookDeps) {
       : undefined;
   const engine = clusterEngine ?? createDeliveryEngine({ ...engineDeps, scheduler: deps.scheduler ?? realScheduler });
   const outbox = createEventOutbox({ ...common, store, accounts: deps.accounts, engine, work, onError, shared: queue });
+  let sweep: ReturnType<typeof setInterval> | undefined;
   const runJob = (job: SharedJob): Promise<void> => {
     const done = job.kind === "attempt" ? clusterEngine!.run(job) : outbox.runFanOut(job.event_id);
     work.track(done);
@@ -148,6 +151,10 @@ export function createWebhooks(deps: WebhookDeps) {
       queue?.start(runJob);
       const events = await outbox.recover();
       const deliveries = await engine.recover();
+      if (queue && !sweep) {
+        sweep = setInterval(() => void outbox.recover().catch((error) => onError("queueing the outbox again", error)), OUTBOX_SWEEP_MS);
+        sweep.unref();
+      }
       return { events, deliveries };
     },
     /**
@@ -164,6 +171,7 @@ export function createWebhooks(deps: WebhookDeps) {
     },
     /** Stops timers and queued work and waits for attempts in flight. Pending work stays stored. */
     async close(): Promise<void> {
+      if (sweep) clearInterval(sweep);
       await engine.close();
       redis?.disconnect();
     },

@@ -168,7 +168,9 @@ export function createEventOutbox(deps: OutboxDeps) {
       // Nothing subscribes: no delivery could come of it, so the write path pays for no outbox record.
       if ((await targets(event, true)).length === 0) return;
       await store.putOutbox(event);
-      if (deps.shared) await deps.shared.add({ kind: "fanout", event_id: event.id }, fanOutJobId(event.id));
+      // In a cluster the request does not wait for the queue: the event is stored, and an outbox entry whose
+      // job was never added (Redis gone at that moment, a crash) is queued by the periodic sweep.
+      if (deps.shared) deps.work.track(deps.shared.add({ kind: "fanout", event_id: event.id }, fanOutJobId(event.id)).catch((error) => deps.onError(`queueing the fan-out of ${event.id}`, error)));
       else queueFanOut(event, false);
     },
   };
@@ -192,7 +194,9 @@ export function createEventOutbox(deps: OutboxDeps) {
     async runFanOut(eventId: string): Promise<void> {
       const event = await store.readOutbox(eventId);
       if (!event) return;
-      if (!(await fanOut(event, true, () => !deps.engine.closed))) throw new Error(`the fan-out of ${eventId} stopped at a close; it runs again`);
+      if (!(await fanOut(event, true, () => !deps.engine.closed))) {
+        throw Object.assign(new Error(`the fan-out of ${eventId} stopped at a close; it runs again`), { requeued: true });
+      }
     },
     reset() {
       generation += 1;

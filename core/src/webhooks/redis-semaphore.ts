@@ -31,8 +31,11 @@ export interface RedisSemaphoreOptions {
 
 /** Thrown to a waiter when the semaphore is closed: the caller gives its work back (it is retried elsewhere). */
 export class SemaphoreClosedError extends Error {
+  /** Marks work handed back on a close: its job runs again, which is not a failure worth reporting. */
+  readonly requeued = true;
   constructor() {
     super("the webhook engine is closing: the attempt was given back to the queue");
+    this.name = "SemaphoreClosedError";
   }
 }
 

@@ -75,7 +75,8 @@ export function createSharedQueue(cluster: WebhookCluster, onError: (what: strin
         drainDelay: 1,
       });
       worker.on("error", (error) => onError("webhook worker", error));
-      worker.on("failed", (job, error) => job && onError(`webhook job ${job.id}`, error));
+      // Work handed back on a close runs again elsewhere: not reported.
+      worker.on("failed", (job, error) => job && !(error as { requeued?: boolean }).requeued && onError(`webhook job ${job.id}`, error));
     },
     /** Whether jobs are waiting or running anywhere, or due already (future retries do not count). */
     async busy(): Promise<boolean> {
