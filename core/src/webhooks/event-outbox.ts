@@ -132,7 +132,7 @@ export function createEventOutbox(deps: OutboxDeps) {
       const found = await store.readDelivery(endpoint.id, delivery.id);
       if (found) {
         if (found.status !== "pending") return null;
-        store.cover(found);
+        store.cover(found, true);
         return found;
       }
     }

@@ -54,6 +54,8 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
   // write and removal for a delivery that succeeds at once. `held` counts, per event, the deliveries still
   // covered plus one while its fan-out runs; at zero the outbox entry goes.
   const covered = new Map<string, string>();
+  // Covered deliveries found again after a restart: they may have a marker already, removed if they settle.
+  const recoveredCovers = new Set<string>();
   const held = new Map<string, number>();
   const hold = (eventId: string) => void held.set(eventId, (held.get(eventId) ?? 0) + 1);
   async function release(eventId: string): Promise<void> {
@@ -119,6 +121,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     async load(): Promise<void> {
       pending.clear();
       covered.clear();
+      recoveredCovers.clear();
       held.clear();
       await loadEndpoints();
     },
@@ -200,9 +203,10 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       await this.saveDelivery(d, false);
     },
     /** Covers a pending delivery by its event's outbox entry (a fan-out made it, or found it again after a restart). */
-    cover(d: DeliveryRecord): void {
+    cover(d: DeliveryRecord, recovered = false): void {
       if (covered.has(d.id) || shared) return;
       covered.set(d.id, d.event_id);
+      if (recovered) recoveredCovers.add(d.id);
       hold(d.event_id);
     },
     /**
@@ -215,6 +219,8 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       covered.delete(id);
       const d = pending.get(id);
       if (d) await storage.setItem(markerOp(d).key, { id: d.id, endpoint_id: d.endpoint_id });
+      else if (recoveredCovers.has(id)) await storage.removeItem(`${PENDING}:${id}`);
+      recoveredCovers.delete(id);
       await release(eventId);
     },
     /** Removes an endpoint's deliveries; on a shared store every stored one (other processes made some), each with its marker at once. */
