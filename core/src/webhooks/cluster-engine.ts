@@ -155,8 +155,10 @@ export function createClusterEngine(deps: ClusterEngineDeps) {
     async close(): Promise<void> {
       closed = true;
       deps.semaphore.close();
-      await deps.queue.close();
+      // No new job is taken; the attempts running finish and are saved before the worker goes.
+      await Promise.race([deps.queue.pause(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
       await deps.work.onIdle();
+      await deps.queue.close();
       await store.flush();
     },
     reset(): void {},

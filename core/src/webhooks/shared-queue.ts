@@ -20,6 +20,8 @@ export interface WebhookCluster {
 export type SharedJob = { kind: "attempt"; id: string; endpoint_id: string } | { kind: "fanout"; event_id: string };
 
 const QUEUE = "lp-webhooks";
+/** How long closing waits on BullMQ before it lets the connections go. */
+const CLOSE_WAIT_MS = 2000;
 /** Jobs one process runs at once: attempts mostly wait on the network (or on an endpoint's slot). */
 export const WORKER_CONCURRENCY = 64;
 
@@ -49,7 +51,8 @@ export function createSharedQueue(cluster: WebhookCluster, onError: (what: strin
     prefix,
     defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000, attempts: 50, backoff: { type: "fixed", delay: 1000 } },
   });
-  queue.on("error", (error) => onError("webhook queue", error));
+  // Errors while the connection is down were reported once by the connection; BullMQ repeats them per command.
+  queue.on("error", (error) => queueConnection.status === "ready" && onError("webhook queue", error));
   let worker: Worker<SharedJob> | null = null;
   let workerConnection: Redis | null = null;
   const stallMs = cluster.stallMs ?? 10_000;
@@ -74,7 +77,7 @@ export function createSharedQueue(cluster: WebhookCluster, onError: (what: strin
         // another process queued and left is taken up promptly.
         drainDelay: 1,
       });
-      worker.on("error", (error) => onError("webhook worker", error));
+      worker.on("error", (error) => workerConnection?.status === "ready" && onError("webhook worker", error));
       // Work handed back on a close runs again elsewhere: not reported.
       worker.on("failed", (job, error) => job && !(error as { requeued?: boolean }).requeued && onError(`webhook job ${job.id}`, error));
     },
@@ -85,12 +88,22 @@ export function createSharedQueue(cluster: WebhookCluster, onError: (what: strin
       const delayed = await queue.getDelayed(0, 20);
       return delayed.some((job) => job.timestamp + (job.opts.delay ?? 0) <= Date.now());
     },
-    /** Stops the worker after the jobs it runs (or at once with `force`: they stall and run elsewhere). */
-    async close(force = false): Promise<void> {
-      await worker?.close(force).catch((error: unknown) => onError("closing the webhook worker", error));
-      await queue.close().catch((error: unknown) => onError("closing the webhook queue", error));
+    /**
+     * Stops the worker; the caller has let the attempts it ran finish first. BullMQ's own close can wait on a
+     * blocking connection that is still reconnecting after an outage, so it gets a bounded time, and then
+     * the connections go anyway (a job still held would stall and run elsewhere).
+     */
+    async close(): Promise<void> {
+      const bounded = (what: string, closing: Promise<void>) =>
+        Promise.race([closing.catch((error: unknown) => onError(what, error)), new Promise<void>((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
+      if (worker) await bounded("closing the webhook worker", worker.close());
+      await bounded("closing the webhook queue", queue.close());
       workerConnection?.disconnect();
       queueConnection.disconnect();
+    },
+    /** Stops taking new jobs (the ones running go on). */
+    async pause(): Promise<void> {
+      await worker?.pause(true);
     },
   };
 }
