@@ -100,7 +100,7 @@ export function createClusterEngine(deps: ClusterEngineDeps) {
    */
   async function attempt(endpoint: EndpointRecord, delivery: DeliveryRecord, ref: DeliveryRef, probe: boolean): Promise<void> {
     type Parked = Exclude<Gate, { kind: "send" }>;
-    type Sent = { gone: true } | { gate: Parked } | { started: Date; result: PostResult };
+    type Sent = { gone: true } | { gate: Parked } | { started: Date; current: EndpointRecord; result: PostResult };
     const sent = await deps.semaphore.run(endpoint.id, endpoint.concurrency_limit, () =>
       inFlight.run(async (): Promise<Sent> => {
         const current = await store.fetchEndpoint(endpoint.application_id, endpoint.id);
@@ -110,14 +110,14 @@ export function createClusterEngine(deps: ClusterEngineDeps) {
         if (again.kind === "send" && again.probe && !probe) return { gate: { kind: "wait", until: now() + PROBE_RECHECK_MS } };
         if (again.kind !== "send") return { gate: again };
         const started = clock.now();
-        return { started, result: await sendAttempt(deps, current, delivery, started) };
+        return { started, current, result: await sendAttempt(deps, current, delivery, started) };
       }),
     );
     if ("gone" in sent) return store.dropPendingMarker(ref.id);
     if ("gate" in sent) return park(sent.gate, delivery, ref);
     const outcome = toAttemptOutcome(delivery, sent.result, sent.started, now(), deps.retrySchedule, deps.ids.random);
     await settle(delivery, outcome.changes);
-    await circuit.record(endpoint, outcome.ok, probe, outcome.gone);
+    await circuit.record(sent.current, outcome.ok, probe, outcome.gone);
     if (outcome.nextAt !== null) await schedule(ref, outcome.nextAt);
   }
 

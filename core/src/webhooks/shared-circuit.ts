@@ -52,8 +52,13 @@ export function createSharedCircuit(deps: SharedCircuitDeps) {
     async endProbe(endpointId: string, token: string): Promise<void> {
       await deps.redis.eval(END_PROBE, 1, probeKey(endpointId), token);
     },
-    /** Records an attempt's result on the endpoint's circuit, and runs again what waited on it when it closed or disabled. */
+    /**
+     * Records an attempt's result on the endpoint's circuit (`endpoint` as read for the attempt), and runs
+     * again what waited on it when it closed or disabled.
+     */
     async record(endpoint: EndpointRecord, ok: boolean, probe: boolean, gone: boolean): Promise<void> {
+      // A success on a clean circuit (as read just before the attempt) changes nothing: no lock, no write.
+      if (ok && !probe && endpoint.circuit.state === "closed" && endpoint.circuit.consecutive_failures === 0) return;
       let wake = false;
       await update(endpoint, (current) => {
         if (ok) {
