@@ -15,6 +15,7 @@ if (!redisAvailable) console.warn(redisSkipReason("webhooks across two cores on 
 
 /** One request the receiver took: its Standard Webhooks headers and event. */
 interface Arrival {
+  path: string;
   webhookId: string;
   attempt: number;
   eventId: string;
@@ -35,7 +36,7 @@ async function startReceiver() {
     req.on("end", () => {
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: string; type: string; data: { challenge?: string } };
       if (body.type === "webhook.verification") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ challenge: body.data.challenge }));
-      const arrival = { webhookId: String(req.headers["webhook-id"]), attempt: Number(req.headers["webhook-attempt"]), eventId: body.id };
+      const arrival = { path: req.url ?? "", webhookId: String(req.headers["webhook-id"]), attempt: Number(req.headers["webhook-attempt"]), eventId: body.id };
       arrivals.push(arrival);
       inFlight += 1;
       most = Math.max(most, inFlight);
@@ -128,7 +129,7 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
 
     await expect.poll(() => receiver.arrivals.length, { timeout: 10_000, interval: 50 }).toBe(2);
     const [first, second] = receiver.arrivals;
-    expect(second).toEqual({ webhookId: first.webhookId, attempt: 2, eventId: first.eventId });
+    expect(second).toEqual({ ...first, attempt: 2 });
     await b.core.webhooks.onIdle();
     const [delivery] = await stored(b, endpoint.id);
     expect(delivery).toMatchObject({ id: first.webhookId, status: "succeeded" });
@@ -160,7 +161,7 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
     open.push(receiver);
     receiver.answer((arrival) => (receiver.arrivals.indexOf(arrival) === 0 ? 0 : 200));
     const script = fileURLToPath(new URL("./cluster-member.fixture.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--import", "tsx", script, server.url, receiver.url], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", script, server.url, receiver.url, "one"], { stdio: ["ignore", "pipe", "inherit"] });
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     open.push({ close: async () => void (child.kill("SIGKILL"), await exited) });
     await expect.poll(() => receiver.arrivals.length, { timeout: 20_000, interval: 50 }).toBe(1);
@@ -171,6 +172,25 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
     await exited;
     await expect.poll(() => receiver.arrivals.length, { timeout: 30_000, interval: 100 }).toBe(2);
     const [first, second] = receiver.arrivals;
-    expect(second).toEqual({ webhookId: first.webhookId, attempt: 1, eventId: first.eventId });
-  });
+    expect(second).toEqual(first);
+  }, 60_000);
+
+  it("finishes on a live member the fan-out a killed process had half done, each endpoint's delivery made once", async () => {
+    const receiver = await startReceiver();
+    open.push(receiver);
+    const script = fileURLToPath(new URL("./cluster-member.fixture.ts", import.meta.url));
+    const N = 130;
+    const child = spawn(process.execPath, ["--import", "tsx", script, server.url, receiver.url, "fanout", String(N)], { stdio: ["ignore", "ignore", "inherit"] });
+    const exit = await new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+    expect(exit).toBe("SIGKILL");
+    // The process died inside its fan-out: the event is still in the outbox, part of its deliveries stored.
+    const probe = await boot();
+    expect(await probe.stores.data.getKeys("webhooks:outbox")).toHaveLength(1);
+    await expect.poll(() => new Set(receiver.arrivals.map((r) => r.path)).size, { timeout: 30_000, interval: 100 }).toBe(N);
+    await probe.core.webhooks.onIdle();
+    expect(await probe.stores.data.getKeys("webhooks:outbox")).toEqual([]);
+    const stored = (await probe.stores.data.getKeys("webhooks:deliveries")).length;
+    expect(stored).toBe(N);
+    expect(new Set(receiver.arrivals.map((r) => r.eventId)).size).toBe(1);
+  }, 90_000);
 });
