@@ -32,6 +32,6 @@ for (let i = 0; i < endpoints; i++) {
   await core.webhooks.endpoints.create(creds.application_id, { url: mode === "fanout" ? `${receiverUrl}/${i}` : receiverUrl, events: ["product.created"] });
 }
 armed = mode === "fanout";
-await core.products.create(creds.account_id, { kind: "json", body: { title: "Owed", price: 5, product_type: "service" } });
+await core.products.create(creds.account_id, { title: "Owed", price: 5, product_type: "service" });
 process.stdout.write("emitted\n");
 setInterval(() => {}, 60_000);

@@ -34,7 +34,7 @@ describe("storage writes of one delivery (memory)", () => {
     const endpoint = await core.webhooks.endpoints.create(creds.application_id, { url: "https://r.example/hook", events: ["product.created"] });
     expect(endpoint.status).toBe("active");
     log.length = 0;
-    await core.products.create(creds.account_id, { kind: "json", body: { title: "Counted", price: 1, product_type: "service" } });
+    await core.products.create(creds.account_id, { title: "Counted", price: 1, product_type: "service" });
     await core.onIdle();
     expect(log).toEqual(["set webhooks:outbox", "set webhooks:deliveries", "set webhooks:deliveries", "remove webhooks:outbox"]);
     const [delivery] = (await core.webhooks.endpoints.deliveries(creds.application_id, endpoint.id, {})).data;

@@ -94,7 +94,7 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
     const keys = await core.stores.data.getKeys(`webhooks:deliveries:${endpointId}`);
     return (await Promise.all(keys.map((key) => core.stores.data.getItem<DeliveryRecord>(key)))).filter((d) => d !== null);
   }
-  const product = (title: string) => ({ kind: "json" as const, body: { title, price: 5, product_type: "service" } });
+  const product = (title: string) => ({ title, price: 5, product_type: "service" as const });
 
   it("holds concurrency_limit 1 across both, and delivers every event once with one webhook-id", async () => {
     const receiver = await startReceiver();
