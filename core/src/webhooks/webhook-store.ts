@@ -54,7 +54,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
   // write and removal for a delivery that succeeds at once. `held` counts, per event, the deliveries still
   // covered plus one while its fan-out runs; at zero the outbox entry goes.
   const covered = new Map<string, string>();
-  // Covered deliveries found again after a restart: they may have a marker already, removed if they settle.
+  // Covered deliveries found again after a restart may have a marker already: removed if they settle.
   const recoveredCovers = new Set<string>();
   const held = new Map<string, number>();
   const hold = (eventId: string) => void held.set(eventId, (held.get(eventId) ?? 0) + 1);
@@ -68,7 +68,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
   // The endpoints revision this process's copy reflects (shared stores only).
   let revision: string | null = null;
   const markerOp = (d: DeliveryRecord): BatchOp => ({ key: `${PENDING}:${d.id}`, value: { id: d.id, endpoint_id: d.endpoint_id } });
-  const endpointKey = (e: Pick<EndpointRecord, "application_id" | "id">) => `${ENDPOINTS}:${e.application_id}:${e.id}`;
+  const endpointKey = (appId: string, id: string) => `${ENDPOINTS}:${appId}:${id}`;
   const deliveryKey = (endpointId: string, id: string) => `${DELIVERIES}:${endpointId}:${id}`;
   const endpointIndex = (appId: string) => indexes.get(`${ENDPOINTS}:${appId}`, toEndpointEntry);
   const deliveryIndex = (endpointId: string) => indexes.get(`${DELIVERIES}:${endpointId}`, toDeliveryEntry);
@@ -79,7 +79,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     const next = previous.then(async () => {
       const current = endpoints.get(id);
       const index = await endpointIndex(appId);
-      const key = `${ENDPOINTS}:${appId}:${id}`;
+      const key = endpointKey(appId, id);
       const op: BatchOp = current ? { key, value: current } : { key, remove: true };
       if (shared) await shared.batch([op, { key: ENDPOINTS_REV, value: { rev: (revision = shared.token()) } }]);
       else if (current) await storage.setItem(key, current);
@@ -136,7 +136,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
         return found?.application_id === appId ? found : undefined;
       }
       await this.flush();
-      const found = await storage.getItem<EndpointRecord>(`${ENDPOINTS}:${appId}:${id}`);
+      const found = await storage.getItem<EndpointRecord>(endpointKey(appId, id));
       if (found?.id === id) endpoints.set(id, found);
       else endpoints.delete(id);
       return found?.id === id ? found : undefined;
@@ -218,7 +218,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       if (eventId === undefined) return;
       covered.delete(id);
       const d = pending.get(id);
-      if (d) await storage.setItem(markerOp(d).key, { id: d.id, endpoint_id: d.endpoint_id });
+      if (d) await storage.setItem(`${PENDING}:${d.id}`, { id: d.id, endpoint_id: d.endpoint_id });
       else if (recoveredCovers.has(id)) await storage.removeItem(`${PENDING}:${id}`);
       recoveredCovers.delete(id);
       await release(eventId);
