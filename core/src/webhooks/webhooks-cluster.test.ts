@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
@@ -11,11 +11,16 @@ import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } f
 import { createStores, type Stores } from "../storage/create-storage.js";
 import type { DeliveryRecord } from "./records.js";
 
+/** A cluster member in its own process (see the fixture for its modes). */
+const memberScript = fileURLToPath(new URL("./cluster-member.fixture.ts", import.meta.url));
+
 if (!redisAvailable) console.warn(redisSkipReason("webhooks across two cores on one Redis"));
 
 /** One request the receiver took: its Standard Webhooks headers and event. */
 interface Arrival {
   path: string;
+  /** The pid of the fixture process that sent it (`x-member`), empty from an in-process core. */
+  member: string;
   webhookId: string;
   attempt: number;
   eventId: string;
@@ -36,7 +41,7 @@ async function startReceiver() {
     req.on("end", () => {
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: string; type: string; data: { challenge?: string } };
       if (body.type === "webhook.verification") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ challenge: body.data.challenge }));
-      const arrival = { path: req.url ?? "", webhookId: String(req.headers["webhook-id"]), attempt: Number(req.headers["webhook-attempt"]), eventId: body.id };
+      const arrival = { path: req.url ?? "", member: String(req.headers["x-member"] ?? ""), webhookId: String(req.headers["webhook-id"]), attempt: Number(req.headers["webhook-attempt"]), eventId: body.id };
       arrivals.push(arrival);
       inFlight += 1;
       most = Math.max(most, inFlight);
@@ -156,41 +161,53 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
     expect(held[0].next_attempt_at).toBe(seen.circuit.opens_until);
   });
 
-  it("runs again the attempt a killed process had in flight, within seconds, with the same webhook-id", async () => {
+  it("runs again on the live member the attempt a killed member had in flight (a stalled job), with the same webhook-id", async () => {
     const receiver = await startReceiver();
     open.push(receiver);
+    // The first delivery never gets its answer: its sender is killed while it waits.
     receiver.answer((arrival) => (receiver.arrivals.indexOf(arrival) === 0 ? 0 : 200));
-    const script = fileURLToPath(new URL("./cluster-member.fixture.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--import", "tsx", script, server.url, receiver.url, "one"], { stdio: ["ignore", "pipe", "inherit"] });
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    open.push({ close: async () => void (child.kill("SIGKILL"), await exited) });
+    const members = new Map<string, ChildProcess>();
+    const startMember = async (mode: "member" | "one") => {
+      const child = spawn(process.execPath, ["--import", "tsx", memberScript, server.url, receiver.url, mode], { stdio: ["ignore", "pipe", "inherit"] });
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      open.push({ close: async () => void (child.kill("SIGKILL"), await exited) });
+      members.set(String(child.pid), child);
+      await new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
+    };
+    // Both members run before the event exists: neither start-up recovery can be what sends it again.
+    await startMember("member");
+    await startMember("one");
     await expect.poll(() => receiver.arrivals.length, { timeout: 20_000, interval: 50 }).toBe(1);
-    // A live member when the other dies: its start found the job running (same job id), so what it runs
-    // next is the dead process's job, found stalled (holds of 1 s, as the killed process's).
-    await boot(undefined, 1000);
-    child.kill("SIGKILL");
-    await exited;
+    const [first] = receiver.arrivals;
+    members.get(first.member)!.kill("SIGKILL");
     await expect.poll(() => receiver.arrivals.length, { timeout: 30_000, interval: 100 }).toBe(2);
-    const [first, second] = receiver.arrivals;
-    expect(second).toEqual(first);
+    const second = receiver.arrivals[1];
+    expect(second).toEqual({ ...first, member: second.member });
+    expect(second.member).not.toBe(first.member);
+    expect(members.has(second.member)).toBe(true);
   }, 60_000);
 
-  it("finishes on a live member the fan-out a killed process had half done, each endpoint's delivery made once", async () => {
+  it("finishes on a live member the fan-out a killed member had half done, each endpoint's delivery made once", async () => {
     const receiver = await startReceiver();
     open.push(receiver);
-    const script = fileURLToPath(new URL("./cluster-member.fixture.ts", import.meta.url));
     const N = 130;
-    const child = spawn(process.execPath, ["--import", "tsx", script, server.url, receiver.url, "fanout", String(N)], { stdio: ["ignore", "ignore", "inherit"] });
-    const exit = await new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
-    expect(exit).toBe("SIGKILL");
-    // The process died inside its fan-out: the event is still in the outbox, part of its deliveries stored.
-    const probe = await boot();
-    expect(await probe.stores.data.getKeys("webhooks:outbox")).toHaveLength(1);
-    await expect.poll(() => new Set(receiver.arrivals.map((r) => r.path)).size, { timeout: 30_000, interval: 100 }).toBe(N);
-    await probe.core.webhooks.onIdle();
-    expect(await probe.stores.data.getKeys("webhooks:outbox")).toEqual([]);
-    const stored = (await probe.stores.data.getKeys("webhooks:deliveries")).length;
-    expect(stored).toBe(N);
+    const startMember = async (args: string[]) => {
+      const child = spawn(process.execPath, ["--import", "tsx", memberScript, server.url, receiver.url, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      open.push({ close: async () => void (child.kill("SIGKILL"), await exited) });
+      return { child, exited, said: new Promise<void>((resolve) => child.stdout!.once("data", () => resolve())) };
+    };
+    const live = await startMember(["member"]);
+    await live.said;
+    // This one fans the event out, unless the live member's worker takes the job first; whichever process
+    // runs it, the one that stores the 121st delivery is killed there.
+    await startMember(["fanout", String(N)]);
+    await expect.poll(() => new Set(receiver.arrivals.map((r) => r.path)).size, { timeout: 60_000, interval: 100 }).toBe(N);
+    // Read straight from Redis: a core started here would run its own recovery.
+    const stores = createStores("redis", { url: server.url, prefix: "lp:" });
+    open.push({ close: () => stores.dispose() });
+    await expect.poll(() => stores.data.getKeys("webhooks:outbox"), { timeout: 10_000, interval: 50 }).toEqual([]);
+    expect(await stores.data.getKeys("webhooks:deliveries")).toHaveLength(N);
     expect(new Set(receiver.arrivals.map((r) => r.eventId)).size).toBe(1);
   }, 90_000);
 });
