@@ -43,6 +43,8 @@ export interface Stores {
   batch(ops: readonly BatchOp[]): Promise<void>;
   /** Present on stores that several processes share. */
   changes?: ChangeFeed;
+  /** On Redis stores: where the Redis is, for parts that open their own connections (the webhook engine's BullMQ). */
+  redis?: { url: string; prefix: string };
   dispose(): Promise<void>;
 }
 

@@ -51,6 +51,7 @@ export function createRedisStores(options: RedisStoreOptions): Stores {
       await redisCall(() => writeOps(dataClient, dataLayout, writes));
     },
     changes: redisChangeFeed(dataClient, dataLayout.feed!),
+    redis: { url: options.url, prefix },
     async dispose() {
       if (disposed) return;
       disposed = true;
