@@ -14,7 +14,7 @@ import type { Generator } from "./generation/generation-input.js";
 import { createPagesService } from "./pages/pages-service.js";
 import { createDeploymentsService, type DeploymentsService } from "./deployments/deployments-service.js";
 import { createSitesService } from "./deployments/sites-service.js";
-import type { Stores } from "./storage/create-storage.js";
+import type { BatchOp, Stores } from "./storage/create-storage.js";
 import { combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/create-webhooks.js";
 import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
@@ -62,18 +62,22 @@ export async function createCore(deps: CoreDeps) {
   const lock = deps.lock ?? createLocalLock();
   const queue = deps.queue ?? createLocalQueue();
   const storage = deps.stores.data;
-  const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids));
-  const indexes = new IndexRegistry(storage);
+  // Under the lock: processes starting together on one shared store must agree on one key.
+  const cursors = createCursorCodec(await lock.withLock("meta:cursor_key", () => loadSecret(deps.stores, "meta:cursor_key", ids)));
+  // With a change feed (a store several processes share), indexes and caches follow the others' writes.
+  const indexes = new IndexRegistry(storage, deps.stores.changes);
+  await indexes.start();
   const media = createMediaStore(deps.stores.media, deps.publicUrl);
   const accounts = createAccountsService({ storage, clock, ids });
+  indexes.onChange((change) => accounts.onRecordChange(change));
   const { fetch, scheduler, retrySchedule, publicOnly } = deps;
   const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts });
   // Every service emits to the webhook engine (and to an injected sink as well, when one is given).
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
-  const base = { storage, clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
+  const base = { storage, batch: (ops: readonly BatchOp[]) => deps.stores.batch(ops), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
 
   const products = createProductsService({ ...base, media });
-  const idempotency = createIdempotency({ storage, clock, lock });
+  const idempotency = createIdempotency({ storage, clock, lock, shared: deps.stores.changes !== undefined });
   const delays: Delays = deps.delays ?? { generationStepMs: 0, deploymentStepMs: 0 };
   const sleep = deps.sleep ?? realSleep;
   const pages = createPagesService({

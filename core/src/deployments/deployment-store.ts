@@ -4,12 +4,15 @@ import { toTimestamp } from "../deps.js";
 import type { EventSink } from "../events/event-sink.js";
 import type { CollectionIndex } from "../lists/collection-index.js";
 import type { PagesService } from "../pages/pages-service.js";
+import type { LockLease } from "../ports/lock.js";
+import type { BatchOp } from "../storage/create-storage.js";
 import { siteKeys, siteUrl } from "./site-keys.js";
 import { toDeploymentEntry, toDeploymentView, type DeploymentEntry, type DeploymentRecord, type SitePointer } from "./deployment-view.js";
 
 /** What the deployment aggregate writes through. */
 export interface DeploymentStoreDeps {
   storage: Storage;
+  batch: (ops: readonly BatchOp[]) => Promise<void>;
   clock: Clock;
   events: EventSink;
   pages: PagesService;
@@ -38,11 +41,12 @@ export function createDeploymentStore(deps: DeploymentStoreDeps) {
     (await deps.indexOf(d.account_id, d.page_id)).upsert(toDeploymentEntry(d));
   }
 
-  /** Frees the page for the next deployment, then closes the journal entry. */
+  /** Frees the page for the next deployment and closes the journal entry, together. */
   async function release(d: Ref) {
     const active = await storage.getItem<{ deployment_id: string }>(activeKey(d.account_id, d.page_id));
-    if (active?.deployment_id === d.id) await storage.removeItem(activeKey(d.account_id, d.page_id));
-    await storage.removeItem(inflightKey(d));
+    const ops: BatchOp[] = [{ key: inflightKey(d), remove: true }];
+    if (active?.deployment_id === d.id) ops.unshift({ key: activeKey(d.account_id, d.page_id), remove: true });
+    await deps.batch(ops);
   }
 
   /** The derived writes of a settled deployment, each safe to repeat. */
@@ -55,11 +59,18 @@ export function createDeploymentStore(deps: DeploymentStoreDeps) {
 
   return {
     read,
-    /** Opens a deployment: journal entry first (so recovery finds every claim), the page's claim, the record. */
-    async open(d: DeploymentRecord) {
-      await storage.setItem(inflightKey(d), { at: d.created_at });
-      await storage.setItem(activeKey(d.account_id, d.page_id), { deployment_id: d.id });
-      await write(d);
+    /**
+     * Opens a deployment as one change: journal entry first (so recovery finds every claim), the page's claim,
+     * the record. Made under the page's deploy lock, whose lease is checked right before.
+     */
+    async open(d: DeploymentRecord, lease?: LockLease) {
+      await lease?.assertHeld();
+      await deps.batch([
+        { key: inflightKey(d), value: { at: d.created_at } },
+        { key: activeKey(d.account_id, d.page_id), value: { deployment_id: d.id } },
+        { key: key(d), value: d },
+      ]);
+      (await deps.indexOf(d.account_id, d.page_id)).upsert(toDeploymentEntry(d));
     },
     /** A step of a running deployment: the record alone. */
     step: write,

@@ -14,8 +14,9 @@ import { parseInput } from "../validation.js";
 import type { BackgroundDeps, ServiceDeps } from "../service-deps.js";
 import { toRenderable } from "../deployments/deployment-view.js";
 import { runGeneration } from "./generation-job.js";
-import { pageJournalKeys, replayPageJournal, type JobMarker } from "./page-journal.js";
-import { toJobEntry, toJobView, toPageEntry, toPageSummary, toPageView, type JobRecord, type PageRecord } from "./page-view.js";
+import { replayPageJournal } from "./page-journal.js";
+import { createPageStore, pageKeys } from "./page-store.js";
+import { toJobView, toPageSummary, toPageView, type JobRecord, type PageRecord } from "./page-view.js";
 import { pageCreateSchema, pageListSchema, pageUpdateSchema } from "./schemas.js";
 import { toSlug, toUniqueSlug } from "./slug.js";
 
@@ -32,22 +33,16 @@ export interface PagesDeps extends ServiceDeps, BackgroundDeps {
 /** Pages and their generation jobs. */
 export function createPagesService(deps: PagesDeps) {
   const { storage, clock, ids } = deps;
-  const pageKey = (a: string, id: string) => `acct:${a}:pages:${id}`;
-  const jobKey = (a: string, id: string) => `acct:${a}:jobs:${id}`;
-  const inflightKey = pageJournalKeys.job;
-  const pagesIndex = (a: string) => deps.indexes.get(`acct:${a}:pages`, toPageEntry);
-  const jobsIndex = (a: string) => deps.indexes.get(`acct:${a}:jobs`, toJobEntry);
+  const store = createPageStore(deps);
+  const pageKey = pageKeys.page;
+  const { pagesIndex, jobsIndex } = store;
   const builderUrl = (id: string) => `${deps.publicUrl()}/builder/${id}`;
   const pollUrl = (a: string, jobId: string) => `/v1/accounts/${a}/pages/jobs/${jobId}`;
 
-  async function saveJob(job: JobRecord) {
-    await storage.setItem(jobKey(job.account_id, job.job_id), job);
-    (await jobsIndex(job.account_id)).upsert(toJobEntry(job));
-    if (job.status !== "processing") await storage.removeItem(inflightKey(job.account_id, job.job_id));
-  }
+  const saveJob = store.saveJob;
 
   async function readPage(a: string, id: string): Promise<PageRecord | null> {
-    return isUuid(id) ? storage.getItem<PageRecord>(pageKey(a, id)) : null;
+    return isUuid(id) ? store.readPage(a, id) : null;
   }
 
   async function requirePage(a: string, id: string): Promise<PageRecord> {
@@ -58,37 +53,32 @@ export function createPagesService(deps: PagesDeps) {
 
   /** The one place a page is written: record, index, event. */
   async function commitPage(page: PageRecord, type: "page.created" | "page.updated") {
-    await storage.setItem(pageKey(page.account_id, page.id), page);
-    (await pagesIndex(page.account_id)).upsert(toPageEntry(page));
+    await store.savePage(page);
     await deps.events.emit({ type, account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) });
   }
 
   async function createPage(job: JobRecord, draft: Omit<PageRecord, "slug">, title: string): Promise<PageRecord> {
-    return deps.lock.withLock(`slugs:${job.account_id}`, async () => {
+    return deps.lock.withLock(`slugs:${job.account_id}`, async (lease) => {
       const index = await pagesIndex(job.account_id);
       const taken = new Set([...index.values()].map((e) => e.slug));
       const page: PageRecord = { ...draft, slug: toUniqueSlug(toSlug(title), (s) => taken.has(s)) };
-      await storage.setItem(`pageowners:${page.id}`, { account_id: page.account_id });
-      await commitPage(page, "page.created");
+      await store.createPage(page, job, builderUrl(page.id), lease);
+      await deps.events.emit({ type: "page.created", account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) });
       return page;
     });
   }
 
   /** Notes in the job's journal entry which page it is about to write (see {@link replayPageJournal}). */
-  async function reservePage(job: JobRecord, pageId: string) {
-    await storage.setItem(inflightKey(job.account_id, job.job_id), { at: job.created_at, page_id: pageId } satisfies JobMarker);
-  }
+  const reservePage = store.reservePage;
 
   /** Every step of a page's deletion, each safe to repeat; the journal entry goes last. */
   async function finishDeletion(page: PageRecord) {
     const { account_id: accountId, id } = page;
     await deps.onPageDeleted?.(page);
-    await storage.removeItem(pageKey(accountId, id));
-    await storage.removeItem(`pageowners:${id}`);
-    (await pagesIndex(accountId)).remove(id);
+    await store.removePage(page);
     await deps.media.removePrefix(`pages/${id}`);
     await deps.events.emit({ type: "page.deleted", account_id: accountId, data: toPageSummary(page) });
-    await storage.removeItem(pageJournalKeys.deletion(accountId, id));
+    await store.endDeletion(page);
   }
 
   const schedule = (job: JobRecord) =>
@@ -110,7 +100,7 @@ export function createPagesService(deps: PagesDeps) {
     /** A page by id alone, for the builder preview (its URL names no account). */
     async findPage(id: string): Promise<PageRecord | null> {
       if (!isUuid(id)) return null;
-      const owner = await storage.getItem<{ account_id: string }>(`pageowners:${id}`);
+      const owner = await store.readOwner(id);
       return owner ? readPage(owner.account_id, id) : null;
     },
     readPage,
@@ -129,7 +119,7 @@ export function createPagesService(deps: PagesDeps) {
       if (input.product_id !== undefined && !(await deps.products.read(accountId, input.product_id))) {
         throw notFound("product", input.product_id);
       }
-      return deps.lock.withLock(`quota:${accountId}`, async () => {
+      return deps.lock.withLock(`quota:${accountId}`, async (lease) => {
         const account = await deps.accounts.require(accountId);
         const used = (await pagesIndex(accountId)).size + [...(await jobsIndex(accountId)).values()].filter((j) => j.status === "processing").length;
         if (used >= account.page_quota) {
@@ -164,15 +154,14 @@ export function createPagesService(deps: PagesDeps) {
             simulate,
           },
         };
-        await storage.setItem(inflightKey(accountId, job.job_id), { at });
-        await saveJob(job);
+        await store.createJob(job, lease);
         schedule(job);
         return { job_id: job.job_id, poll_url: pollUrl(accountId, job.job_id) };
       });
     },
 
     async getJob(accountId: string, jobId: string) {
-      const job = isUuid(jobId) ? await storage.getItem<JobRecord>(jobKey(accountId, jobId)) : null;
+      const job = isUuid(jobId) ? await store.readJob(accountId, jobId) : null;
       if (!job) throw notFound("job", jobId);
       return toJobView(job);
     },
@@ -230,7 +219,7 @@ export function createPagesService(deps: PagesDeps) {
       await deps.lock.withLock(pageKey(accountId, id), async () => {
         const page = await requirePage(accountId, id);
         // Journaled: a deletion cut short by a kill is finished at the next start.
-        await storage.setItem(pageJournalKeys.deletion(accountId, id), { page });
+        await store.beginDeletion(page);
         await finishDeletion(page);
       });
     },
@@ -241,7 +230,7 @@ export function createPagesService(deps: PagesDeps) {
         storage,
         clock,
         events: deps.events,
-        readJob: (a, jobId) => storage.getItem<JobRecord>(jobKey(a, jobId)),
+        readJob: store.readJob,
         saveJob,
         readPage,
         announcePage: (page) => deps.events.emit({ type: "page.created", account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) }),

@@ -138,7 +138,7 @@ export function createProductsService(deps: Deps) {
       const uploads = input.kind === "multipart" ? checkUploads(input.files) : [];
       if (!isUuid(id)) throw notFound("product", id);
       // Serialised per product so concurrent edits of the image list never lose one.
-      return deps.lock.withLock(key(accountId, id), async () => {
+      return deps.lock.withLock(key(accountId, id), async (lease) => {
         const current = await requireProduct(accountId, id);
         const at = toTimestamp(clock.now());
         const issues: ValidationIssue[] = [];
@@ -163,6 +163,7 @@ export function createProductsService(deps: Deps) {
           if (body[field] !== undefined) (record as unknown as Record<string, unknown>)[field] = body[field];
         }
         record.updated_at = at;
+        await lease.assertHeld();
         await commit(record, "product.updated");
         return view(record);
       });
@@ -170,9 +171,10 @@ export function createProductsService(deps: Deps) {
 
     async remove(accountId: string, id: string): Promise<void> {
       if (!isUuid(id)) throw notFound("product", id);
-      await deps.lock.withLock(key(accountId, id), async () => {
+      await deps.lock.withLock(key(accountId, id), async (lease) => {
         const current = await requireProduct(accountId, id);
         const at = toTimestamp(clock.now());
+        await lease.assertHeld();
         await commit({ ...current, deleted_at: at, updated_at: at }, "product.deleted");
       });
     },
