@@ -7,6 +7,7 @@ import { createCursorCodec } from "./lists/cursor.js";
 import { IndexRegistry } from "./lists/index-registry.js";
 import { createMediaStore } from "./media/media-store.js";
 import { createLocalLock, type Lock } from "./ports/lock.js";
+import { createRedisLock } from "./ports/redis-lock.js";
 import { createLocalQueue, type JobQueue } from "./ports/queue.js";
 import { createProductsService } from "./products/products-service.js";
 import { createTemplateGenerator } from "./generation/template-generator.js";
@@ -28,6 +29,8 @@ export interface CoreDeps {
   ids?: IdSource;
   lock?: Lock;
   queue?: JobQueue;
+  /** The shared Redis of a cluster: background work goes on BullMQ there instead of an in-process queue. */
+  redis?: { url: string; prefix: string };
   events?: EventSink;
   /** Writes page copy; the offline template generator by default. */
   generator?: Generator;
@@ -59,7 +62,7 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 export async function createCore(deps: CoreDeps) {
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? cryptoIds;
-  const lock = deps.lock ?? createLocalLock();
+  const lock = deps.lock ?? (deps.redis ? createRedisLock(deps.redis) : createLocalLock());
   const queue = deps.queue ?? createLocalQueue();
   const storage = deps.stores.data;
   // Under the lock: processes starting together on one shared store must agree on one key.
@@ -148,12 +151,18 @@ export async function createCore(deps: CoreDeps) {
     async close() {
       await queue.onIdle();
       await webhooks.close();
+      await lock.close?.();
     },
     /**
      * {@link close} within `timeoutMs`: lets jobs, deployments and delivery attempts in flight finish, and
      * names what is still running when the time is up (the next start's recovery settles it).
      */
-    drain: (timeoutMs: number) => drainWithin(timeoutMs, queue, webhooks),
+    async drain(timeoutMs: number): Promise<DrainReport> {
+      const report = await drainWithin(timeoutMs, queue, webhooks);
+      // Its connections would keep the process alive; leases still held end with them.
+      await lock.close?.();
+      return report;
+    },
   };
 }
 
