@@ -65,8 +65,7 @@ export async function createCore(deps: CoreDeps) {
   const lock = deps.lock ?? (deps.redis ? createRedisLock(deps.redis) : createLocalLock());
   const queue = deps.queue ?? createLocalQueue();
   const storage = deps.stores.data;
-  // Under the lock: processes starting together on one shared store must agree on one key.
-  const cursors = createCursorCodec(await lock.withLock("meta:cursor_key", () => loadSecret(deps.stores, "meta:cursor_key", ids)));
+  const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids));
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
   const indexes = new IndexRegistry(storage, deps.stores.changes);
   await indexes.start();

@@ -56,16 +56,6 @@ export function createPageStore(deps: PageStoreDeps) {
     readJob: (a: string, jobId: string) => storage.getItem<JobRecord>(pageKeys.job(a, jobId)),
     readOwner: (pageId: string) => storage.getItem<{ account_id: string }>(pageKeys.owner(pageId)),
 
-    /** A new job, with its journal entry (it counts against the quota from this write on). */
-    async createJob(job: JobRecord, lease?: LockLease) {
-      await lease?.assertHeld();
-      await batch([
-        { key: pageKeys.inflight(job.account_id, job.job_id), value: { at: job.created_at } satisfies JobMarker },
-        { key: pageKeys.job(job.account_id, job.job_id), value: job },
-      ]);
-      (await jobsIndex(job.account_id)).upsert(toJobEntry(job));
-    },
-
     /** A job's progress; a settled job closes its journal entry in the same batch. */
     async saveJob(job: JobRecord) {
       const ops: BatchOp[] = [{ key: pageKeys.job(job.account_id, job.job_id), value: job }];

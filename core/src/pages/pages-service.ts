@@ -14,7 +14,7 @@ import { parseInput } from "../validation.js";
 import type { BackgroundDeps, ServiceDeps } from "../service-deps.js";
 import { toRenderable } from "../deployments/deployment-view.js";
 import { runGeneration } from "./generation-job.js";
-import { replayPageJournal } from "./page-journal.js";
+import { pageJournalKeys, replayPageJournal, type JobMarker } from "./page-journal.js";
 import { createPageStore, pageKeys } from "./page-store.js";
 import { toJobView, toPageSummary, toPageView, type JobRecord, type PageRecord } from "./page-view.js";
 import { pageCreateSchema, pageListSchema, pageUpdateSchema } from "./schemas.js";
@@ -35,6 +35,8 @@ export function createPagesService(deps: PagesDeps) {
   const { storage, clock, ids } = deps;
   const store = createPageStore(deps);
   const pageKey = pageKeys.page;
+  const jobKey = pageKeys.job;
+  const inflightKey = pageJournalKeys.job;
   const { pagesIndex, jobsIndex } = store;
   const builderUrl = (id: string) => `${deps.publicUrl()}/builder/${id}`;
   const pollUrl = (a: string, jobId: string) => `/v1/accounts/${a}/pages/jobs/${jobId}`;
@@ -154,7 +156,10 @@ export function createPagesService(deps: PagesDeps) {
             simulate,
           },
         };
-        await store.createJob(job, lease);
+        // The job takes a quota slot: written only while the quota lock is still ours.
+        await lease.assertHeld();
+        await storage.setItem(inflightKey(accountId, job.job_id), { at });
+        await saveJob(job);
         schedule(job);
         return { job_id: job.job_id, poll_url: pollUrl(accountId, job.job_id) };
       });
@@ -230,7 +235,7 @@ export function createPagesService(deps: PagesDeps) {
         storage,
         clock,
         events: deps.events,
-        readJob: store.readJob,
+        readJob: (a, jobId) => storage.getItem<JobRecord>(jobKey(a, jobId)),
         saveJob,
         readPage,
         announcePage: (page) => deps.events.emit({ type: "page.created", account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) }),

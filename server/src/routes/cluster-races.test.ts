@@ -87,19 +87,25 @@ describe.skipIf(!redisAvailable)("two cores on one Redis", () => {
     expect(nodes[0]!.creds).toEqual(nodes[1]!.creds);
   });
 
-  it("100 concurrent deployment starts of one page over both: exactly one 202", async () => {
+  it("100 concurrent deployment starts of one page over both: exactly one 202 (three pages, one race each)", async () => {
     const [a, b] = nodes as [Node, Node];
-    const created = await a.call("POST", "pages", { body: { product: { title: "Deploy race", description: "Raced.", price: 3, product_type: "service" } } });
-    await a.settle();
-    const pageId = (await b.call("GET", created.json.data.poll_url)).json.data.page_id;
+    const pageIds: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const creator = i % 2 ? b : a;
+      const created = await creator.call("POST", "pages", { body: { product: { title: `Deploy race ${i}`, description: "Raced.", price: 3, product_type: "service" } } });
+      await creator.settle();
+      pageIds.push((await (i % 2 ? a : b).call("GET", created.json.data.poll_url)).json.data.page_id);
+    }
     for (const n of nodes) n.core.delays.deploymentStepMs = 1000;
-
-    const results = await spread(100, (n) => n.call("POST", `pages/${pageId}/deployments`));
-    const statuses = results.map((r) => r.status);
-    expect(count(statuses, 202)).toBe(1);
-    expect(count(statuses, 409)).toBe(99);
-    const winner = results.find((r) => r.status === 202)!.json.data;
-    for (const r of results.filter((r) => r.status === 409)) expect(r.json.error.details.active_deployment_id).toBe(winner.deployment_id);
+    // The three races run at once, each spread over both nodes.
+    const races = await Promise.all(pageIds.map((pageId) => spread(100, (n) => n.call("POST", `pages/${pageId}/deployments`))));
+    for (const results of races) {
+      const statuses = results.map((r) => r.status);
+      expect(count(statuses, 202)).toBe(1);
+      expect(count(statuses, 409)).toBe(99);
+      const winner = results.find((r) => r.status === 202)!.json.data;
+      for (const r of results.filter((r) => r.status === 409)) expect(r.json.error.details.active_deployment_id).toBe(winner.deployment_id);
+    }
   });
 
   it("100 concurrent requests with one Idempotency-Key over both execute once", async () => {
