@@ -21,7 +21,7 @@ const ms = (n: number) => `${n.toFixed(2)} ms`;
 
 async function open(url: string, prefix: string): Promise<{ core: Core; dispose(): Promise<void> }> {
   const stores = createStores("redis", { url, prefix });
-  const core = await createCore({ stores, publicUrl: () => "http://lp.bench" });
+  const core = await createCore({ stores, redis: { url, prefix }, publicUrl: () => "http://lp.bench" });
   return {
     core,
     async dispose() {
