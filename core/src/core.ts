@@ -6,6 +6,7 @@ import { createIdempotency } from "./idempotency/idempotency.js";
 import { createCursorCodec } from "./lists/cursor.js";
 import { IndexRegistry } from "./lists/index-registry.js";
 import { createMediaStore } from "./media/media-store.js";
+import { deriveOgImage } from "./generation/page-images.js";
 import { createLocalLock, type Lock } from "./ports/lock.js";
 import { createRedisLock } from "./ports/redis-lock.js";
 import { createLocalQueue, type JobQueue } from "./ports/queue.js";
@@ -19,6 +20,7 @@ import type { BatchOp, Stores } from "./storage/create-storage.js";
 import { combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/create-webhooks.js";
 import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
+import { claimItem } from "./storage/claim-item.js";
 
 /** What the core is built from. Everything with side effects is injected. */
 export interface CoreDeps {
@@ -62,14 +64,16 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 export async function createCore(deps: CoreDeps) {
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? cryptoIds;
-  const lock = deps.lock ?? (deps.redis ? createRedisLock(deps.redis) : createLocalLock());
+  // On a shared store (Redis) the lock is shared too; memory and fs keep the in-process one.
+  const sharedRedis = deps.redis ?? deps.stores.redis;
+  const lock = deps.lock ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisLock(sharedRedis) : createLocalLock());
   const queue = deps.queue ?? createLocalQueue();
   const storage = deps.stores.data;
   const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids));
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
   const indexes = new IndexRegistry(storage, deps.stores.changes);
   await indexes.start();
-  const media = createMediaStore(deps.stores.media, deps.publicUrl);
+  const media = createMediaStore(deps.stores.media, deps.publicUrl, deriveOgImage);
   const accounts = createAccountsService({ storage, clock, ids });
   indexes.onChange((change) => accounts.onRecordChange(change));
   const { fetch, scheduler, retrySchedule, publicOnly } = deps;
@@ -196,9 +200,7 @@ async function drainWithin(timeoutMs: number, queue: JobQueue, webhooks: { close
 export type Core = Awaited<ReturnType<typeof createCore>>;
 
 async function loadSecret(stores: Stores, key: string, ids: IdSource): Promise<Buffer> {
-  const stored = await stores.data.getItem<{ value: string }>(key);
-  if (stored?.value) return Buffer.from(stored.value, "base64");
-  const value = ids.bytes(32);
-  await stores.data.setItem(key, { value: value.toString("base64") });
-  return value;
+  // First writer wins, so every process of a cluster signs cursors with the same secret.
+  const stored = await claimItem<{ value?: string }>(stores.data, key, () => ({ value: ids.bytes(32).toString("base64") }), (s) => !!s?.value);
+  return Buffer.from(stored.value!, "base64");
 }

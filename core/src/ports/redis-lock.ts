@@ -1,6 +1,7 @@
-import { Redis, type RedisOptions } from "ioredis";
+import type { Redis } from "ioredis";
 import { cryptoIds } from "../deps.js";
 import { LpError } from "../errors.js";
+import { createRedisClient } from "../storage/redis-client.js";
 import type { Lock, LockLease } from "./lock.js";
 
 /** Options of {@link createRedisLock}. */
@@ -17,8 +18,6 @@ export interface RedisLockOptions {
   random?: () => number;
   /** Where connection trouble is reported (once per outage). */
   log?: (message: string) => void;
-  /** Extra ioredis options (tests). */
-  redis?: RedisOptions;
 }
 
 // Grants a free key to the caller with a fresh fencing token, or answers how long the current lease has left
@@ -52,7 +51,7 @@ interface LockCommands {
 
 /** The 503 a caller gets when the lock cannot be had: busy for too long, lost, or Redis unreachable. */
 export function lockUnavailable(message: string): LpError {
-  return new LpError("service_unavailable", message);
+  return new LpError("service_unavailable", message, { retry_after_seconds: 1 });
 }
 
 /**
@@ -72,17 +71,10 @@ export function createRedisLock(options: RedisLockOptions): Lock & { close(): Pr
   const channel = `${prefix}lock-released`;
   const lockKey = (key: string) => `${prefix}lock:${key}`;
 
-  let reported = false;
-  const connect = (role: string) => {
-    const client = new Redis(options.url, { maxRetriesPerRequest: 1, lazyConnect: true, ...options.redis });
-    client.on("error", (error: Error) => {
-      if (!reported) log(`[lp] lock: Redis ${role} connection failed (${error.message}); retrying`);
-      reported = true;
-    });
-    client.on("ready", () => (reported = false));
-    return client;
-  };
-  const client = connect("command");
+  // The store's client settings: commands fail at once while Redis is down (a 503, not a wait), errors are
+  // logged once per outage, and the connection is retried forever.
+  const connect = (role: string) => createRedisClient(options.url, { name: role, log });
+  const client = connect("lock");
   client.defineCommand("lpLockAcquire", { numberOfKeys: 2, lua: ACQUIRE });
   client.defineCommand("lpLockRenew", { numberOfKeys: 1, lua: RENEW });
   client.defineCommand("lpLockRelease", { numberOfKeys: 1, lua: RELEASE });
@@ -95,7 +87,7 @@ export function createRedisLock(options: RedisLockOptions): Lock & { close(): Pr
   let subscriber: Redis | null = null;
   const subscribe = () => {
     if (subscriber) return;
-    subscriber = connect("subscriber");
+    subscriber = connect("lock-notices");
     subscriber.on("message", (_channel: string, key: string) => {
       for (const wake of waiters.get(key) ?? []) wake();
     });
