@@ -3,6 +3,7 @@ import type { Clock } from "../deps.js";
 import { toTimestamp } from "../deps.js";
 import type { EventSink } from "../events/event-sink.js";
 import type { CollectionIndex } from "../lists/collection-index.js";
+import type { IndexRegistry } from "../lists/index-registry.js";
 import type { PagesService } from "../pages/pages-service.js";
 import type { LockLease } from "../ports/lock.js";
 import type { BatchOp } from "../storage/create-storage.js";
@@ -17,7 +18,9 @@ export interface DeploymentStoreDeps {
   events: EventSink;
   pages: PagesService;
   publicUrl: () => string;
+  /** The history index of a page (listings). */
   indexOf: (accountId: string, pageId: string) => Promise<CollectionIndex<DeploymentEntry>>;
+  indexes: IndexRegistry;
 }
 
 type Ref = Pick<DeploymentRecord, "account_id" | "page_id" | "id">;
@@ -38,7 +41,7 @@ export function createDeploymentStore(deps: DeploymentStoreDeps) {
 
   async function write(d: DeploymentRecord) {
     await storage.setItem(key(d), d);
-    (await deps.indexOf(d.account_id, d.page_id)).upsert(toDeploymentEntry(d));
+    await deps.indexes.update(`acct:${d.account_id}:deployments:${d.page_id}`, toDeploymentEntry, (index) => index.upsert(toDeploymentEntry(d)));
   }
 
   /** Frees the page for the next deployment and closes the journal entry, together. */
@@ -70,7 +73,7 @@ export function createDeploymentStore(deps: DeploymentStoreDeps) {
         { key: activeKey(d.account_id, d.page_id), value: { deployment_id: d.id } },
         { key: key(d), value: d },
       ]);
-      (await deps.indexOf(d.account_id, d.page_id)).upsert(toDeploymentEntry(d));
+      await deps.indexes.update(`acct:${d.account_id}:deployments:${d.page_id}`, toDeploymentEntry, (index) => index.upsert(toDeploymentEntry(d)));
     },
     /** A step of a running deployment: the record alone. */
     step: write,

@@ -66,6 +66,16 @@ export class IndexRegistry {
   }
 
   /**
+   * Applies this process's own write to the index of `prefix`. On a shared store it does nothing: the feed
+   * delivers the write to every process, this one included, before its next {@link get}, so a write costs
+   * no feed read.
+   */
+  async update<R, E extends IndexEntry>(prefix: string, toEntry: (record: R) => E | null, change: (index: CollectionIndex<E>) => void): Promise<void> {
+    if (this.feed) return;
+    change(await this.get(prefix, toEntry));
+  }
+
+  /**
    * Registers an empty index for a prefix known to hold nothing yet (a collection that was just made),
    * so its first use does not scan storage: the memory driver lists every key for any prefix.
    */

@@ -61,7 +61,7 @@ export function createPageStore(deps: PageStoreDeps) {
       const ops: BatchOp[] = [{ key: pageKeys.job(job.account_id, job.job_id), value: job }];
       if (job.status !== "processing") ops.push({ key: pageKeys.inflight(job.account_id, job.job_id), remove: true });
       await batch(ops);
-      (await jobsIndex(job.account_id)).upsert(toJobEntry(job));
+      await deps.indexes.update(pageKeys.jobs(job.account_id), toJobEntry, (index) => index.upsert(toJobEntry(job)));
     },
 
     /** Notes in the job's journal entry which page it is about to write. */
@@ -79,14 +79,14 @@ export function createPageStore(deps: PageStoreDeps) {
         { key: pageKeys.job(job.account_id, job.job_id), value: done },
         { key: pageKeys.inflight(job.account_id, job.job_id), remove: true },
       ]);
-      (await pagesIndex(page.account_id)).upsert(toPageEntry(page));
-      (await jobsIndex(job.account_id)).upsert(toJobEntry(done));
+      await deps.indexes.update(pageKeys.pages(page.account_id), toPageEntry, (index) => index.upsert(toPageEntry(page)));
+      await deps.indexes.update(pageKeys.jobs(job.account_id), toJobEntry, (index) => index.upsert(toJobEntry(done)));
     },
 
     /** A page's own record changed (theme, SEO, deployment state). */
     async savePage(page: PageRecord) {
       await storage.setItem(pageKeys.page(page.account_id, page.id), page);
-      (await pagesIndex(page.account_id)).upsert(toPageEntry(page));
+      await deps.indexes.update(pageKeys.pages(page.account_id), toPageEntry, (index) => index.upsert(toPageEntry(page)));
     },
 
     /** Opens a deletion: the journal entry holds the whole page until every step is done. */
@@ -98,7 +98,7 @@ export function createPageStore(deps: PageStoreDeps) {
         { key: pageKeys.page(page.account_id, page.id), remove: true },
         { key: pageKeys.owner(page.id), remove: true },
       ]);
-      (await pagesIndex(page.account_id)).remove(page.id);
+      await deps.indexes.update(pageKeys.pages(page.account_id), toPageEntry, (index) => index.remove(page.id));
     },
 
     endDeletion: (page: PageRecord) => storage.removeItem(pageKeys.deletion(page.account_id, page.id)),

@@ -52,10 +52,8 @@ export function createProductsService(deps: Deps) {
   /** The one place a product changes: storage, index, and the event. */
   async function commit(record: ProductRecord, type: "product.created" | "product.updated" | "product.deleted") {
     await storage.setItem(key(record.account_id, record.id), record);
-    const index = await indexOf(record.account_id);
     const entry = toProductEntry(record);
-    if (entry) index.upsert(entry);
-    else index.remove(record.id);
+    await deps.indexes.update(`acct:${record.account_id}:products`, toProductEntry, (index) => (entry ? index.upsert(entry) : index.remove(record.id)));
     await deps.events.emit({ type, account_id: record.account_id, data: view(record) });
   }
 
