@@ -6,6 +6,7 @@
  * created a product (which the list must show: read your writes). One-off, not in `npm run bench`; the
  * figures go in docs/performance.md. Starts its own redis-server (Debian package "redis-server").
  */
+import { availableParallelism, loadavg } from "node:os";
 import { createCore, createStores, type Core } from "../core/src/index.js";
 import { startRedisServer } from "../core/src/testing/redis-server.js";
 
@@ -104,4 +105,5 @@ try {
 } finally {
   await server.dispose();
 }
-process.stdout.write(`list latency on Redis (one account, first page; ${rounds} rounds each)\n${rows.join("\n")}\n`);
+const load = `load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs`;
+process.stdout.write(`list latency on Redis (one account, first page of 20, through the core; ${rounds} rounds each; ${load})\n${rows.join("\n")}\n`);
