@@ -9,7 +9,8 @@ import { mediaTypeFromUrl } from "../media/sniff.js";
 import { parseInput } from "../validation.js";
 import type { ServiceDeps } from "../service-deps.js";
 import { checkUploads, type BodyInput, type CheckedUpload } from "./product-input.js";
-import { sortImages, toProductEntry, toProductSummary, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
+import { createProductStore, productKeys } from "./product-store.js";
+import { sortImages, toProductSummary, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
 import {
   MAX_IMAGES,
   productCreateMultipartSchema,
@@ -32,14 +33,15 @@ export const productListSchema = listQuerySchema(["created_at", "updated_at", "t
 
 /** Products of an account: create, read, list, update (with media), soft delete. */
 export function createProductsService(deps: Deps) {
-  const { storage, clock, ids } = deps;
-  const key = (accountId: string, id: string) => `acct:${accountId}:products:${id}`;
-  const indexOf = (accountId: string) => deps.indexes.get(`acct:${accountId}:products`, toProductEntry);
+  const { clock, ids } = deps;
+  const store = createProductStore(deps);
+  const key = productKeys.product;
+  const indexOf = store.index;
   const view = (p: ProductRecord) => toProductView(p, deps.publicUrl());
 
   async function read(accountId: string, id: string): Promise<ProductRecord | null> {
     if (!isUuid(id)) return null;
-    const record = await storage.getItem<ProductRecord>(key(accountId, id));
+    const record = await store.read(accountId, id);
     return record && !record.deleted_at ? record : null;
   }
 
@@ -51,9 +53,7 @@ export function createProductsService(deps: Deps) {
 
   /** The one place a product changes: storage, index, and the event. */
   async function commit(record: ProductRecord, type: "product.created" | "product.updated" | "product.deleted") {
-    await storage.setItem(key(record.account_id, record.id), record);
-    const entry = toProductEntry(record);
-    await deps.indexes.update(`acct:${record.account_id}:products`, toProductEntry, (index) => (entry ? index.upsert(entry) : index.remove(record.id)));
+    await store.write(record);
     await deps.events.emit({ type, account_id: record.account_id, data: view(record) });
   }
 
@@ -76,7 +76,7 @@ export function createProductsService(deps: Deps) {
     require: requireProduct,
     /** A product even when soft-deleted (placeholders of pages built from it keep working). */
     async readAny(accountId: string, id: string): Promise<ProductRecord | null> {
-      return isUuid(id) ? storage.getItem<ProductRecord>(key(accountId, id)) : null;
+      return isUuid(id) ? store.read(accountId, id) : null;
     },
     view,
 
@@ -125,7 +125,7 @@ export function createProductsService(deps: Deps) {
           (!needle || e.text.includes(needle)) &&
           withinBounds(e.created_at, q.created_after, q.created_before),
         load: async (entries) => {
-          const records = await Promise.all(entries.map((e) => storage.getItem<ProductRecord>(key(accountId, e.id))));
+          const records = await Promise.all(entries.map((e) => store.read(accountId, e.id)));
           return records.filter((r): r is ProductRecord => r !== null).map((r) => toProductSummary(r, deps.publicUrl()));
         },
       });
@@ -180,8 +180,8 @@ export function createProductsService(deps: Deps) {
     /** Saves the checkout fields that belong to a product (used by page generation). */
     async setCheckoutFields(accountId: string, id: string, fields: ProductRecord["checkout_fields"]) {
       await deps.lock.withLock(key(accountId, id), async () => {
-        const current = await storage.getItem<ProductRecord>(key(accountId, id));
-        if (current) await storage.setItem(key(accountId, id), { ...current, checkout_fields: fields });
+        const current = await store.read(accountId, id);
+        if (current) await store.write({ ...current, checkout_fields: fields });
       });
     },
   };
