@@ -16,7 +16,7 @@ import type { Generator } from "./generation/generation-input.js";
 import { createPagesService } from "./pages/pages-service.js";
 import { createDeploymentsService, type DeploymentsService } from "./deployments/deployments-service.js";
 import { createSitesService } from "./deployments/sites-service.js";
-import type { BatchOp, Stores } from "./storage/create-storage.js";
+import type { BatchFence, BatchOp, Stores } from "./storage/create-storage.js";
 import { combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/create-webhooks.js";
 import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
@@ -80,7 +80,7 @@ export async function createCore(deps: CoreDeps) {
   const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts });
   // Every service emits to the webhook engine (and to an injected sink as well, when one is given).
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
-  const base = { storage, batch: (ops: readonly BatchOp[]) => deps.stores.batch(ops), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
+  const base = { storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
 
   const products = createProductsService({ ...base, media });
   const idempotency = createIdempotency({ storage, clock, lock, shared: deps.stores.changes !== undefined });

@@ -6,14 +6,14 @@ import type { CollectionIndex } from "../lists/collection-index.js";
 import type { IndexRegistry } from "../lists/index-registry.js";
 import type { PagesService } from "../pages/pages-service.js";
 import type { LockLease } from "../ports/lock.js";
-import type { BatchOp } from "../storage/create-storage.js";
+import type { BatchFence, BatchOp } from "../storage/create-storage.js";
 import { siteKeys, siteUrl } from "./site-keys.js";
 import { toDeploymentEntry, toDeploymentView, type DeploymentEntry, type DeploymentRecord, type SitePointer } from "./deployment-view.js";
 
 /** What the deployment aggregate writes through. */
 export interface DeploymentStoreDeps {
   storage: Storage;
-  batch: (ops: readonly BatchOp[]) => Promise<void>;
+  batch: (ops: readonly BatchOp[], fence?: BatchFence) => Promise<void>;
   clock: Clock;
   events: EventSink;
   pages: PagesService;
@@ -64,15 +64,17 @@ export function createDeploymentStore(deps: DeploymentStoreDeps) {
     read,
     /**
      * Opens a deployment as one change: journal entry first (so recovery finds every claim), the page's claim,
-     * the record. Made under the page's deploy lock, whose lease is checked right before.
+     * the record. Made under the page's deploy lock: fenced, so it is refused once that lease has ended.
      */
     async open(d: DeploymentRecord, lease?: LockLease) {
-      await lease?.assertHeld();
-      await deps.batch([
-        { key: inflightKey(d), value: { at: d.created_at } },
-        { key: activeKey(d.account_id, d.page_id), value: { deployment_id: d.id } },
-        { key: key(d), value: d },
-      ]);
+      await deps.batch(
+        [
+          { key: inflightKey(d), value: { at: d.created_at } },
+          { key: activeKey(d.account_id, d.page_id), value: { deployment_id: d.id } },
+          { key: key(d), value: d },
+        ],
+        lease?.fence,
+      );
       await deps.indexes.update(`acct:${d.account_id}:deployments:${d.page_id}`, toDeploymentEntry, (index) => index.upsert(toDeploymentEntry(d)));
     },
     /** A step of a running deployment: the record alone. */

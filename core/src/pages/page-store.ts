@@ -1,7 +1,7 @@
 import type { Storage } from "unstorage";
 import type { IndexRegistry } from "../lists/index-registry.js";
 import type { LockLease } from "../ports/lock.js";
-import type { BatchOp } from "../storage/create-storage.js";
+import type { BatchFence, BatchOp } from "../storage/create-storage.js";
 import { pageJournalKeys, type JobMarker } from "./page-journal.js";
 import { toJobEntry, toPageEntry, type JobRecord, type PageRecord } from "./page-view.js";
 
@@ -20,7 +20,7 @@ export const pageKeys = {
 /** What the page store writes through. */
 export interface PageStoreDeps {
   storage: Storage;
-  batch: (ops: readonly BatchOp[]) => Promise<void>;
+  batch: (ops: readonly BatchOp[], fence?: BatchFence) => Promise<void>;
   indexes: IndexRegistry;
 }
 
@@ -42,7 +42,7 @@ export function completedJob(job: JobRecord, page: PageRecord, builderUrl: strin
  * The one place pages and generation jobs are written. Every change that spans records is one
  * {@link PageStoreDeps.batch}: atomic on a shared store (no process sees half of it), in order on memory and
  * fs, where the journal entries (`inflight:jobs:...`, `deleting:pages:...`) cover a kill between writes.
- * Writes made under a lock check its lease first, so a holder whose lease ended does not commit.
+ * A change made under a lock is fenced by its lease: a shared store refuses it once the lease has ended.
  */
 export function createPageStore(deps: PageStoreDeps) {
   const { storage, batch } = deps;
@@ -72,13 +72,16 @@ export function createPageStore(deps: PageStoreDeps) {
     /** A generated page, its owner entry, and its job completed: one change (the quota never counts both). */
     async createPage(page: PageRecord, job: JobRecord, builderUrl: string, lease?: LockLease) {
       const done = completedJob(job, page, builderUrl);
-      await lease?.assertHeld();
-      await batch([
-        { key: pageKeys.page(page.account_id, page.id), value: page },
-        { key: pageKeys.owner(page.id), value: { account_id: page.account_id } },
-        { key: pageKeys.job(job.account_id, job.job_id), value: done },
-        { key: pageKeys.inflight(job.account_id, job.job_id), remove: true },
-      ]);
+      // Fenced by the slug lock: a holder whose lease ended cannot write a slug another may have taken.
+      await batch(
+        [
+          { key: pageKeys.page(page.account_id, page.id), value: page },
+          { key: pageKeys.owner(page.id), value: { account_id: page.account_id } },
+          { key: pageKeys.job(job.account_id, job.job_id), value: done },
+          { key: pageKeys.inflight(job.account_id, job.job_id), remove: true },
+        ],
+        lease?.fence,
+      );
       await deps.indexes.update(pageKeys.pages(page.account_id), toPageEntry, (index) => index.upsert(toPageEntry(page)));
       await deps.indexes.update(pageKeys.jobs(job.account_id), toJobEntry, (index) => index.upsert(toJobEntry(done)));
     },

@@ -1,3 +1,5 @@
+import type { BatchFence } from "../storage/create-storage.js";
+
 /**
  * What a holder of a {@link Lock} is handed while `fn` runs. On the local lock the lease never ends; on a
  * shared lock (Redis) it is a lease renewed while `fn` runs, and it can be lost when renewal fails for longer
@@ -11,6 +13,8 @@ export interface LockLease {
   readonly token: number;
   /** Aborted when the lease is lost; its reason is the `service_unavailable` error {@link assertHeld} throws. */
   readonly signal: AbortSignal;
+  /** On a shared lock: what a store needs to refuse a batch once this lease has ended (Stores.batch). */
+  readonly fence?: BatchFence;
   /**
    * Resolves while the lease is still held; throws `service_unavailable` when it is not. A holder calls it
    * right before the write that commits its decision (see docs/scale-out.md for what this guarantees).

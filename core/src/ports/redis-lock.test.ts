@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createStores } from "../storage/create-storage.js";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
 import type { LockLease } from "./lock.js";
 import { createRedisLock } from "./redis-lock.js";
@@ -92,6 +93,38 @@ describe.skipIf(!redisAvailable)("Redis lock", () => {
     expect(second).toBeGreaterThan(first.token);
     release.open();
     await holding;
+  });
+
+  it("fences store writes: a holder whose lease ended cannot write over the next holder's change", async () => {
+    const stores = createStores("redis", { url: server.url, prefix: "t:" });
+    opened.push({ close: () => stores.dispose() });
+    const dying = lock({ leaseMs: 300 });
+    const survivor = lock({ leaseMs: 5_000 });
+    const key = "acct:a:things:one";
+    const held = gate();
+    const late = gate();
+    let first!: LockLease;
+    const holding = dying.withLock("thing", async (lease) => {
+      first = lease;
+      held.open();
+      await late.opened;
+      // Written after its lease ended and another holder wrote: refused, nothing stored, nothing on the feed.
+      await expect(stores.batch([{ key, value: { by: "first" } }], lease.fence)).rejects.toMatchObject({ code: "service_unavailable" });
+    });
+    await held.opened;
+    // While the lease holds, a fenced batch goes through.
+    await stores.batch([{ key, value: { by: "first, in time" } }], first.fence);
+    await dying.close();
+    const before = await stores.changes!.head();
+    await survivor.withLock("thing", (lease) => stores.batch([{ key, value: { by: "second" } }], lease.fence));
+    // A fenced batch writes what an unfenced one does: the record, its listing, its feed entry.
+    expect(await stores.data.getKeys("acct:a:things")).toEqual([key]);
+    expect((await stores.changes!.read(before)).changes).toEqual([{ key, value: { by: "second" } }]);
+    const cursor = await stores.changes!.head();
+    late.open();
+    await holding;
+    expect(await stores.data.getItem(key)).toEqual({ by: "second" });
+    expect((await stores.changes!.read(cursor)).changes).toEqual([]);
   });
 
   it("keeps a slow holder's lease alive past its first term while it runs", async () => {

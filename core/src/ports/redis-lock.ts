@@ -164,6 +164,7 @@ export function createRedisLock(options: RedisLockOptions): Lock & { close(): Pr
     leases.add(lost);
     const lease: LockLease = {
       token,
+      fence: { key, token: String(token) },
       signal: controller.signal,
       async assertHeld() {
         if (controller.signal.aborted) throw controller.signal.reason;

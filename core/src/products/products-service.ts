@@ -5,6 +5,7 @@ import { listQuerySchema } from "../lists/list-query.js";
 import { paginate, withinBounds } from "../lists/paginate.js";
 import { isoDateOrDateTime } from "../lists/list-query.js";
 import type { MediaStore } from "../media/media-store.js";
+import type { LockLease } from "../ports/lock.js";
 import { mediaTypeFromUrl } from "../media/sniff.js";
 import { parseInput } from "../validation.js";
 import type { ServiceDeps } from "../service-deps.js";
@@ -52,8 +53,8 @@ export function createProductsService(deps: Deps) {
   }
 
   /** The one place a product changes: storage, index, and the event. */
-  async function commit(record: ProductRecord, type: "product.created" | "product.updated" | "product.deleted") {
-    await store.write(record);
+  async function commit(record: ProductRecord, type: "product.created" | "product.updated" | "product.deleted", lease?: LockLease) {
+    await store.write(record, lease?.fence);
     await deps.events.emit({ type, account_id: record.account_id, data: view(record) });
   }
 
@@ -161,8 +162,7 @@ export function createProductsService(deps: Deps) {
           if (body[field] !== undefined) (record as unknown as Record<string, unknown>)[field] = body[field];
         }
         record.updated_at = at;
-        await lease.assertHeld();
-        await commit(record, "product.updated");
+        await commit(record, "product.updated", lease);
         return view(record);
       });
     },
@@ -172,8 +172,7 @@ export function createProductsService(deps: Deps) {
       await deps.lock.withLock(key(accountId, id), async (lease) => {
         const current = await requireProduct(accountId, id);
         const at = toTimestamp(clock.now());
-        await lease.assertHeld();
-        await commit({ ...current, deleted_at: at, updated_at: at }, "product.deleted");
+        await commit({ ...current, deleted_at: at, updated_at: at }, "product.deleted", lease);
       });
     },
 

@@ -10,6 +10,15 @@ export type StorageKind = "memory" | "fs" | "redis";
 /** One write of a {@link Stores.batch}: a record to store, or (with `remove`) a key to delete. */
 export type BatchOp = { key: string; value: unknown } | { key: string; remove: true };
 
+/**
+ * The lock a {@link Stores.batch} is made under, on a shared store: its key and the holder's fencing token.
+ * The store writes nothing unless the lock still holds that token.
+ */
+export interface BatchFence {
+  key: string;
+  token: string;
+}
+
 /** A change to one record, as another process of a cluster learns of it: `value` null means removed. */
 export interface RecordChange {
   key: string;
@@ -39,8 +48,10 @@ export interface Stores {
    * Applies several writes to `data` as one change: on a shared store (Redis) atomically (MULTI/EXEC), so no
    * process ever sees some of them without the others; on memory and fs in order, each write durable before
    * the next (crash recovery of a torn batch is the job of the journal of the aggregate that wrote it).
+   * With a `fence` (a shared lock's lease), a shared store refuses the batch with `service_unavailable` once
+   * the lock no longer holds the holder's token; local stores have local locks, which no one takes away.
    */
-  batch(ops: readonly BatchOp[]): Promise<void>;
+  batch(ops: readonly BatchOp[], fence?: BatchFence): Promise<void>;
   /** Present on stores that several processes share. */
   changes?: ChangeFeed;
   /** The Redis a shared store lives on, for the parts that coordinate on it too (the lock). */

@@ -1,9 +1,10 @@
 import { normalizeKey } from "unstorage";
-import type { BatchOp, Stores } from "./create-storage.js";
+import type { BatchFence, BatchOp, Stores } from "./create-storage.js";
 import { toStorage } from "./create-storage.js";
 import { createRedisClient, redisCall } from "./redis-client.js";
 import { redisDriver } from "./redis-driver.js";
 import { redisChangeFeed } from "./redis-feed.js";
+import { fencedBatch } from "./redis-fenced-batch.js";
 import { checkKey, execOrThrow, queueRemove, queueSet, redisLayout, toStoredText } from "./redis-keys.js";
 
 /** Options of a Redis store (`lp serve --storage redis`). */
@@ -41,9 +42,10 @@ export function createRedisStores(options: RedisStoreOptions): Stores {
     kind: "redis",
     data,
     media,
-    async batch(ops: readonly BatchOp[]) {
+    async batch(ops: readonly BatchOp[], fence?: BatchFence) {
       if (ops.length === 0) return;
       const keys = ops.map((op) => checkKey(normalizeKey(op.key)));
+      if (fence) return fencedBatch(dataClient, dataLayout, ops, keys, fence);
       await redisCall(async () => {
         const multi = dataClient.multi();
         ops.forEach((op, i) => {
