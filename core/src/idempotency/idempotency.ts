@@ -2,6 +2,7 @@ import type { Storage } from "unstorage";
 import { sha256Hex, toTimestamp, type Clock } from "../deps.js";
 import { LpError } from "../errors.js";
 import type { Lock } from "../ports/lock.js";
+import type { BatchFence, BatchOp } from "../storage/create-storage.js";
 
 /** How long a stored response is replayed. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -47,6 +48,8 @@ export interface IdempotencyDeps {
    * lock, expiring after {@link IDEMPOTENCY_EXECUTING_MS}) instead of this process's memory.
    */
   shared?: boolean;
+  /** Fenced writes ({@link Stores.batch}): the marker is refused once the key's lock lease has ended. */
+  batch?: (ops: readonly BatchOp[], fence?: BatchFence) => Promise<void>;
 }
 
 /**
@@ -55,7 +58,7 @@ export interface IdempotencyDeps {
  * different request with the same key gets `idempotency_key_reused`. `finish(null)` stores nothing, so a
  * request that failed validation or authentication can be sent again with the same key.
  */
-export function createIdempotency({ storage, clock, lock, shared = false }: IdempotencyDeps) {
+export function createIdempotency({ storage, clock, lock, shared = false, batch }: IdempotencyDeps) {
   // One process: what is executing lives here (nothing to clean up after a crash).
   const running = new Map<string, string>();
 
@@ -80,9 +83,13 @@ export function createIdempotency({ storage, clock, lock, shared = false }: Idem
         }
         const at = clock.now();
         if (shared) {
-          // Other processes see the marker; the lease check makes sure no one else decided meanwhile.
-          await lease.assertHeld();
-          await storage.setItem(storageKey, record(fingerprint, null, at, IDEMPOTENCY_EXECUTING_MS));
+          // Other processes see the marker; fenced (or checked), so no one else can have decided meanwhile.
+          const marker = record(fingerprint, null, at, IDEMPOTENCY_EXECUTING_MS);
+          if (batch && lease.fence) await batch([{ key: storageKey, value: marker }], lease.fence);
+          else {
+            await lease.assertHeld();
+            await storage.setItem(storageKey, marker);
+          }
         } else running.set(storageKey, fingerprint);
         return {
           kind: "proceed",
