@@ -73,6 +73,7 @@ export async function createCore(deps: CoreDeps) {
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
   const indexes = new IndexRegistry(storage, deps.stores.changes);
   await indexes.start();
+  indexes.poll(1000);
   const media = createMediaStore(deps.stores.media, deps.publicUrl, deriveOgImage);
   const accounts = createAccountsService({ storage, clock, ids });
   indexes.onChange((change) => accounts.onRecordChange(change));
@@ -154,6 +155,7 @@ export async function createCore(deps: CoreDeps) {
     async close() {
       await queue.onIdle();
       await webhooks.close();
+      indexes.stop();
       await lock.close?.();
     },
     /**
@@ -162,6 +164,7 @@ export async function createCore(deps: CoreDeps) {
      */
     async drain(timeoutMs: number): Promise<DrainReport> {
       const report = await drainWithin(timeoutMs, queue, webhooks);
+      indexes.stop();
       // Its connections would keep the process alive; leases still held end with them.
       await lock.close?.();
       return report;

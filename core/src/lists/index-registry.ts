@@ -33,6 +33,7 @@ export class IndexRegistry {
   /** The feed read under way, and the one queued behind it for callers that came during it. */
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
+  private timer: ReturnType<typeof setInterval> | null = null;
 
   constructor(
     private readonly storage: Storage,
@@ -42,6 +43,23 @@ export class IndexRegistry {
   /** Sets the feed position to its head: call once at start, before any index is loaded. */
   async start(): Promise<void> {
     if (this.feed) this.cursor = await this.feed.head();
+  }
+
+  /**
+   * Also reads the feed every `ms` in the background, so caches that are used without an index (the token
+   * cache, on every request) are never more than about `ms` behind other processes. Stopped by {@link stop}.
+   */
+  poll(ms: number): void {
+    if (!this.feed || this.timer) return;
+    // An outage is reported by the store's client; the next read (here or by a request) catches up.
+    this.timer = setInterval(() => void this.sync().catch(() => {}), ms);
+    this.timer.unref?.();
+  }
+
+  /** Stops {@link poll}. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
   }
 
   /** Registers a listener for changes read from the feed (caches keyed on records invalidate from it). */

@@ -1,7 +1,7 @@
 import { createCore, createManualClock, createStores, ensureDevCredentials } from "@lp/core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../../../core/src/testing/redis-server.js";
-import { createApp } from "../app.js";
+import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../../core/src/testing/redis-server.js";
+import { createApp } from "./app.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the two-core races on Redis"));
 
@@ -157,5 +157,16 @@ describe.skipIf(!redisAvailable)("two cores on one Redis", () => {
       const after = await reader.call("GET", "products?per_page=100");
       expect(after.json.data.map((p: { id: string }) => p.id)).not.toContain(made.json.data.id);
     }
+  });
+
+  it("a token removed by a reset on one node stops working on the other once it reads the feed", async () => {
+    const [a, b] = nodes as [Node, Node];
+    const token = (await a.call("POST", "/_admin/tokens", { token: ADMIN_KEY, body: { account_id: a.creds.account_id, scopes: ["products:read"] } })).json.data.token;
+    // b authenticates it once: from now on b answers it from its token cache.
+    expect((await b.core.accounts.authenticateToken(token)).account_id).toBe(a.creds.account_id);
+    expect((await a.call("POST", "/_admin/reset", { token: ADMIN_KEY })).status).toBe(200);
+    // b's next index use reads the feed (so does its once-a-second poll); the removal empties its cache.
+    await b.core.products.list(a.creds.account_id, {});
+    await expect(b.core.accounts.authenticateToken(token)).rejects.toMatchObject({ code: "unauthenticated" });
   });
 });
