@@ -5,7 +5,10 @@ import { CollectionIndex, type IndexEntry } from "./collection-index.js";
 type ToEntry = (record: unknown) => IndexEntry | null;
 
 interface Held {
+  /** The index once loaded (what feed changes are applied to). */
   index: Promise<CollectionIndex<IndexEntry>>;
+  /** The index once loaded and, on a shared store, the others brought up to it (what get() hands out). */
+  ready: Promise<CollectionIndex<IndexEntry>>;
   toEntry: ToEntry;
 }
 
@@ -67,20 +70,26 @@ export class IndexRegistry {
     this.listeners.push(listener);
   }
 
-  /** The index of records under `prefix`, each turned into an entry by `toEntry` (null skips it). */
+  /**
+   * The index of records under `prefix`, each turned into an entry by `toEntry` (null skips it). On a shared
+   * store every index this returns, and every other loaded one, reflects the feed up to a point after the
+   * call began: an index loaded now reads the store after the feed read, so the feed is read once more to
+   * bring the others as far, and indexes read together agree with each other.
+   */
   async get<R, E extends IndexEntry>(prefix: string, toEntry: (record: R) => E | null): Promise<CollectionIndex<E>> {
     if (this.feed) await this.sync();
     let held = this.indexes.get(prefix);
     if (!held) {
       const fn = toEntry as ToEntry;
       const index = this.load(prefix, fn);
-      held = { index, toEntry: fn };
+      const ready = this.feed ? index.then(async (loaded) => (await this.sync(), loaded)) : index;
+      held = { index, ready, toEntry: fn };
       this.indexes.set(prefix, held);
-      index.catch(() => {
+      ready.catch(() => {
         if (this.indexes.get(prefix)?.index === index) this.indexes.delete(prefix);
       });
     }
-    return held.index as unknown as Promise<CollectionIndex<E>>;
+    return held.ready as unknown as Promise<CollectionIndex<E>>;
   }
 
   /**
@@ -101,7 +110,8 @@ export class IndexRegistry {
     // On a shared store the feed needs the prefix's toEntry to keep the index current; without it, load.
     if (this.feed && !toEntry) return;
     if (!this.indexes.has(prefix)) {
-      this.indexes.set(prefix, { index: Promise.resolve(new CollectionIndex<IndexEntry>()), toEntry: (toEntry ?? (() => null)) as ToEntry });
+      const index = Promise.resolve(new CollectionIndex<IndexEntry>());
+      this.indexes.set(prefix, { index, ready: index, toEntry: (toEntry ?? (() => null)) as ToEntry });
     }
   }
 

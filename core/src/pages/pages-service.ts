@@ -123,7 +123,10 @@ export function createPagesService(deps: PagesDeps) {
       }
       return deps.lock.withLock(`quota:${accountId}`, async (lease) => {
         const account = await deps.accounts.require(accountId);
-        const used = (await pagesIndex(accountId)).size + [...(await jobsIndex(accountId)).values()].filter((j) => j.status === "processing").length;
+        // Both indexes first, then the count: on a shared store each get() reads the feed, and a job that
+        // completed between two reads would be counted as neither a page nor a processing job.
+        const [pagesNow, jobsNow] = [await pagesIndex(accountId), await jobsIndex(accountId)];
+        const used = pagesNow.size + [...jobsNow.values()].filter((j) => j.status === "processing").length;
         if (used >= account.page_quota) {
           throw new LpError("quota_exceeded", `The account's page quota of ${account.page_quota} is reached; delete a page first.`, {
             limit: account.page_quota,
