@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
 import { StorageUnavailableError } from "../errors.js";
 import { createStores, toStorage } from "./create-storage.js";
-import { createRedisClient } from "./redis-client.js";
+import { createRedisClient, redactRedisUrl } from "./redis-client.js";
 import { redisDriver } from "./redis-driver.js";
 import { redisLayout } from "./redis-keys.js";
 import { testStorageDriver } from "./storage-contract.js";
@@ -109,6 +109,12 @@ describe.skipIf(!redisAvailable)("Redis storage", () => {
         admin.disconnect();
         await stores.dispose();
       }
+    });
+
+    it("names a Redis without its password", () => {
+      expect(redactRedisUrl("redis://user:s3cret@10.0.0.2:6380/1")).toBe("redis://user:***@10.0.0.2:6380/1");
+      expect(redactRedisUrl("redis://127.0.0.1:6379/0")).toBe("redis://127.0.0.1:6379/0");
+      expect(redactRedisUrl("not a url")).toBe("(invalid Redis URL)");
     });
 
     it("needs a URL, and refuses a prefix with odd characters", () => {
