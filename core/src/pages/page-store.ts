@@ -86,9 +86,11 @@ export function createPageStore(deps: PageStoreDeps) {
       await deps.indexes.update(pageKeys.jobs(job.account_id), toJobEntry, (index) => index.upsert(toJobEntry(done)));
     },
 
-    /** A page's own record changed (theme, SEO, deployment state). */
-    async savePage(page: PageRecord) {
-      await storage.setItem(pageKeys.page(page.account_id, page.id), page);
+    /** A page's own record changed (theme, SEO, deployment state); fenced by the page's lock when given. */
+    async savePage(page: PageRecord, fence?: BatchFence) {
+      const key = pageKeys.page(page.account_id, page.id);
+      if (fence) await batch([{ key, value: page }], fence);
+      else await storage.setItem(key, page);
       await deps.indexes.update(pageKeys.pages(page.account_id), toPageEntry, (index) => index.upsert(toPageEntry(page)));
     },
 

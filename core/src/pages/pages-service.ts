@@ -8,6 +8,7 @@ import { isUuid } from "../ids.js";
 import { paginate, withinBounds } from "../lists/paginate.js";
 import type { MediaStore } from "../media/media-store.js";
 import type { ProductsService } from "../products/products-service.js";
+import type { LockLease } from "../ports/lock.js";
 import { applyMergePatch } from "../render/merge-patch.js";
 import { toGlobalTheme, type SeoConfig } from "../render/theme.js";
 import { parseInput } from "../validation.js";
@@ -54,8 +55,8 @@ export function createPagesService(deps: PagesDeps) {
   }
 
   /** The one place a page is written: record, index, event. */
-  async function commitPage(page: PageRecord, type: "page.created" | "page.updated") {
-    await store.savePage(page);
+  async function commitPage(page: PageRecord, type: "page.created" | "page.updated", lease?: LockLease) {
+    await store.savePage(page, lease?.fence);
     await deps.events.emit({ type, account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) });
   }
 
@@ -203,21 +204,21 @@ export function createPagesService(deps: PagesDeps) {
     async update(accountId: string, id: string, body: unknown) {
       const patch = parseInput(pageUpdateSchema, body ?? {});
       if (!isUuid(id)) throw notFound("page", id);
-      return deps.lock.withLock(pageKey(accountId, id), async () => {
+      return deps.lock.withLock(pageKey(accountId, id), async (lease) => {
         const page = await requirePage(accountId, id);
         const next: PageRecord = { ...page, updated_at: toTimestamp(clock.now()) };
         if (patch.global_theme) next.global_theme = toGlobalTheme(applyMergePatch(page.global_theme, patch.global_theme), page.global_theme.currency);
         if (patch.seo_config) next.seo_config = applyMergePatch(page.seo_config, patch.seo_config) as SeoConfig;
-        await commitPage(next, "page.updated");
+        await commitPage(next, "page.updated", lease);
         return toPageView(next, builderUrl(id));
       });
     },
 
     /** Records a successful deployment on the page: its address, and `published`. */
     async markDeployed(accountId: string, id: string, url: string) {
-      await deps.lock.withLock(pageKey(accountId, id), async () => {
+      await deps.lock.withLock(pageKey(accountId, id), async (lease) => {
         const page = await readPage(accountId, id);
-        if (page) await commitPage({ ...page, status: "published", deployed_url: url, updated_at: toTimestamp(clock.now()) }, "page.updated");
+        if (page) await commitPage({ ...page, status: "published", deployed_url: url, updated_at: toTimestamp(clock.now()) }, "page.updated", lease);
       });
     },
 
