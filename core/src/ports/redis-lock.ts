@@ -108,17 +108,19 @@ export function createRedisLock(options: RedisLockOptions): Lock & { close(): Pr
       set.add(done);
     });
 
-  async function acquire(key: string): Promise<number> {
+  /** The token of a grant of `key`, and when the request that got it was sent. */
+  async function acquire(key: string): Promise<{ token: number; sentAt: number }> {
     const started = Date.now();
     let backoff = 10;
     for (;;) {
       let answer: number;
+      const sentAt = Date.now();
       try {
         answer = Number(await commands.lpLockAcquire(key, fence, leaseMs));
       } catch {
         throw lockUnavailable("The coordination store (Redis) is unreachable; retry shortly.");
       }
-      if (answer > 0) return answer;
+      if (answer > 0) return { token: answer, sentAt };
       const left = started + waitMs - Date.now();
       if (left <= 0) throw lockUnavailable(`The resource is busy (lock held for more than ${waitMs} ms); retry shortly.`);
       subscribe();
@@ -130,15 +132,16 @@ export function createRedisLock(options: RedisLockOptions): Lock & { close(): Pr
   }
 
   /** Keeps the lease alive while `fn` runs; aborts the signal once it cannot be sure it still holds it. */
-  function keepAlive(key: string, token: number) {
+  function keepAlive(key: string, token: number, grantedAt: number) {
     const controller = new AbortController();
     const lost = (why: string) => {
       if (controller.signal.aborted) return;
       stop();
       controller.abort(lockUnavailable(`The lock on this resource was lost (${why}); retry the request.`));
     };
-    // Local deadline counted from when the last successful renewal was *sent*: never later than Redis's.
-    let expiry = setTimeout(() => lost("lease not renewed in time"), leaseMs);
+    // Local deadline counted from when the grant, then each successful renewal, was *sent*: never later
+    // than Redis's own expiry of the key.
+    let expiry = setTimeout(() => lost("lease not renewed in time"), Math.max(0, grantedAt + leaseMs - Date.now()));
     let renewing = false;
     const tick = setInterval(async () => {
       if (renewing) return;
@@ -186,8 +189,8 @@ export function createRedisLock(options: RedisLockOptions): Lock & { close(): Pr
   return {
     async withLock(key, fn) {
       const k = lockKey(key);
-      const token = await acquire(k);
-      const { lease, stop } = keepAlive(k, token);
+      const { token, sentAt } = await acquire(k);
+      const { lease, stop } = keepAlive(k, token, sentAt);
       try {
         return await fn(lease);
       } finally {
