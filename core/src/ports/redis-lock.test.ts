@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createStores } from "../storage/create-storage.js";
@@ -7,6 +9,8 @@ import type { LockLease } from "./lock.js";
 import { createRedisLock } from "./redis-lock.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the Redis lock"));
+
+const holderFixture = fileURLToPath(new URL("./redis-lock-holder.fixture.ts", import.meta.url));
 
 /** A promise with its resolver, to hold a lock until the test says so. */
 function gate() {
@@ -93,6 +97,30 @@ describe.skipIf(!redisAvailable)("Redis lock", () => {
     expect(second).toBeGreaterThan(first.token);
     release.open();
     await holding;
+  });
+
+  it("frees the key of a holder process killed with SIGKILL once its lease ends", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", holderFixture, server.url, "t:", "500"], { stdio: ["ignore", "pipe", "inherit"] });
+    const exited = once(child, "exit");
+    try {
+      const token = await new Promise<number>((resolve, reject) => {
+        let out = "";
+        child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+          out += chunk;
+          const held = /held (\d+)/.exec(out);
+          if (held) resolve(Number(held[1]));
+        });
+        child.once("exit", (code) => reject(new Error(`the holder exited (${code}) before taking the lock`)));
+      });
+      child.kill("SIGKILL");
+      await exited;
+      // Nobody released it: the key is still there, and frees itself when the dead holder's lease ends.
+      expect(await raw.get("t:lock:job")).toBe(String(token));
+      const next = await lock({ waitMs: 10_000 }).withLock("job", (lease) => lease.token);
+      expect(next).toBeGreaterThan(token);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 
   it("fences store writes: a holder whose lease ended cannot write over the next holder's change", async () => {
