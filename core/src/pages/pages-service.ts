@@ -16,10 +16,10 @@ import type { BackgroundDeps, ServiceDeps } from "../service-deps.js";
 import { toRenderable } from "../deployments/deployment-view.js";
 import { runGeneration } from "./generation-job.js";
 import { pageJournalKeys, replayPageJournal, type JobMarker } from "./page-journal.js";
-import { createPageStore, pageKeys } from "./page-store.js";
-import { toJobView, toPageSummary, toPageView, type JobRecord, type PageRecord } from "./page-view.js";
+import { toJobEntry, toJobView, toPageEntry, toPageSummary, toPageView, type JobRecord, type PageRecord } from "./page-view.js";
 import { pageCreateSchema, pageListSchema, pageUpdateSchema } from "./schemas.js";
 import { toSlug, toUniqueSlug } from "./slug.js";
+import { createPageStore, pageKeys } from "./page-store.js";
 
 /** Dependencies of the pages service. */
 export interface PagesDeps extends ServiceDeps, BackgroundDeps {
