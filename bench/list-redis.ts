@@ -78,19 +78,19 @@ try {
     const writer = await open(server.url, prefix);
     const reader = await open(server.url, prefix);
     t = performance.now();
-    await reader.core.products.list(ACCOUNT, {});
+    await reader.core.products.list(ACCOUNT, { per_page: 20, sort: "-created_at" });
     const firstList = performance.now() - t;
     const quiet: number[] = [];
     for (let i = 0; i < rounds; i++) {
       t = performance.now();
-      await reader.core.products.list(ACCOUNT, {});
+      await reader.core.products.list(ACCOUNT, { per_page: 20, sort: "-created_at" });
       quiet.push(performance.now() - t);
     }
     const afterWrite: number[] = [];
     for (let i = 0; i < rounds; i++) {
-      const made = await writer.core.products.create(ACCOUNT, { kind: "json", body: { title: `New ${i}`, price: 5, product_type: "service" } });
+      const made = await writer.core.products.create(ACCOUNT, { title: `New ${i}`, price: 5, product_type: "service" });
       t = performance.now();
-      const page = await reader.core.products.list(ACCOUNT, {});
+      const page = await reader.core.products.list(ACCOUNT, { per_page: 20, sort: "-created_at" });
       afterWrite.push(performance.now() - t);
       if (!page.data.some((p) => p.id === made.id)) throw new Error(`read your writes broken: ${made.id} missing from the other core's list`);
     }

@@ -170,7 +170,7 @@ describe.skipIf(!redisAvailable)("two cores on one Redis", () => {
     expect((await b.core.accounts.authenticateToken(token)).account_id).toBe(a.creds.account_id);
     expect((await a.call("POST", "/_admin/reset", { token: ADMIN_KEY })).status).toBe(200);
     // b's next index use reads the feed (so does its once-a-second poll); the removal empties its cache.
-    await b.core.products.list(a.creds.account_id, {});
+    await b.core.products.list(a.creds.account_id, { per_page: 20, sort: "-created_at" });
     await expect(b.core.accounts.authenticateToken(token)).rejects.toMatchObject({ code: "unauthenticated" });
   });
 });

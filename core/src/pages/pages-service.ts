@@ -11,13 +11,12 @@ import type { ProductsService } from "../products/products-service.js";
 import type { LockLease } from "../ports/lock.js";
 import { applyMergePatch } from "../render/merge-patch.js";
 import { toGlobalTheme, type SeoConfig } from "../render/theme.js";
-import { parseInput } from "../validation.js";
 import type { BackgroundDeps, ServiceDeps } from "../service-deps.js";
 import { toRenderable } from "../deployments/deployment-view.js";
 import { runGeneration } from "./generation-job.js";
 import { pageJournalKeys, replayPageJournal, type JobMarker } from "./page-journal.js";
 import { toJobEntry, toJobView, toPageEntry, toPageSummary, toPageView, type JobRecord, type PageRecord } from "./page-view.js";
-import { pageCreateSchema, pageListSchema, pageUpdateSchema } from "./schemas.js";
+import type { PageCreateInput, PageListQuery, PageUpdateInput } from "./schemas.js";
 import { toSlug, toUniqueSlug } from "./slug.js";
 import { createPageStore, pageKeys } from "./page-store.js";
 
@@ -40,7 +39,6 @@ export function createPagesService(deps: PagesDeps) {
   const inflightKey = pageJournalKeys.job;
   const { pagesIndex, jobsIndex } = store;
   const builderUrl = (id: string) => `${deps.publicUrl()}/builder/${id}`;
-  const pollUrl = (a: string, jobId: string) => `/v1/accounts/${a}/pages/jobs/${jobId}`;
 
   const saveJob = store.saveJob;
 
@@ -116,9 +114,8 @@ export function createPagesService(deps: PagesDeps) {
     commitPage,
     builderUrl,
 
-    /** Starts a generation job; answers at once with its id and poll URL. */
-    async create(accountId: string, body: unknown, simulate: string | null) {
-      const input = parseInput(pageCreateSchema, body ?? {});
+    /** Starts a generation job from a checked body (`pageCreateSchema`'s output); answers at once with its id. */
+    async create(accountId: string, input: PageCreateInput, simulate: string | null): Promise<{ job_id: string }> {
       if (input.product_id !== undefined && !(await deps.products.read(accountId, input.product_id))) {
         throw notFound("product", input.product_id);
       }
@@ -135,7 +132,7 @@ export function createPagesService(deps: PagesDeps) {
           });
         }
         const productId = input.product
-          ? (await deps.products.create(accountId, { kind: "json", body: { ...input.product, description: input.product.description } })).id
+          ? (await deps.products.create(accountId, input.product)).id
           : input.product_id!;
         const at = toTimestamp(clock.now());
         const job: JobRecord = {
@@ -165,7 +162,7 @@ export function createPagesService(deps: PagesDeps) {
         await storage.setItem(inflightKey(accountId, job.job_id), { at });
         await saveJob(job);
         schedule(job);
-        return { job_id: job.job_id, poll_url: pollUrl(accountId, job.job_id) };
+        return { job_id: job.job_id };
       });
     },
 
@@ -179,8 +176,7 @@ export function createPagesService(deps: PagesDeps) {
       return toPageView(await requirePage(accountId, id), builderUrl(id));
     },
 
-    async list(accountId: string, query: unknown) {
-      const q = parseInput(pageListSchema, query);
+    async list(accountId: string, q: PageListQuery) {
       const needle = q.q?.toLowerCase();
       return paginate({
         index: await pagesIndex(accountId),
@@ -201,8 +197,8 @@ export function createPagesService(deps: PagesDeps) {
       });
     },
 
-    async update(accountId: string, id: string, body: unknown) {
-      const patch = parseInput(pageUpdateSchema, body ?? {});
+    /** Applies a checked merge patch (`pageUpdateSchema`'s output). */
+    async update(accountId: string, id: string, patch: PageUpdateInput) {
       if (!isUuid(id)) throw notFound("page", id);
       return deps.lock.withLock(pageKey(accountId, id), async (lease) => {
         const page = await requirePage(accountId, id);
