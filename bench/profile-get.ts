@@ -20,7 +20,7 @@ const seconds = Number(process.argv[3] ?? 5);
 const profDir = mkdtempSync(join(tmpdir(), "lp-prof-"));
 const dataDir = mkdtempSync(join(tmpdir(), "lp-prof-data-"));
 const lpFile = await bundle("bench/servers/lp-server.ts");
-const env = { ...process.env, BENCH_STORAGE: storage, BENCH_DIR: dataDir, BENCH_SEED: "1000", BENCH_SITE: site ? "1" : "0" };
+const env: NodeJS.ProcessEnv = { ...process.env, BENCH_STORAGE: storage, BENCH_DIR: dataDir, BENCH_SEED: "1000", BENCH_SITE: site ? "1" : "0" };
 
 type Info = { url: string; account: string; token: string; productId: string; path?: string };
 function start(file: string, args: string[], childEnv: NodeJS.ProcessEnv) {
