@@ -108,10 +108,17 @@ export function createApp(options: AppOptions) {
   // listener) and `request` (tests) call; it creates the event and calls onRequest synchronously.
   const request = app["~request"].bind(app) as (req: Request, context?: unknown) => Response | Promise<Response>;
   (app as unknown as { "~request": typeof request })["~request"] = (req, context) => {
+    // Saved and restored: a handler may call the app again (the dashboard's in-process calls).
+    const outer = current;
     current = undefined;
-    const out = request(req, context);
-    const event = current as H3Event | undefined;
-    current = undefined;
+    let event: H3Event | undefined;
+    let out: Response | Promise<Response>;
+    try {
+      out = request(req, context);
+    } finally {
+      event = current as H3Event | undefined;
+      current = outer;
+    }
     if (!event) return out;
     return out instanceof Promise ? out.then((response) => finish(response, event)) : finish(out, event);
   };
