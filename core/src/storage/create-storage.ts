@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { destr } from "destr";
 import { createStorage, normalizeBaseKey, type Driver, type Storage } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
 import { fsDurableDriver } from "./fs-durable-driver.js";
@@ -67,12 +68,29 @@ export async function applyInOrder(storage: Storage, ops: readonly BatchOp[]): P
   }
 }
 
+/** A key unstorage's `normalizeKey` leaves as it is and that has no `.`/`..` segment. */
+const PLAIN_KEY = /^[\w-][\w.-]*(?::[\w-][\w.-]*)*$/;
+
 /**
  * A Storage over one driver. unstorage 1.17's `clear(prefix)` only clears mounts that live under the
  * prefix, so with a single root mount it silently does nothing; here it removes the prefix's keys.
  */
 export function toStorage(driver: Driver): Storage {
   const storage = createStorage({ driver });
+  const getItem = storage.getItem.bind(storage);
+  // The read of every GET: a key that is already in unstorage's normal form (colon-separated segments of
+  // word characters, dots and hyphens, none only dots) goes straight to the single driver and `destr`, as
+  // unstorage would do after normalising it, without its key rewriting, mount lookup and extra promises.
+  // Any other key takes unstorage's path (which also refuses the invalid ones).
+  storage.getItem = ((key: string, opts?: Record<string, unknown>) => {
+    if (typeof key !== "string" || !PLAIN_KEY.test(key)) return getItem(key, opts);
+    try {
+      const value = driver.getItem(key, opts ?? {});
+      return value instanceof Promise ? value.then(destr) : Promise.resolve(destr(value));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }) as Storage["getItem"];
   const clearAll = storage.clear.bind(storage);
   storage.clear = async (base?: string, opts?: Record<string, unknown>) => {
     if (!base || !normalizeBaseKey(base)) return clearAll(base, opts);
