@@ -49,7 +49,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
     async start(accountId: string, pageId: string, simulate: string | null): Promise<{ deployment_id: string; deployed_url: null; deployed_at: null }> {
       await deps.pages.requirePage(accountId, pageId);
       // The lock makes check-and-claim atomic: concurrent starts see the first one's claim.
-      return deps.lock.withLock(`deploy:${accountId}:${pageId}`, async () => {
+      return deps.lock.withLock(`deploy:${accountId}:${pageId}`, async (lease) => {
         const active = await store.activeClaim(accountId, pageId);
         // A claim whose deployment is missing or settled was left by a crash between two writes: it blocks nothing.
         const holder = active ? await read({ account_id: accountId, page_id: pageId, id: active.deployment_id }) : null;
@@ -73,7 +73,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
           updated_at: at,
           simulate,
         };
-        await store.open(d);
+        await store.open(d, lease);
         await deps.events.emit({ type: "deployment.started", account_id: accountId, data: toDeploymentView(d) });
         deps.queue.add(`deployment ${d.id}`, () => runDeployment(runDeps, d));
         return { deployment_id: d.id, deployed_url: null, deployed_at: null };
