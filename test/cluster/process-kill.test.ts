@@ -102,7 +102,10 @@ describe.skipIf(!redisAvailable).each([2, 3])(`SIGKILL of one of %i processes un
     // The load goes on over the survivors for a while, then stops.
     await Promise.race([load.reached(killAfter + 40), stalled()]);
     const { operations } = await load.stop();
-    expect(ledger.unexpected, "answers a live cluster should not give").toEqual([]);
+    // A lock the victim held blocks its key until the lease ends: a request waiting on it may get the
+    // documented 503 service_unavailable (nothing executed, retry shortly). Anything else is unexpected.
+    const busy = ledger.unexpected.filter((line) => / -> 503 .*"service_unavailable"/.test(line));
+    expect(ledger.unexpected.filter((line) => !busy.includes(line)), "answers a live cluster should not give").toEqual([]);
 
     const scan = scanRedis(cluster.redis.port);
     expect(scan.corrupt, "records torn by the kill").toEqual([]);
@@ -124,7 +127,8 @@ describe.skipIf(!redisAvailable).each([2, 3])(`SIGKILL of one of %i processes un
     await forEachLimited(recordPaths(ledger), 8, async (path) => {
       const answers = await Promise.all(survivors.map(async (n) => {
         const r = await n.api.call("GET", path);
-        return `${r.status} ${cluster.unorigin(r.text)}`;
+        // Request ids are per answer; everything else must match.
+        return `${r.status} ${cluster.unorigin(r.text).replace(/"request_id":"req_\w+"/g, "")}`;
       }));
       if (new Set(answers).size > 1) disagreements.push(`${path}: ${answers.join(" | ")}`);
     });
@@ -137,7 +141,7 @@ describe.skipIf(!redisAvailable).each([2, 3])(`SIGKILL of one of %i processes un
     const rejected = receiver.deliveries.filter((d) => d.verification && !d.verification.ok);
     console.log(
       `cluster kill (${processes} processes, seed ${seed}): killed process ${victim} after ${killAfter} operations, stopped at ${operations}; ` +
-        `${totalWrites(ledger)} acknowledged writes ${JSON.stringify(ledger.acknowledgedWrites)}; ${ledger.tally.interrupted} interrupted; ` +
+        `${totalWrites(ledger)} acknowledged writes ${JSON.stringify(ledger.acknowledgedWrites)}; ${ledger.tally.interrupted} interrupted; ${busy.length} 503 while a lock of the victim ran out; ` +
         `${scan.records} records parse; events owed ${owed.length}, missing ${missing().length}; ` +
         `receiver: ${receiver.events.length} distinct events, ${receiver.deliveries.length} requests`,
     );
