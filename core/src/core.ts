@@ -28,6 +28,8 @@ export interface CoreDeps {
   ids?: IdSource;
   lock?: Lock;
   queue?: JobQueue;
+  /** The shared Redis of a cluster: background work goes on BullMQ there instead of an in-process queue. */
+  redis?: { url: string; prefix: string };
   events?: EventSink;
   /** Writes page copy; the offline template generator by default. */
   generator?: Generator;
@@ -60,7 +62,7 @@ export async function createCore(deps: CoreDeps) {
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? cryptoIds;
   const lock = deps.lock ?? createLocalLock();
-  const queue = deps.queue ?? createLocalQueue();
+  const queue = deps.queue ?? (deps.redis ? await openSharedQueue(deps.redis, clock) : createLocalQueue());
   const storage = deps.stores.data;
   const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids));
   const indexes = new IndexRegistry(storage);
@@ -97,6 +99,8 @@ export async function createCore(deps: CoreDeps) {
   const sites = createSitesService({ storage, clock, ids, events });
   // Endpoints load first: the recoveries below may emit events that must fan out to them.
   await webhooks.start();
+  // Jobs of a shared queue may start now (their handlers are registered); recovery settles only what no live process holds.
+  await queue.start();
   await pages.recover();
   await deployments.recover();
 
@@ -142,7 +146,7 @@ export async function createCore(deps: CoreDeps) {
     },
     /** Finishes background work, then stops webhook timers; pending deliveries stay stored for the next start. */
     async close() {
-      await queue.onIdle();
+      await queue.close();
       await webhooks.close();
     },
     /**
@@ -161,7 +165,8 @@ export interface DrainReport {
 async function drainWithin(timeoutMs: number, queue: JobQueue, webhooks: { close(): Promise<void> }): Promise<DrainReport> {
   let webhooksClosed = false;
   const done = (async () => {
-    await queue.onIdle();
+    // This process's jobs; on a shared queue, jobs still waiting stay there for the other processes.
+    await queue.close();
     await webhooks.close().catch((error: unknown) => console.error("[lp] stopping webhook deliveries failed:", error));
     webhooksClosed = true;
   })();
@@ -182,6 +187,12 @@ async function drainWithin(timeoutMs: number, queue: JobQueue, webhooks: { close
 }
 
 export type Core = Awaited<ReturnType<typeof createCore>>;
+
+// Loaded only for a cluster: a single-process start never pays for BullMQ.
+async function openSharedQueue(redis: { url: string; prefix: string }, clock: Clock): Promise<JobQueue> {
+  const { createBullmqQueue } = await import("./ports/bullmq-queue.js");
+  return createBullmqQueue({ ...redis, now: () => clock.now() });
+}
 
 async function loadSecret(stores: Stores, key: string, ids: IdSource): Promise<Buffer> {
   const stored = await stores.data.getItem<{ value: string }>(key);

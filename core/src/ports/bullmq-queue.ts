@@ -1,0 +1,196 @@
+import { Queue, Worker, type Job } from "bullmq";
+import { Redis } from "ioredis";
+import { logJobError, type JobData, type JobHandler, type JobQueue } from "./queue.js";
+
+/** Options of {@link createBullmqQueue}. */
+export interface BullmqQueueOptions {
+  /** `redis://host:port/db` of the shared Redis. */
+  url: string;
+  /** Key prefix of the service on that Redis; the queue's keys live under `{prefix}:background:`. */
+  prefix: string;
+  /** Jobs this process runs at once (as the local queue). */
+  concurrency?: number;
+  /**
+   * How long a worker's hold on a job lasts without renewal (renewed every half of it while the worker lives).
+   * With {@link stalledIntervalMs} it bounds how soon a dead process's job is picked up by another one.
+   */
+  lockDurationMs?: number;
+  /** How often each worker looks for jobs whose holder's lease ran out. */
+  stalledIntervalMs?: number;
+  /** Start-time recovery leaves alone records younger than this that have no job (see {@link JobQueue.abandoned}). */
+  graceMs?: number;
+  /** Now, for {@link JobQueue.abandoned}; the core's clock. */
+  now?: () => Date;
+  onError?: (name: string, error: unknown) => void;
+  /** Where connection trouble is reported (once per outage); stderr by default. */
+  log?: (line: string) => void;
+}
+
+/** The queue's name under the prefix; one queue carries every kind of job (the job's name picks the handler). */
+const QUEUE = "background";
+// Job states in which the job is still someone's work.
+const LIVE_STATES = new Set(["waiting", "active", "delayed", "prioritized", "waiting-children"]);
+// While Redis is unreachable a worker retries this often (BullMQ's default waits 15 s after Redis is back).
+const RETRY_DELAY_MS = 1000;
+
+/**
+ * A {@link JobQueue} on BullMQ, shared by every process on one Redis: one Queue (adds) and one Worker (runs)
+ * per process. A worker that dies stops renewing its jobs' locks; another process's stalled-job check moves
+ * them back to waiting within `lockDurationMs + stalledIntervalMs`, and the handler that picks one up is told
+ * it is `resumed`, so it settles the work as a restart would. Finished jobs are removed (failed ones kept a day,
+ * at most 1000). While Redis is unreachable, adds fail at once (the request answers 503) and the worker
+ * waits and resumes by itself.
+ */
+export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
+  const concurrency = options.concurrency ?? 8;
+  const lockDuration = options.lockDurationMs ?? 10_000;
+  const stalledInterval = options.stalledIntervalMs ?? 5_000;
+  const graceMs = options.graceMs ?? 30_000;
+  const now = options.now ?? (() => new Date());
+  const onError = options.onError ?? logJobError;
+  const log = options.log ?? ((line: string) => console.error(line));
+  const prefix = `${options.prefix.replace(/:+$/, "")}`;
+  const handlers = new Map<string, JobHandler>();
+  // Jobs this process added that are not known to be finished, and the runs it has in hand.
+  const added = new Set<string>();
+  const running = new Map<string, { label: string; done: Promise<void> }>();
+  let wake: (() => void) | null = null;
+  const notify = () => {
+    wake?.();
+    wake = null;
+  };
+
+  // Adds fail fast while Redis is down (no offline queue); the worker's client retries for ever.
+  const producer = watch(new Redis(options.url, { maxRetriesPerRequest: null, enableOfflineQueue: false, lazyConnect: true }), "queue", log);
+  const consumer = watch(new Redis(options.url, { maxRetriesPerRequest: null, lazyConnect: true }), "worker", log);
+  let queue: Queue | null = null;
+  let worker: Worker | null = null;
+  let closing: Promise<void> | null = null;
+
+  const jobId = (name: string, id: string) => `${name}-${id}`;
+  const labelOf = (job: Job) => `${job.name} ${job.id?.slice(job.name.length + 1) ?? "?"}`;
+
+  async function run(job: Job) {
+    const handler = handlers.get(job.name);
+    if (!handler) throw new Error(`no handler for background job ${job.name}`);
+    const label = labelOf(job);
+    const done = (async () => {
+      try {
+        // Started before (its worker died holding it, or the run threw): settle, do not start over.
+        await handler(job.data as JobData, { resumed: job.attemptsStarted > 1 });
+      } catch (error) {
+        onError(label, error);
+        throw error;
+      }
+    })();
+    running.set(job.id!, { label, done: done.catch(() => {}) });
+    try {
+      await done;
+    } finally {
+      running.delete(job.id!);
+      added.delete(job.id!);
+      notify();
+    }
+  }
+
+  function requireQueue(): Queue {
+    if (!queue) throw new Error("the background queue is not started");
+    return queue;
+  }
+
+  return {
+    shared: true,
+    handle(name, handler) {
+      handlers.set(name, handler);
+    },
+    async add(name, id, data) {
+      const q = requireQueue();
+      const key = jobId(name, id);
+      await q.add(name, data, { jobId: key });
+      added.add(key);
+    },
+    async start() {
+      await Promise.all([producer.connect(), consumer.connect()]);
+      queue = new Queue(QUEUE, {
+        connection: producer,
+        prefix,
+        defaultJobOptions: {
+          removeOnComplete: true,
+          removeOnFail: { age: 24 * 3600, count: 1000 },
+          // A run that throws (its storage went away mid-step) is run again, resumed, to settle it.
+          attempts: 3,
+          backoff: { type: "exponential", delay: 1000 },
+        },
+      });
+      queue.on("error", (error) => log(`[lp] background queue: ${describe(error)}`));
+      await queue.waitUntilReady();
+      worker = new Worker(QUEUE, run, {
+        connection: consumer,
+        prefix,
+        concurrency,
+        lockDuration,
+        stalledInterval,
+        // A job found stalled again after it was resumed still gets a run that settles it.
+        maxStalledCount: 3,
+        runRetryDelay: RETRY_DELAY_MS,
+      });
+      worker.on("error", (error) => log(`[lp] background worker: ${describe(error)}`));
+      await worker.waitUntilReady();
+    },
+    async abandoned(name, id, since) {
+      if (now().getTime() - since.getTime() < graceMs) return false;
+      const state = await requireQueue().getJobState(jobId(name, id));
+      return !LIVE_STATES.has(state);
+    },
+    async onIdle() {
+      for (;;) {
+        await Promise.all([...running.values()].map((r) => r.done));
+        for (const key of [...added]) {
+          if (running.has(key)) continue;
+          // Run by another process: ask Redis. Unreachable: wait and ask again.
+          const state = await queue?.getJobState(key).catch(() => "active");
+          if (!state || !LIVE_STATES.has(state)) added.delete(key);
+        }
+        if (added.size === 0 && running.size === 0) return;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(notify, 50);
+        });
+      }
+    },
+    get pending() {
+      return new Set([...added, ...running.keys()]).size;
+    },
+    names: () => [...running.values()].map((r) => r.label),
+    close() {
+      closing ??= (async () => {
+        // Waits for this process's runs; jobs still waiting stay in Redis for the other processes.
+        await worker?.close();
+        await queue?.close();
+        producer.disconnect();
+        consumer.disconnect();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Reports a client's connection trouble once per outage, and its return; never lets an `error` event crash. */
+function watch(client: Redis, role: string, log: (line: string) => void): Redis {
+  let down = false;
+  client.on("error", (error: unknown) => {
+    if (down) return;
+    down = true;
+    log(`[lp] background ${role}: Redis unreachable (${describe(error)}); jobs wait until it is back`);
+  });
+  client.on("ready", () => {
+    if (!down) return;
+    down = false;
+    log(`[lp] background ${role}: Redis reachable again`);
+  });
+  return client;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
