@@ -32,6 +32,8 @@ const QUEUE = "background";
 const LIVE_STATES = new Set(["waiting", "active", "delayed", "prioritized", "waiting-children"]);
 // While Redis is unreachable a worker retries this often (BullMQ's default waits 15 s after Redis is back).
 const RETRY_DELAY_MS = 1000;
+// How long an add waits for a reconnecting client before the request fails (503).
+const ADD_WAIT_MS = 500;
 
 /**
  * A {@link JobQueue} on BullMQ, shared by every process on one Redis: one Queue (adds) and one Worker (runs)
@@ -87,8 +89,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     try {
       await done;
     } finally {
+      // Still in `added` until Redis has it completed (the worker's `completed` event, or onIdle asking).
       running.delete(job.id!);
-      added.delete(job.id!);
       notify();
     }
   }
@@ -105,6 +107,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     },
     async add(name, id, data) {
       const q = requireQueue();
+      // Reconnecting after an outage: wait a moment rather than fail a request Redis could take.
+      if (producer.status !== "ready") await ready(producer, ADD_WAIT_MS);
       const key = jobId(name, id);
       await q.add(name, data, { jobId: key });
       added.add(key);
@@ -122,7 +126,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
           backoff: { type: "exponential", delay: 1000 },
         },
       });
-      queue.on("error", (error) => log(`[lp] background queue: ${describe(error)}`));
+      queue.on("error", (error) => reportOther("queue", error, log));
       await queue.waitUntilReady();
       worker = new Worker(QUEUE, run, {
         connection: consumer,
@@ -134,7 +138,11 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
         maxStalledCount: 3,
         runRetryDelay: RETRY_DELAY_MS,
       });
-      worker.on("error", (error) => log(`[lp] background worker: ${describe(error)}`));
+      worker.on("error", (error) => reportOther("worker", error, log));
+      worker.on("completed", (job) => {
+        added.delete(job.id!);
+        notify();
+      });
       await worker.waitUntilReady();
     },
     async abandoned(name, id, since) {
@@ -178,17 +186,41 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
 /** Reports a client's connection trouble once per outage, and its return; never lets an `error` event crash. */
 function watch(client: Redis, role: string, log: (line: string) => void): Redis {
   let down = false;
-  client.on("error", (error: unknown) => {
-    if (down) return;
+  const lost = (why: string) => {
+    if (down || client.status === "end") return;
     down = true;
-    log(`[lp] background ${role}: Redis unreachable (${describe(error)}); jobs wait until it is back`);
-  });
+    log(`[lp] background ${role}: Redis unreachable (${why}); jobs wait until it is back`);
+  };
+  client.on("error", (error: unknown) => lost(describe(error)));
+  // A restart of Redis may close the connection without an error; `end` is our own disconnect.
+  client.on("reconnecting", () => lost("connection closed"));
   client.on("ready", () => {
     if (!down) return;
     down = false;
     log(`[lp] background ${role}: Redis reachable again`);
   });
   return client;
+}
+
+/** Resolves when `client` is ready, or after `ms` (the command that follows then fails on its own). */
+function ready(client: Redis, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      client.off("ready", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    client.once("ready", done);
+  });
+}
+
+// Connection trouble is reported once per outage by the client's watcher; BullMQ repeats it on every retry.
+const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|Connection is closed|Stream isn't writeable|connect/i;
+
+/** Reports an error of the queue or worker that is not connection trouble. */
+function reportOther(role: string, error: unknown, log: (line: string) => void) {
+  if (!CONNECTION_ERROR.test(describe(error))) log(`[lp] background ${role}: ${describe(error)}`);
 }
 
 function describe(error: unknown): string {
