@@ -136,4 +136,26 @@ describe.skipIf(!redisAvailable)("the BullMQ queue", () => {
     expect(logs.some((line) => line.includes("Redis unreachable"))).toBe(true);
     expect(logs.some((line) => line.includes("Redis reachable again"))).toBe(true);
   });
+
+  it("closes when Redis is unreachable, after its own runs", { timeout: 30_000 }, async () => {
+    prefix++;
+    const queue = open();
+    const gate = deferred();
+    const started = deferred();
+    let finished = false;
+    queue.handle("hold", async () => {
+      started.resolve();
+      await gate.promise;
+      finished = true;
+    });
+    await queue.start();
+    await queue.add("hold", "h", {});
+    await started.promise;
+    await redis.stop();
+    const closed = queue.close();
+    gate.resolve();
+    await closed;
+    expect(finished).toBe(true);
+    await redis.restart();
+  });
 });

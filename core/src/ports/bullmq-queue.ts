@@ -34,6 +34,8 @@ const LIVE_STATES = new Set(["waiting", "active", "delayed", "prioritized", "wai
 const RETRY_DELAY_MS = 1000;
 // How long an add waits for a reconnecting client before the request fails (503).
 const ADD_WAIT_MS = 500;
+// How long closing waits for BullMQ to record the outcomes of this process's last runs.
+const CLOSE_WAIT_MS = 2000;
 
 /**
  * A {@link JobQueue} on BullMQ, shared by every process on one Redis: one Queue (adds) and one Worker (runs)
@@ -118,6 +120,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
       queue = new Queue(QUEUE, {
         connection: producer,
         prefix,
+        // BullMQ's event stream, which nothing here reads: kept short.
+        streams: { events: { maxLen: 1000 } },
         defaultJobOptions: {
           removeOnComplete: true,
           removeOnFail: { age: 24 * 3600, count: 1000 },
@@ -172,9 +176,13 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     names: () => [...running.values()].map((r) => r.label),
     close() {
       closing ??= (async () => {
-        // Waits for this process's runs; jobs still waiting stay in Redis for the other processes.
-        await worker?.close();
-        await queue?.close();
+        // Stops taking jobs at once and waits for this process's runs; jobs still waiting stay in Redis for
+        // the other processes.
+        const stopped = Promise.all([worker?.close(), queue?.close()]).catch(() => {});
+        await Promise.all([...running.values()].map((r) => r.done));
+        // With Redis up the outcomes are recorded in a moment; unreachable, BullMQ would retry for ever. A
+        // job whose outcome is lost here is taken again once its lock runs out, and settled as resumed.
+        await Promise.race([stopped, new Promise<void>((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
         producer.disconnect();
         consumer.disconnect();
       })();
