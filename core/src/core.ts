@@ -6,6 +6,7 @@ import { createIdempotency } from "./idempotency/idempotency.js";
 import { createCursorCodec } from "./lists/cursor.js";
 import { IndexRegistry } from "./lists/index-registry.js";
 import { createMediaStore } from "./media/media-store.js";
+import { deriveOgImage } from "./generation/page-images.js";
 import { createLocalLock, type Lock } from "./ports/lock.js";
 import { createLocalQueue, type JobQueue } from "./ports/queue.js";
 import { createProductsService } from "./products/products-service.js";
@@ -18,6 +19,7 @@ import type { Stores } from "./storage/create-storage.js";
 import { combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/create-webhooks.js";
 import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
+import { claimItem } from "./storage/claim-item.js";
 
 /** What the core is built from. Everything with side effects is injected. */
 export interface CoreDeps {
@@ -66,7 +68,7 @@ export async function createCore(deps: CoreDeps) {
   const storage = deps.stores.data;
   const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids));
   const indexes = new IndexRegistry(storage);
-  const media = createMediaStore(deps.stores.media, deps.publicUrl);
+  const media = createMediaStore(deps.stores.media, deps.publicUrl, deriveOgImage);
   const accounts = createAccountsService({ storage, clock, ids });
   const { fetch, scheduler, retrySchedule, publicOnly } = deps;
   const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts });
@@ -195,9 +197,7 @@ async function openSharedQueue(redis: { url: string; prefix: string }, clock: Cl
 }
 
 async function loadSecret(stores: Stores, key: string, ids: IdSource): Promise<Buffer> {
-  const stored = await stores.data.getItem<{ value: string }>(key);
-  if (stored?.value) return Buffer.from(stored.value, "base64");
-  const value = ids.bytes(32);
-  await stores.data.setItem(key, { value: value.toString("base64") });
-  return value;
+  // First writer wins, so every process of a cluster signs cursors with the same secret.
+  const stored = await claimItem<{ value?: string }>(stores.data, key, () => ({ value: ids.bytes(32).toString("base64") }), (s) => !!s?.value);
+  return Buffer.from(stored.value!, "base64");
 }

@@ -27,6 +27,18 @@ export class LpError extends Error {
   }
 }
 
+/**
+ * The shared data store (Redis) cannot run a command now: unreachable, restarting or still loading. The
+ * request may be retried as it is (the server answers 503 with `Retry-After: 1`); `cause` is the driver's error.
+ */
+export class StorageUnavailableError extends LpError {
+  constructor(message = "The data store is unavailable right now; retry in a moment.", options?: { cause?: unknown }) {
+    super("service_unavailable", message, { retry_after_seconds: 1 });
+    this.name = "StorageUnavailableError";
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
 /** True when `value` is an {@link LpError}. */
 export function isLpError(value: unknown): value is LpError {
   return value instanceof LpError;

@@ -6,6 +6,8 @@ export * from "./core.js";
 export { createStores, type StorageKind, type Stores } from "./storage/create-storage.js";
 export { fsDurableDriver } from "./storage/fs-durable-driver.js";
 export { secureDataDir } from "./storage/secure-data-dir.js";
+export { DEFAULT_REDIS_PREFIX, type RedisStoreOptions } from "./storage/redis-stores.js";
+export { redactRedisUrl } from "./storage/redis-client.js";
 export { createLocalLock, type Lock } from "./ports/lock.js";
 export { createLocalQueue, type JobQueue } from "./ports/queue.js";
 export type { EventSink, DomainEvent } from "./events/event-sink.js";

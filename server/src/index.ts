@@ -3,5 +3,6 @@ export { defineRoute, type RouteDef, type RouteContext, type ServerContext, type
 export { data, list, json, noContent, accepted } from "./http/respond.js";
 export { toErrorResponse, STATUS_BY_CODE } from "./http/errors.js";
 export { startServer, type ServeOptions, type RunningServer } from "./serve.js";
+export { redactRedisUrl } from "@lp/core";
 export { isLoopbackHost, toAdminExposureProblem, MIN_NETWORK_ADMIN_KEY_LENGTH } from "./exposure.js";
 export { createDashboardHub, type DashboardHub } from "./dashboard/hub.js";

@@ -13,7 +13,7 @@ describe("startServer over a real port", () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const health = await fetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: "ok" });
+    expect(await health.json()).toEqual({ status: "ok", storage: "memory" });
     expect(health.headers.get("x-request-id")).toMatch(/^req_/);
     expect(await (await fetch(`${server.url}/readyz`)).json()).toEqual({ status: "ready", storage: "memory" });
 

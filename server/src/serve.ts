@@ -5,6 +5,8 @@ import {
   createOpenAIGenerator,
   createStores,
   ensureAdminKey,
+  redactRedisUrl,
+  StorageUnavailableError,
   ensureDevCredentials,
   secureDataDir,
   type Core,
@@ -28,6 +30,11 @@ export interface ServeOptions {
   host?: string;
   port?: number;
   storage?: StorageKind;
+  /** With `storage: "redis"`: the Redis every process of the service shares (`redis://host:port/db`). */
+  redisUrl?: string;
+  /** With `storage: "redis"`: put before every key (default `lp:`), so several services can share one Redis. */
+  redisPrefix?: string;
+  /** fs storage: where the records live. Redis: unused by the server (the CLI keeps credentials.json there). */
   dataDir?: string;
   publicUrl?: string;
   admin?: boolean;
@@ -89,13 +96,20 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const host = options.host ?? "127.0.0.1";
   if (options.admin !== false) assertAdminExposure(host, options.adminKey);
   const kind = options.storage ?? "fs";
+  if (kind === "redis" && !options.redisUrl) throw new Error("Redis storage needs a URL: --redis-url redis://127.0.0.1:6379/0 (or LP_REDIS_URL).");
+  // Only fs keeps the state in the data dir, so only fs locks it; Redis state is shared on purpose (DESIGN §12).
   const dataDir = kind === "fs" ? resolve(options.dataDir ?? ".lp") : undefined;
   const notice = dataDir ? secureDataDir(dataDir) : null;
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
+  const stores = kind === "redis" ? createStores("redis", { url: options.redisUrl!, prefix: options.redisPrefix }) : createStores(kind, dataDir);
   try {
-    return { ...(await boot(options, host, createStores(kind, dataDir), unlock)), notices: notice ? [notice] : [] };
+    return { ...(await boot(options, host, stores, unlock)), notices: notice ? [notice] : [] };
   } catch (error) {
+    await stores.dispose().catch(() => {});
     unlock();
+    if (error instanceof StorageUnavailableError) {
+      throw new Error(`Redis at ${redactRedisUrl(options.redisUrl ?? "")} cannot be reached (${(error.cause as Error | undefined)?.message ?? error.message}); start redis-server or fix --redis-url.`);
+    }
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 import type { Storage } from "unstorage";
 import { sha256Hex, toTimestamp, type Clock, type IdSource } from "../deps.js";
+import { claimItem, setIfAbsent } from "../storage/claim-item.js";
 import { SCOPES, type AccountRecord, type AppRecord, type TokenRecord } from "./schemas.js";
 
 /** The credentials `lp serve` makes on first start and prints on every start. */
@@ -15,34 +16,23 @@ const META_KEY = "meta:dev_credentials";
 /**
  * Makes sure the dev account, its all-scope token and the dev application exist. The plain values are
  * kept under a meta key (this is a local tool: printing them on every start is the point), so a reset
- * or an import that drops the records puts back the same credentials.
+ * or an import that drops the records puts back the same credentials. Every write only fills what is absent,
+ * so processes of a cluster starting together on one Redis all end up with (and print) the same values.
  */
 export async function ensureDevCredentials(storage: Storage, clock: Clock, ids: IdSource): Promise<DevCredentials> {
-  let creds = await storage.getItem<DevCredentials>(META_KEY);
-  if (!creds) {
-    creds = {
-      account_id: "acct_dev",
-      token: `lp_${ids.bytes(24).toString("base64url")}`,
-      application_id: `app_${ids.bytes(12).toString("hex")}`,
-      client_secret: `lpsk_${ids.bytes(24).toString("base64url")}`,
-    };
-    await storage.setItem(META_KEY, creds);
-  }
+  const creds = await claimItem<DevCredentials>(storage, META_KEY, () => ({
+    account_id: "acct_dev",
+    token: `lp_${ids.bytes(24).toString("base64url")}`,
+    application_id: `app_${ids.bytes(12).toString("hex")}`,
+    client_secret: `lpsk_${ids.bytes(24).toString("base64url")}`,
+  }));
   const at = toTimestamp(clock.now());
-  if (!(await storage.hasItem(`accounts:${creds.account_id}`))) {
-    const account: AccountRecord = { account_id: creds.account_id, environment: "production", currency: "USD", page_quota: 100, created_at: at };
-    await storage.setItem(`accounts:${creds.account_id}`, account);
-  }
-  const tokenKey = `tokens:${sha256Hex(creds.token)}`;
-  if (!(await storage.hasItem(tokenKey))) {
-    const token: TokenRecord = { account_id: creds.account_id, scopes: [...SCOPES], expires_at: null, created_at: at };
-    await storage.setItem(tokenKey, token);
-  }
-  const appKey = `apps:${creds.application_id}`;
-  if (!(await storage.hasItem(appKey))) {
-    const app: AppRecord = { application_id: creds.application_id, name: "lp dev application", account_ids: [creds.account_id], secret_hash: sha256Hex(creds.client_secret), created_at: at };
-    await storage.setItem(appKey, app);
-  }
+  const account: AccountRecord = { account_id: creds.account_id, environment: "production", currency: "USD", page_quota: 100, created_at: at };
+  await setIfAbsent(storage, `accounts:${creds.account_id}`, account);
+  const token: TokenRecord = { account_id: creds.account_id, scopes: [...SCOPES], expires_at: null, created_at: at };
+  await setIfAbsent(storage, `tokens:${sha256Hex(creds.token)}`, token);
+  const app: AppRecord = { application_id: creds.application_id, name: "lp dev application", account_ids: [creds.account_id], secret_hash: sha256Hex(creds.client_secret), created_at: at };
+  await setIfAbsent(storage, `apps:${creds.application_id}`, app);
   return creds;
 }
 
@@ -55,9 +45,7 @@ const ADMIN_KEY = "meta:admin_key";
  */
 export async function ensureAdminKey(storage: Storage, ids: IdSource, explicit?: string): Promise<string> {
   if (explicit) return explicit;
-  const stored = await storage.getItem<{ key?: unknown }>(ADMIN_KEY);
-  if (typeof stored?.key === "string" && stored.key.length > 0) return stored.key;
-  const key = `lpadm_${ids.bytes(24).toString("base64url")}`;
-  await storage.setItem(ADMIN_KEY, { key });
-  return key;
+  const usable = (stored: { key?: unknown }) => typeof stored?.key === "string" && stored.key.length > 0;
+  const stored = await claimItem<{ key?: unknown }>(storage, ADMIN_KEY, () => ({ key: `lpadm_${ids.bytes(24).toString("base64url")}` }), usable);
+  return stored.key as string;
 }

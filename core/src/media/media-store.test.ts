@@ -1,5 +1,6 @@
 import { createStorage } from "unstorage";
 import { describe, expect, it } from "vitest";
+import { deriveOgImage } from "../generation/page-images.js";
 import { createMediaStore } from "./media-store.js";
 import { mediaTypeFromUrl, sniffImageType } from "./sniff.js";
 
@@ -22,6 +23,42 @@ describe("media store", () => {
     await media.removePrefix("products/abc");
     expect(await media.get("products/abc/img-1.png")).toBeNull();
     expect(await media.get("pages/p1/hero.svg")).not.toBeNull();
+  });
+});
+
+describe("derived media", () => {
+  const hero = '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="630"><rect width="1200" height="630" fill="#0a7d3b"/></svg>';
+  const hash = "0123456789abcdef0123";
+
+  it("draws a page's Open Graph PNG from its hero SVG on first request, once, then serves the stored bytes", async () => {
+    const storage = createStorage();
+    let drawn = 0;
+    const media = createMediaStore(storage, () => "http://lp.test", async (path, read) => {
+      const png = await deriveOgImage(path, read);
+      if (png) drawn += 1;
+      return png;
+    });
+    await media.put(`pages/p1/hero-${hash}.svg`, hero);
+    const path = `pages/p1/og-${hash}.png`;
+    expect(await storage.hasItem(`pages:p1:og-${hash}.png`)).toBe(false);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => media.get(path)));
+    expect(drawn).toBe(1);
+    for (const answer of answers) {
+      expect(answer!.mediaType).toBe("image/png");
+      expect(answer!.bytes.subarray(1, 4).toString("latin1")).toBe("PNG");
+      expect([answer!.bytes.readUInt32BE(16), answer!.bytes.readUInt32BE(20)]).toEqual([1200, 630]);
+    }
+    expect(await storage.hasItem(`pages:p1:og-${hash}.png`)).toBe(true);
+    await media.get(path);
+    expect(drawn).toBe(1);
+  });
+
+  it("derives nothing without the hero of the same hash, nor for other paths", async () => {
+    const media = createMediaStore(createStorage(), () => "http://lp.test", deriveOgImage);
+    await media.put(`pages/p1/hero-${hash}.svg`, hero);
+    expect(await media.get("pages/p1/og-ffffffffffffffffffff.png")).toBeNull();
+    expect(await media.get(`pages/p2/og-${hash}.png`)).toBeNull();
+    expect(await media.get(`products/p1/og-${hash}.png`)).toBeNull();
   });
 });
 

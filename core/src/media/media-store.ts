@@ -5,11 +5,42 @@ import { mediaTypeFromKey } from "./sniff.js";
 const MEDIA_PATH = /^[a-z0-9_-]+(\/[A-Za-z0-9_-]+)*\/[A-Za-z0-9_-]+\.(png|jpg|gif|webp|avif|svg)$/;
 
 /**
- * Stored media (uploads and generated images), addressed by a path such as
- * `products/{productId}/{imageId}.png` and served at `{public_url}/media/{path}`.
+ * Makes the bytes of a media path that is drawn from other stored media on first request (null: not one of
+ * those, or its source is missing). `read` reads stored bytes.
  */
-export function createMediaStore(storage: Storage, publicUrl: () => string) {
+export type MediaDerivation = (path: string, read: (path: string) => Promise<Buffer | null>) => Promise<Uint8Array | null>;
+
+/**
+ * Stored media (uploads and generated images), addressed by a path such as
+ * `products/{productId}/{imageId}.png` and served at `{public_url}/media/{path}`. A path that is missing
+ * but can be derived (`derive`) is made once, stored, then served like any other.
+ */
+export function createMediaStore(storage: Storage, publicUrl: () => string, derive?: MediaDerivation) {
   const toKey = (path: string) => path.split("/").join(":");
+  const read = async (path: string): Promise<Buffer | null> => {
+    const raw = await storage.getItemRaw(toKey(path));
+    if (raw === null || raw === undefined) return null;
+    return Buffer.isBuffer(raw) ? raw : Buffer.from(raw as Uint8Array);
+  };
+  // Crawlers fetch a fresh preview image many at once: one drawing per path.
+  const deriving = new Map<string, Promise<Buffer | null>>();
+  const derived = (path: string): Promise<Buffer | null> => {
+    let pending = deriving.get(path);
+    if (!pending) {
+      pending = (async () => {
+        const bytes = await derive!(path, read).catch((error: unknown) => {
+          // Served as missing (404), never as a failed request; the next request tries again.
+          console.error(`[lp] could not draw ${path}:`, error);
+          return null;
+        });
+        if (!bytes) return null;
+        await storage.setItemRaw(toKey(path), Buffer.from(bytes));
+        return Buffer.from(bytes);
+      })().finally(() => deriving.delete(path));
+      deriving.set(path, pending);
+    }
+    return pending;
+  };
   return {
     /** True when `path` is shaped like a media path (checked before it becomes a storage key). */
     isValidPath: (path: string) => MEDIA_PATH.test(path),
@@ -20,10 +51,8 @@ export function createMediaStore(storage: Storage, publicUrl: () => string) {
     },
     async get(path: string): Promise<{ bytes: Buffer; mediaType: string } | null> {
       if (!MEDIA_PATH.test(path)) return null;
-      const raw = await storage.getItemRaw(toKey(path));
-      if (raw === null || raw === undefined) return null;
-      const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(raw as Uint8Array);
-      return { bytes, mediaType: mediaTypeFromKey(path) };
+      const bytes = (await read(path)) ?? (derive ? await derived(path) : null);
+      return bytes ? { bytes, mediaType: mediaTypeFromKey(path) } : null;
     },
     async removePrefix(prefix: string): Promise<void> {
       await removePrefix(storage, toKey(prefix));

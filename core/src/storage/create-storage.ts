@@ -2,9 +2,10 @@ import { join } from "node:path";
 import { createStorage, normalizeBaseKey, type Driver, type Storage } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
 import { fsDurableDriver } from "./fs-durable-driver.js";
+import { createRedisStores, type RedisStoreOptions } from "./redis-stores.js";
 
 /** The storage kinds `lp serve --storage` accepts. */
-export type StorageKind = "memory" | "fs";
+export type StorageKind = "memory" | "fs" | "redis";
 
 /** One write of a {@link Stores.batch}: a record to store, or (with `remove`) a key to delete. */
 export type BatchOp = { key: string; value: unknown } | { key: string; remove: true };
@@ -68,8 +69,16 @@ export function toStorage(driver: Driver): Storage {
   return storage;
 }
 
-/** Opens the stores of one kind. `dataDir` is required for `fs`. */
-export function createStores(kind: StorageKind, dataDir?: string): Stores {
+/**
+ * Opens the stores of one kind: `fs` needs a data directory, `redis` its URL (and optional key prefix);
+ * memory needs nothing.
+ */
+export function createStores(kind: StorageKind, where?: string | RedisStoreOptions): Stores {
+  if (kind === "redis") {
+    if (typeof where !== "object" || !where.url) throw new Error("redis storage needs a Redis URL");
+    return createRedisStores(where);
+  }
+  const dataDir = typeof where === "string" ? where : undefined;
   if (kind === "fs" && !dataDir) throw new Error("fs storage needs a data directory");
   const make = (sub: string): Storage =>
     toStorage(kind === "fs" ? fsDurableDriver({ base: join(dataDir!, sub) }) : memoryDriver());

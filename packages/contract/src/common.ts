@@ -33,6 +33,7 @@ export const ERROR_CODES = [
   "idempotency_key_reused",
   "rate_limited",
   "internal_error",
+  "service_unavailable",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

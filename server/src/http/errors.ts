@@ -20,6 +20,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   idempotency_key_reused: 422,
   rate_limited: 429,
   internal_error: 500,
+  service_unavailable: 503,
 };
 
 /** Extra headers some errors carry. */
@@ -28,6 +29,8 @@ function headersFor(error: LpError, plane: "account" | "app" | "admin" | "none")
     return { "www-authenticate": plane === "app" ? 'Basic realm="lp developer"' : 'Bearer realm="lp"' };
   }
   if (error.code === "idempotency_key_in_use") return { "retry-after": "1" };
+  // Redis unreachable or restarting: the same request can be sent again shortly.
+  if (error.code === "service_unavailable") return { "retry-after": "1" };
   if (error.code === "rate_limited") return { "retry-after": String(error.details?.retry_after_seconds ?? 1) };
   // The rest of the body is left unread: the connection cannot carry another request.
   if (error.code === "payload_too_large") return { connection: "close" };

@@ -29,6 +29,7 @@ const ERROR_STATUSES: Record<string, string> = {
   "413": "Payload too large",
   "415": "Unsupported media type",
   "422": "Idempotency key reused with another request",
+  "503": "Service unavailable (service_unavailable): the shared store (Redis) is down or restarting; send again after Retry-After",
 };
 
 /**

@@ -20,7 +20,7 @@ export const responseHeaderComponents = {
   },
   "WWW-Authenticate": { description: "The scheme to authenticate with", required: true, schema: { type: "string" } },
   "Retry-After": {
-    description: "Seconds to wait before sending again (a request with the same Idempotency-Key still running)",
+    description: "Seconds to wait before sending again (a request with the same Idempotency-Key still running, or the store unavailable)",
     schema: { type: "integer", minimum: 1 },
   },
   Allow: { description: "The methods this path takes", required: true, schema: { type: "string" } },

@@ -7,8 +7,10 @@ export function register(serve: Command): void {
     .description("Run the landing page service locally (API, admin API, media, builder, sites)")
     .option("--host <host>", "interface to bind", "127.0.0.1")
     .option("--port <port>", "port; 0 picks a free one", "4010")
-    .option("--storage <kind>", "fs or memory", "fs")
-    .option("--data-dir <dir>", "where fs storage and credentials.json live", ".lp")
+    .option("--storage <kind>", "fs, memory, or redis (state shared by every process on one Redis)", "fs")
+    .option("--redis-url <url>", "with --storage redis: the Redis to use, e.g. redis://127.0.0.1:6379/0 (default LP_REDIS_URL)")
+    .option("--redis-prefix <prefix>", "with --storage redis: put before every key, to share one Redis database", "lp:")
+    .option("--data-dir <dir>", "where fs storage and credentials.json live (with redis: credentials.json only)", ".lp")
     .option("--public-url <url>", "base of public addresses (media, builder, sites); default the listening URL")
     .option("--no-admin", "turn the /_admin API off")
     .option("--retry-schedule <list>", "webhook retry delays, e.g. 0,1s,2s")
@@ -28,6 +30,7 @@ export function register(serve: Command): void {
     "lp serve",
     "lp serve --storage memory --port 0 --write-env .lp.env --pid-file .lp.pid &   # both appear once ready",
     "until [ -s .lp.env ]; do sleep 0.2; done; set -a; . ./.lp.env; set +a   # later: kill \"$(cat .lp.pid)\"",
+    "lp serve --storage redis --redis-url redis://127.0.0.1:6379/0 --port 4011   # run several: one service",
     "LP_ADMIN_KEY=secret lp serve --seed --retry-schedule 0,1s,2s --deploy-delay 6s",
   ]).action(lazy(() => import("./serve.js")));
 }

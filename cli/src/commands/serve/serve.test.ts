@@ -15,7 +15,7 @@ describe("serve: parsing", () => {
     });
     expect(opts).toMatchObject({ port: 0, storage: "memory", admin: false, retrySchedule: [0, 1000, 2000], deployDelayMs: 6000, publicOnly: true, seed: true });
     expect(() => toOptions({ args: [], flags: { port: "70000", storage: "fs" } })).toThrow(/--port/);
-    expect(() => toOptions({ args: [], flags: { port: "1", storage: "redis" } })).toThrow(/--storage/);
+    expect(() => toOptions({ args: [], flags: { port: "1", storage: "sqlite" } })).toThrow(/--storage/);
   });
 
   it("takes --max-endpoints (default 100) as a positive integer", () => {

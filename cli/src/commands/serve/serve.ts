@@ -13,7 +13,10 @@ import { toRateLimit } from "./rate-limit-flag.js";
 export interface ServeCommandOptions {
   host: string;
   port: number;
-  storage: "fs" | "memory";
+  storage: "fs" | "memory" | "redis";
+  /** `--redis-url`; `LP_REDIS_URL` is read when the command runs. */
+  redisUrl?: string;
+  redisPrefix?: string;
   dataDir: string;
   publicUrl?: string;
   admin: boolean;
@@ -39,7 +42,9 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
   return {
     host: flags.host,
     port: toInt(flags.port, "--port", 0, 65_535)!,
-    storage: toChoice(flags.storage, "--storage", ["fs", "memory"] as const)!,
+    storage: toChoice(flags.storage, "--storage", ["fs", "memory", "redis"] as const)!,
+    redisUrl: flags.redisUrl === undefined ? undefined : toRedisUrl(flags.redisUrl),
+    redisPrefix: flags.redisPrefix === undefined ? undefined : toRedisPrefix(flags.redisPrefix),
     dataDir: flags.dataDir,
     publicUrl: flags.publicUrl,
     admin: flags.admin !== false,
@@ -56,6 +61,16 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
     pidFile: flags.pidFile,
     drainTimeoutMs: parseDuration(flags.drainTimeout ?? "10s", "--drain-timeout"),
   };
+}
+
+function toRedisUrl(text: string): string {
+  if (!/^rediss?:\/\/[^\s]+$/.test(text) || !URL.canParse(text)) throw new UsageError(`--redis-url: '${text}' must be a URL like redis://127.0.0.1:6379/0.`);
+  return text;
+}
+
+function toRedisPrefix(text: string): string {
+  if (!/^[A-Za-z0-9_.:-]{0,64}$/.test(text)) throw new UsageError(`--redis-prefix: '${text}' may hold letters, digits and _ . : - (at most 64).`);
+  return text;
 }
 
 /** The `KEY=value` lines of `--print-env`. */
@@ -84,10 +99,16 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
   const exposed = opts.admin && !server$.isLoopbackHost(opts.host);
   const exposure = opts.admin ? server$.toAdminExposureProblem(opts.host, adminKey) : null;
   if (exposure) throw new UsageError(exposure);
+  const redisUrl = opts.storage === "redis" ? (opts.redisUrl ?? (io.env.LP_REDIS_URL ? toRedisUrl(io.env.LP_REDIS_URL) : undefined)) : undefined;
+  if (opts.storage === "redis" && !redisUrl) {
+    throw new UsageError("--storage redis needs the Redis to share: --redis-url redis://127.0.0.1:6379/0 (or LP_REDIS_URL).");
+  }
   const server = await startServer({
     host: opts.host,
     port: opts.port,
     storage: opts.storage,
+    redisUrl,
+    redisPrefix: opts.redisPrefix,
     dataDir,
     publicUrl: opts.publicUrl,
     admin: opts.admin,
@@ -115,7 +136,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
   try {
     const credsPath = await writeCredentialsFile(dataDir, creds);
     const err = ctx.colors.err;
-    io.stderr.write(`${err.bold("lp serve")} listening on ${err.cyan(server.url)} (storage: ${opts.storage}${opts.storage === "fs" ? `, ${dataDir}` : ""})\n`);
+    io.stderr.write(`${err.bold("lp serve")} listening on ${err.cyan(server.url)} (storage: ${opts.storage}${opts.storage === "fs" ? `, ${dataDir}` : ""}${redisUrl ? `, ${server$.redactRedisUrl(redisUrl)} prefix ${opts.redisPrefix ?? "lp:"}` : ""})\n`);
     for (const notice of server.notices ?? []) io.stderr.write(`  ${notice}\n`);
     if (exposed) io.stderr.write(`  ${err.bold("warning:")} /_admin (which mints tokens) is reachable from the network on ${opts.host}; keep LP_ADMIN_KEY secret, or pass --no-admin\n`);
     if (opts.printEnv) io.stdout.write(toEnvLines(creds));

@@ -1,0 +1,85 @@
+import { Redis } from "ioredis";
+import { StorageUnavailableError } from "../errors.js";
+
+/** Options of {@link createRedisClient}. */
+export interface RedisClientOptions {
+  /** Names the client in the log line printed when Redis goes away (`data`, `media`...). */
+  name: string;
+  /** Where a lost or restored connection is reported; default stderr through console.error. */
+  log?: (line: string) => void;
+}
+
+// Server replies that mean "not now" rather than "wrong": Redis restarting, replaying its AOF, or a script
+// running too long. Anything else the server says is a real error (a bug), not an outage.
+const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
+
+// What ioredis says when a command meets no connection (closed, not writeable, timed out).
+const CONNECTION_MESSAGE = /Connection is closed|Stream isn't writeable|Command timed out|enableOfflineQueue|connect ETIMEDOUT|Connection lost/i;
+
+/** The URL without its password, for messages. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(invalid Redis URL)";
+  }
+}
+
+/**
+ * A client for lp's own commands (records, media, the change feed). Commands sent while the connection is
+ * down fail at once instead of queueing (no request waits on an outage), the connection is retried forever
+ * with a backoff capped at one second, and `error` events are logged once per outage, never thrown.
+ * Commands issued before the first connection wait for that first attempt only (each failed attempt fails
+ * the queued commands), so `lp serve` with a wrong URL or no Redis ends at once with a clear error.
+ */
+export function createRedisClient(url: string, options: RedisClientOptions): Redis {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const client = new Redis(url, {
+    enableOfflineQueue: true,
+    connectTimeout: 2_000,
+    commandTimeout: 10_000,
+    // Commands in flight when the connection drops are failed at the next close, not resent: the caller
+    // gets a 503 and retries (with its Idempotency-Key) instead of waiting on an outage of unknown length.
+    maxRetriesPerRequest: 0,
+    retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 5), 1_000),
+    connectionName: `lp-${options.name}`,
+  });
+  let connectedOnce = false;
+  let down = false;
+  client.on("ready", () => {
+    if (!connectedOnce) {
+      connectedOnce = true;
+      // From now on an outage fails commands at once (503) instead of queueing them.
+      client.options.enableOfflineQueue = false;
+    }
+    if (down) log(`[lp] redis (${options.name}): connection restored`);
+    down = false;
+  });
+  client.on("error", (error: Error) => {
+    if (!down) log(`[lp] redis (${options.name}) at ${redactRedisUrl(url)}: ${error.message}; retrying`);
+    down = true;
+  });
+  return client;
+}
+
+/** Whether an error from ioredis means Redis cannot serve now (as opposed to a rejected command). */
+export function isRedisUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === "ReplyError") return TRANSIENT_REPLY.test(error.message);
+  if (error.name === "MaxRetriesPerRequestError") return true;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTCONN)$/.test(code)) return true;
+  return CONNECTION_MESSAGE.test(error.message);
+}
+
+/** Runs a Redis call, turning an outage into {@link StorageUnavailableError}. */
+export async function redisCall<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isRedisUnavailable(error)) throw new StorageUnavailableError(undefined, { cause: error });
+    throw error;
+  }
+}

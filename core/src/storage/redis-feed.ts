@@ -1,0 +1,80 @@
+import type { Redis } from "ioredis";
+import type { ChangeFeed, RecordChange } from "./create-storage.js";
+import { redisCall } from "./redis-client.js";
+
+const ZERO = "0-0";
+const MAX_READ = 10_000;
+
+/** Stream ids `ms-seq` compared as numbers. */
+export function compareStreamIds(a: string, b: string): number {
+  const [am, as = "0"] = a.split("-");
+  const [bm, bs = "0"] = b.split("-");
+  const ms = BigInt(am!) - BigInt(bm!);
+  if (ms !== 0n) return ms < 0n ? -1 : 1;
+  const seq = BigInt(as) - BigInt(bs);
+  return seq === 0n ? 0 : seq < 0n ? -1 : 1;
+}
+
+const STREAM_ID = /^\d{1,20}-\d{1,20}$/;
+
+function parseValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The fields of an XINFO STREAM reply, flat [name, value, ...], as a map. */
+function toInfo(reply: unknown): Map<string, unknown> {
+  const info = new Map<string, unknown>();
+  const flat = reply as unknown[];
+  for (let i = 0; i + 1 < flat.length; i += 2) info.set(String(flat[i]), flat[i + 1]);
+  return info;
+}
+
+/**
+ * The change feed of a Redis store: the stream every write appends to in its own MULTI/EXEC (field `k` the
+ * key, `v` the stored text, or `d` for a removal), trimmed to about {@link FEED_MAXLEN} entries. A cursor
+ * is a stream id; reading is XRANGE after it (exclusive). `gap` is set when the stream was trimmed and the
+ * cursor is older than its first entry: entries the reader never saw are gone.
+ */
+export function redisChangeFeed(client: Redis, stream: string): ChangeFeed {
+  return {
+    head: () =>
+      redisCall(async () => {
+        const reply = await client.xinfo("STREAM", stream).catch((error: Error) => {
+          if (/no such key/i.test(error.message)) return null;
+          throw error;
+        });
+        if (!reply) return ZERO;
+        return String(toInfo(reply).get("last-generated-id") ?? ZERO);
+      }),
+    read: (cursor, limit = 1_000) =>
+      redisCall(async () => {
+        if (!STREAM_ID.test(cursor)) throw new Error(`Invalid change feed cursor: ${JSON.stringify(cursor)}`);
+        const count = Math.max(1, Math.min(MAX_READ, Math.floor(limit)));
+        // One round trip, one snapshot: whether the stream exists, its state, and the entries after the cursor.
+        const results = await client.multi().exists(stream).xinfo("STREAM", stream).xrange(stream, `(${cursor}`, "+", "COUNT", count).exec();
+        if (!results) throw new Error("Redis transaction was aborted");
+        const [[, exists], [infoError, infoReply], [rangeError, range]] = results as [Error | null, unknown][];
+        if (!exists) return { cursor, changes: [], gap: false };
+        if (infoError) throw infoError;
+        if (rangeError) throw rangeError;
+        const info = toInfo(infoReply);
+        const entries = range as [string, string[]][];
+        const length = Number(info.get("length") ?? 0);
+        const added = Number(info.get("entries-added") ?? length);
+        const first = info.get("first-entry") as [string, string[]] | null;
+        const trimmed = added > length;
+        const gap = trimmed && (first === null ? compareStreamIds(cursor, String(info.get("last-generated-id"))) < 0 : compareStreamIds(cursor, first[0]) < 0);
+        const changes: RecordChange[] = entries.map(([, fields]) => {
+          const map = new Map<string, string>();
+          for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i]!, fields[i + 1]!);
+          return { key: map.get("k") ?? "", value: map.has("d") ? null : parseValue(map.get("v") ?? "null") };
+        });
+        const last = entries.at(-1);
+        return { cursor: last ? last[0] : gap ? String(info.get("last-generated-id")) : cursor, changes: gap ? [] : changes, gap };
+      }),
+  };
+}

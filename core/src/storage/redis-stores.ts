@@ -1,0 +1,65 @@
+import { normalizeKey } from "unstorage";
+import type { BatchOp, Stores } from "./create-storage.js";
+import { toStorage } from "./create-storage.js";
+import { createRedisClient, redisCall } from "./redis-client.js";
+import { redisDriver } from "./redis-driver.js";
+import { redisChangeFeed } from "./redis-feed.js";
+import { checkKey, execOrThrow, queueRemove, queueSet, redisLayout, toStoredText } from "./redis-keys.js";
+
+/** Options of a Redis store (`lp serve --storage redis`). */
+export interface RedisStoreOptions {
+  /** `redis://[user:password@]host:port/db`. */
+  url: string;
+  /** Put before every key lp writes (default `lp:`), so several services can share one Redis database. */
+  prefix?: string;
+  /** About how many entries the change feed keeps (default 100000); small values are for tests of trimming. */
+  feedMaxLength?: number;
+  /** Where outages are reported; default stderr. */
+  log?: (line: string) => void;
+}
+
+/** The default key prefix of a Redis store. */
+export const DEFAULT_REDIS_PREFIX = "lp:";
+
+const PREFIX = /^[A-Za-z0-9_.:-]{0,64}$/;
+
+/**
+ * Records and media on one Redis, shared by every process that opens the same URL and prefix: records
+ * under `<prefix>d:`, media bytes under `<prefix>m:`, the change feed in `<prefix>changes`. Batches are
+ * one MULTI/EXEC. Media go through their own connection so a large image never delays a record read.
+ */
+export function createRedisStores(options: RedisStoreOptions): Stores {
+  const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
+  if (!PREFIX.test(prefix)) throw new Error(`Invalid Redis key prefix ${JSON.stringify(prefix)}: letters, digits, _ . : - only, at most 64`);
+  const dataClient = createRedisClient(options.url, { name: "data", log: options.log });
+  const mediaClient = createRedisClient(options.url, { name: "media", log: options.log });
+  const dataLayout = redisLayout(prefix, "d", true, options.feedMaxLength);
+  const data = toStorage(redisDriver({ client: dataClient, layout: dataLayout }));
+  const media = toStorage(redisDriver({ client: mediaClient, layout: redisLayout(prefix, "m", false) }));
+  let disposed = false;
+  return {
+    kind: "redis",
+    data,
+    media,
+    async batch(ops: readonly BatchOp[]) {
+      if (ops.length === 0) return;
+      const keys = ops.map((op) => checkKey(normalizeKey(op.key)));
+      await redisCall(async () => {
+        const multi = dataClient.multi();
+        ops.forEach((op, i) => {
+          if ("remove" in op) queueRemove(multi, dataLayout, keys[i]!);
+          else queueSet(multi, dataLayout, keys[i]!, toStoredText(op.value));
+        });
+        await execOrThrow(multi);
+      });
+    },
+    changes: redisChangeFeed(dataClient, dataLayout.feed!),
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      await Promise.all([data.dispose(), media.dispose()]);
+      // QUIT when connected (pending replies arrive first); a client that is down just stops retrying.
+      await Promise.all([dataClient, mediaClient].map((client) => (client.status === "ready" ? client.quit().catch(() => client.disconnect()) : client.disconnect())));
+    },
+  };
+}
