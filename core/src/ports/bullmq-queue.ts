@@ -1,5 +1,6 @@
 import { Queue, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
+import { redisCall } from "../storage/redis-client.js";
 import { logJobError, type JobData, type JobHandler, type JobQueue } from "./queue.js";
 
 /** Options of {@link createBullmqQueue}. */
@@ -112,7 +113,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
       // Reconnecting after an outage: wait a moment rather than fail a request Redis could take.
       if (producer.status !== "ready") await ready(producer, ADD_WAIT_MS);
       const key = jobId(name, id);
-      await q.add(name, data, { jobId: key });
+      // An outage is the request's 503 (service_unavailable), as for the store.
+      await redisCall(() => q.add(name, data, { jobId: key }));
       added.add(key);
     },
     async start() {

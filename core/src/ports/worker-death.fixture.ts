@@ -1,21 +1,20 @@
 /**
- * Child process of the worker-death suite: a core on a shared fs folder and a shared Redis queue that starts
+ * Child process of the worker-death suite: a core on a shared Redis (records and queue) that starts
  * a generation (or, for `deployment`, generates a page and starts its deployment) and parks it at its first
  * step pause, printing `{"parked": ...ids}` once it is there, then waits to be killed.
- * Usage: node --import tsx worker-death.fixture.ts <data-dir> <redis-url> <prefix> generation|deployment
+ * Usage: node --import tsx worker-death.fixture.ts <redis-url> <prefix> generation|deployment
  */
 import { createCore } from "../core.js";
 import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createStores } from "../storage/create-storage.js";
 
 if (process.argv[1]?.endsWith("worker-death.fixture.ts")) {
-  const [dir, url, prefix, kind] = process.argv.slice(2);
+  const [url, prefix, kind] = process.argv.slice(2);
   let park = false;
   let parked: (() => void) | null = null;
   const core = await createCore({
-    stores: createStores("fs", dir),
+    stores: createStores("redis", { url, prefix }),
     publicUrl: () => "http://lp.test",
-    redis: { url, prefix },
     // Steps pause only once parking is on; the pause never ends.
     sleep: () => (park ? (parked?.(), new Promise<void>(() => {})) : Promise.resolve()),
     delays: { generationStepMs: 1, deploymentStepMs: 1 },

@@ -1,7 +1,4 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createCore, type Core } from "../core.js";
@@ -18,19 +15,20 @@ if (!redisAvailable) console.warn(redisSkipReason("the worker-death suite"));
 /**
  * Two real processes on one shared queue: a child starts a slow generation or deployment and is SIGKILLed
  * in the middle; the surviving process (this one), with the queue's default lease settings, settles the
- * work as a restart would, without a restart. The records sit in a folder both processes open.
+ * work as a restart would, without a restart. Both keep their records on the same Redis.
  */
 describe.skipIf(!redisAvailable)("a process killed mid-work on a shared queue", () => {
   let redis: RedisServer;
-  const dirs: string[] = [];
   const cores: Core[] = [];
   let run = 0;
   beforeAll(async () => {
     redis = await startRedisServer();
   });
   afterEach(async () => {
-    for (const core of cores.splice(0)) await core.close();
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    for (const core of cores.splice(0)) {
+      await core.close();
+      await core.stores.dispose();
+    }
   });
   afterAll(async () => {
     await redis?.dispose();
@@ -38,10 +36,8 @@ describe.skipIf(!redisAvailable)("a process killed mid-work on a shared queue", 
 
   /** Starts the child, waits until its work is parked, and returns the ids it printed and how to kill it. */
   async function startChild(kind: "generation" | "deployment") {
-    const dir = mkdtempSync(join(tmpdir(), "lp-worker-death-"));
-    dirs.push(dir);
-    const prefix = `wd${++run}`;
-    const child = spawn(process.execPath, ["--import", "tsx", fixture, dir, redis.url, prefix, kind], { stdio: ["ignore", "pipe", "inherit"] });
+    const prefix = `wd${++run}:`;
+    const child = spawn(process.execPath, ["--import", "tsx", fixture, redis.url, prefix, kind], { stdio: ["ignore", "pipe", "inherit"] });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
     let out = "";
     const ids = await new Promise<Record<string, string>>((resolve, reject) => {
@@ -56,17 +52,16 @@ describe.skipIf(!redisAvailable)("a process killed mid-work on a shared queue", 
       child.kill("SIGKILL");
       expect(await exited).toBe("SIGKILL");
     };
-    return { dir, prefix, ids, kill };
+    return { prefix, ids, kill };
   }
 
-  /** The surviving process: a core on the same folder and queue, recording the events it emits. */
-  async function survivor(dir: string, prefix: string) {
+  /** The surviving process: a core on the same Redis, recording the events it emits. */
+  async function survivor(prefix: string) {
     const events: DomainEvent[] = [];
     let seen: ((e: DomainEvent) => void) | null = null;
     const core = await createCore({
-      stores: createStores("fs", dir),
+      stores: createStores("redis", { url: redis.url, prefix }),
       publicUrl: () => "http://lp.test",
-      redis: { url: redis.url, prefix },
       events: {
         emit: async (e) => {
           events.push(e);
@@ -92,7 +87,7 @@ describe.skipIf(!redisAvailable)("a process killed mid-work on a shared queue", 
 
   it("fails its generation job worker_terminated at its step and emits page.generation_failed", { timeout: 60_000 }, async () => {
     const child = await startChild("generation");
-    const { core, events, awaitEvent } = await survivor(child.dir, child.prefix);
+    const { core, events, awaitEvent } = await survivor(child.prefix);
     // Start-time recovery leaves alone what a live process holds.
     expect(await core.pages.getJob("acct_dev", child.ids.job_id)).toMatchObject({ status: "processing" });
     expect(events).toEqual([]);
@@ -112,7 +107,7 @@ describe.skipIf(!redisAvailable)("a process killed mid-work on a shared queue", 
   it("fails its deployment worker_terminated at its step, emits deployment.failed, and frees the page", { timeout: 60_000 }, async () => {
     const child = await startChild("deployment");
     const { page_id: pageId, deployment_id: deploymentId } = child.ids;
-    const { core, events, awaitEvent } = await survivor(child.dir, child.prefix);
+    const { core, events, awaitEvent } = await survivor(child.prefix);
     expect(await core.deployments.get("acct_dev", pageId, deploymentId)).toMatchObject({ status: "deploying" });
     expect(events).toEqual([]);
 

@@ -43,6 +43,8 @@ export interface Stores {
   batch(ops: readonly BatchOp[]): Promise<void>;
   /** Present on stores that several processes share. */
   changes?: ChangeFeed;
+  /** Where a Redis store lives: the background queue (BullMQ) connects to the same Redis, under the same prefix. */
+  redis?: { url: string; prefix: string };
   dispose(): Promise<void>;
 }
 

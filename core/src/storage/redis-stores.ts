@@ -54,6 +54,7 @@ export function createRedisStores(options: RedisStoreOptions): Stores {
       });
     },
     changes: redisChangeFeed(dataClient, dataLayout.feed!),
+    redis: { url: options.url, prefix },
     async dispose() {
       if (disposed) return;
       disposed = true;
