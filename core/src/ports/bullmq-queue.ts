@@ -37,6 +37,8 @@ const RETRY_DELAY_MS = 1000;
 const ADD_WAIT_MS = 500;
 // How long closing waits for BullMQ to record the outcomes of this process's last runs.
 const CLOSE_WAIT_MS = 2000;
+// Size of the set of jobs added here at which the finished ones are looked up and forgotten.
+const FORGET_AT = 256;
 
 /**
  * A {@link JobQueue} on BullMQ, shared by every process on one Redis: one Queue (adds) and one Worker (runs)
@@ -65,12 +67,13 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     wake = null;
   };
 
-  // Adds fail fast while Redis is down (no offline queue); the worker's client retries for ever.
-  const producer = watch(new Redis(options.url, { maxRetriesPerRequest: null, enableOfflineQueue: false, lazyConnect: true }), "queue", log);
+  // Adds fail fast while Redis is down (no offline queue, no resending); the worker's client retries for ever.
+  const producer = watch(new Redis(options.url, { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true }), "queue", log);
   const consumer = watch(new Redis(options.url, { maxRetriesPerRequest: null, lazyConnect: true }), "worker", log);
   let queue: Queue | null = null;
   let worker: Worker | null = null;
   let closing: Promise<void> | null = null;
+  let forgetting: Promise<void> | null = null;
 
   const jobId = (name: string, id: string) => `${name}-${id}`;
   const labelOf = (job: Job) => `${job.name} ${job.id?.slice(job.name.length + 1) ?? "?"}`;
@@ -98,6 +101,15 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     }
   }
 
+  /** Drops from `added` the jobs Redis says are finished (run by another process); unreachable: keeps them. */
+  async function forgetFinished() {
+    for (const key of [...added]) {
+      if (running.has(key)) continue;
+      const state = await queue?.getJobState(key).catch(() => "active");
+      if (!state || !LIVE_STATES.has(state)) added.delete(key);
+    }
+  }
+
   function requireQueue(): Queue {
     if (!queue) throw new Error("the background queue is not started");
     return queue;
@@ -116,6 +128,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
       // An outage is the request's 503 (service_unavailable), as for the store.
       await redisCall(() => q.add(name, data, { jobId: key }));
       added.add(key);
+      // Jobs run by other processes finish unseen here: forget them now and then so the set stays small.
+      if (added.size >= FORGET_AT && !forgetting) forgetting = forgetFinished().finally(() => (forgetting = null));
     },
     async start() {
       await Promise.all([producer.connect(), consumer.connect()]);
@@ -159,12 +173,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     async onIdle() {
       for (;;) {
         await Promise.all([...running.values()].map((r) => r.done));
-        for (const key of [...added]) {
-          if (running.has(key)) continue;
-          // Run by another process: ask Redis. Unreachable: wait and ask again.
-          const state = await queue?.getJobState(key).catch(() => "active");
-          if (!state || !LIVE_STATES.has(state)) added.delete(key);
-        }
+        await forgetFinished();
         if (added.size === 0 && running.size === 0) return;
         await new Promise<void>((resolve) => {
           wake = resolve;
