@@ -34,7 +34,9 @@ const LIVE_STATES = new Set(["waiting", "active", "delayed", "prioritized", "wai
 // While Redis is unreachable a worker retries this often (BullMQ's default waits 15 s after Redis is back).
 const RETRY_DELAY_MS = 1000;
 // How long an add waits for a reconnecting client before the request fails (503).
-const ADD_WAIT_MS = 500;
+const ADD_WAIT_MS = 1000;
+// Reconnection attempts: quick at first, then every second (ioredis's default backs off to 2 s).
+const retryStrategy = (times: number) => Math.min(50 * 2 ** Math.min(times, 5), 1000);
 // How long closing waits for BullMQ to record the outcomes of this process's last runs.
 const CLOSE_WAIT_MS = 2000;
 // Size of the set of jobs added here at which the finished ones are looked up and forgotten.
@@ -68,8 +70,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
   };
 
   // Adds fail fast while Redis is down (no offline queue, no resending); the worker's client retries for ever.
-  const producer = watch(new Redis(options.url, { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true }), "queue", log);
-  const consumer = watch(new Redis(options.url, { maxRetriesPerRequest: null, lazyConnect: true }), "worker", log);
+  const producer = watch(new Redis(options.url, { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, retryStrategy }), "queue", log);
+  const consumer = watch(new Redis(options.url, { maxRetriesPerRequest: null, lazyConnect: true, retryStrategy }), "worker", log);
   let queue: Queue | null = null;
   let worker: Worker | null = null;
   let closing: Promise<void> | null = null;
@@ -82,10 +84,12 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     const handler = handlers.get(job.name);
     if (!handler) throw new Error(`no handler for background job ${job.name}`);
     const label = labelOf(job);
+    // Started before (its worker died holding it, or the run threw): settle, do not start over.
+    const resumed = job.attemptsStarted > 1;
+    if (resumed) log(`[lp] background ${label}: its first run did not finish (its process stopped?); settling it`);
     const done = (async () => {
       try {
-        // Started before (its worker died holding it, or the run threw): settle, do not start over.
-        await handler(job.data as JobData, { resumed: job.attemptsStarted > 1 });
+        await handler(job.data as JobData, { resumed });
       } catch (error) {
         onError(label, error);
         throw error;
@@ -142,7 +146,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
           removeOnComplete: true,
           removeOnFail: { age: 24 * 3600, count: 1000 },
           // A run that throws (its storage went away mid-step) is run again, resumed, to settle it.
-          attempts: 3,
+          attempts: 5,
           backoff: { type: "exponential", delay: 1000 },
         },
       });
