@@ -101,9 +101,15 @@ export async function createCore(deps: CoreDeps) {
   // Endpoints load first: the recoveries below may emit events that must fan out to them.
   await webhooks.start();
   // Jobs of a shared queue may start now (their handlers are registered); recovery settles only what no live process holds.
-  await queue.start();
-  await pages.recover();
-  await deployments.recover();
+  try {
+    await queue.start();
+    await pages.recover();
+    await deployments.recover();
+  } catch (error) {
+    // A core that does not open leaves no worker running nor client retrying.
+    await queue.close().catch(() => {});
+    throw error;
+  }
 
   return {
     clock,

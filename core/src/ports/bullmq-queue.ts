@@ -63,10 +63,11 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
   // Jobs this process added that are not known to be finished, and the runs it has in hand.
   const added = new Set<string>();
   const running = new Map<string, { label: string; done: Promise<void> }>();
-  let wake: (() => void) | null = null;
+  // onIdle calls waiting for the next finished run (or their next look at Redis).
+  const waiters = new Set<() => void>();
   const notify = () => {
-    wake?.();
-    wake = null;
+    for (const wake of waiters) wake();
+    waiters.clear();
   };
 
   // Adds fail fast while Redis is down (no offline queue, no resending); the worker's client retries for ever.
@@ -114,6 +115,42 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     }
   }
 
+  /** Connects, then opens the Queue and the Worker. */
+  async function open() {
+    await Promise.all([producer.connect(), consumer.connect()]);
+    queue = new Queue(QUEUE, {
+      connection: producer,
+      prefix,
+      // BullMQ's event stream, which nothing here reads: kept short.
+      streams: { events: { maxLen: 1000 } },
+      defaultJobOptions: {
+        removeOnComplete: true,
+        removeOnFail: { age: 24 * 3600, count: 1000 },
+        // A run that throws (its storage went away mid-step) is run again, resumed, to settle it.
+        attempts: 5,
+        backoff: { type: "exponential", delay: 1000 },
+      },
+    });
+    queue.on("error", (error) => reportOther("queue", error, log));
+    await queue.waitUntilReady();
+    worker = new Worker(QUEUE, run, {
+      connection: consumer,
+      prefix,
+      concurrency,
+      lockDuration,
+      stalledInterval,
+      // A job found stalled again after it was resumed still gets a run that settles it.
+      maxStalledCount: 3,
+      runRetryDelay: RETRY_DELAY_MS,
+    });
+    worker.on("error", (error) => reportOther("worker", error, log));
+    worker.on("completed", (job) => {
+      added.delete(job.id!);
+      notify();
+    });
+    await worker.waitUntilReady();
+  }
+
   function requireQueue(): Queue {
     if (!queue) throw new Error("the background queue is not started");
     return queue;
@@ -129,45 +166,29 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
       // Reconnecting after an outage: wait a moment rather than fail a request Redis could take.
       if (producer.status !== "ready") await ready(producer, ADD_WAIT_MS);
       const key = jobId(name, id);
-      // An outage is the request's 503 (service_unavailable), as for the store.
-      await redisCall(() => q.add(name, data, { jobId: key }));
+      // Tracked before it exists: this process's worker may finish it before `add` returns.
       added.add(key);
+      try {
+        // An outage is the request's 503 (service_unavailable), as for the store.
+        await redisCall(() => q.add(name, data, { jobId: key }));
+      } catch (error) {
+        added.delete(key);
+        throw error;
+      }
       // Jobs run by other processes finish unseen here: forget them now and then so the set stays small.
       if (added.size >= FORGET_AT && !forgetting) forgetting = forgetFinished().finally(() => (forgetting = null));
     },
     async start() {
-      await Promise.all([producer.connect(), consumer.connect()]);
-      queue = new Queue(QUEUE, {
-        connection: producer,
-        prefix,
-        // BullMQ's event stream, which nothing here reads: kept short.
-        streams: { events: { maxLen: 1000 } },
-        defaultJobOptions: {
-          removeOnComplete: true,
-          removeOnFail: { age: 24 * 3600, count: 1000 },
-          // A run that throws (its storage went away mid-step) is run again, resumed, to settle it.
-          attempts: 5,
-          backoff: { type: "exponential", delay: 1000 },
-        },
-      });
-      queue.on("error", (error) => reportOther("queue", error, log));
-      await queue.waitUntilReady();
-      worker = new Worker(QUEUE, run, {
-        connection: consumer,
-        prefix,
-        concurrency,
-        lockDuration,
-        stalledInterval,
-        // A job found stalled again after it was resumed still gets a run that settles it.
-        maxStalledCount: 3,
-        runRetryDelay: RETRY_DELAY_MS,
-      });
-      worker.on("error", (error) => reportOther("worker", error, log));
-      worker.on("completed", (job) => {
-        added.delete(job.id!);
-        notify();
-      });
-      await worker.waitUntilReady();
+      try {
+        await open();
+      } catch (error) {
+        // Not started (Redis unreachable at start): no client may keep retrying and hold the process open.
+        void worker?.close(true).catch(() => {});
+        void queue?.close().catch(() => {});
+        producer.disconnect();
+        consumer.disconnect();
+        throw error;
+      }
     },
     async abandoned(name, id, since) {
       if (now().getTime() - since.getTime() < graceMs) return false;
@@ -180,8 +201,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
         await forgetFinished();
         if (added.size === 0 && running.size === 0) return;
         await new Promise<void>((resolve) => {
-          wake = resolve;
-          setTimeout(notify, 50);
+          waiters.add(resolve);
+          setTimeout(() => waiters.delete(resolve) && resolve(), 50);
         });
       }
     },
