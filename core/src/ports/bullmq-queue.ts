@@ -62,7 +62,10 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
   const handlers = new Map<string, JobHandler>();
   // Jobs this process added that are not known to be finished, and the runs it has in hand.
   const added = new Set<string>();
-  const running = new Map<string, { label: string; done: Promise<void> }>();
+  // Keyed by run: a job taken away from this process may be run here again while its first run winds down.
+  const running = new Map<number, { jobId: string; label: string; done: Promise<void>; hold: AbortController }>();
+  let runs = 0;
+  const isRunning = (jobId: string) => [...running.values()].some((r) => r.jobId === jobId);
   // onIdle calls waiting for the next finished run (or their next look at Redis).
   const waiters = new Set<() => void>();
   const notify = () => {
@@ -88,20 +91,22 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     // Started before (its worker died holding it, or the run threw): settle, do not start over.
     const resumed = job.attemptsStarted > 1;
     if (resumed) log(`[lp] background ${label}: its first run did not finish (its process stopped?); settling it`);
+    const hold = new AbortController();
     const done = (async () => {
       try {
-        await handler(job.data as JobData, { resumed });
+        await handler(job.data as JobData, { resumed, signal: hold.signal });
       } catch (error) {
         onError(label, error);
         throw error;
       }
     })();
-    running.set(job.id!, { label, done: done.catch(() => {}) });
+    const key = runs++;
+    running.set(key, { jobId: job.id!, label, done: done.catch(() => {}), hold });
     try {
       await done;
     } finally {
       // Still in `added` until Redis has it completed (the worker's `completed` event, or onIdle asking).
-      running.delete(job.id!);
+      running.delete(key);
       notify();
     }
   }
@@ -109,7 +114,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
   /** Drops from `added` the jobs Redis says are finished (run by another process); unreachable: keeps them. */
   async function forgetFinished() {
     for (const key of [...added]) {
-      if (running.has(key)) continue;
+      if (isRunning(key)) continue;
       const state = await queue?.getJobState(key).catch(() => "active");
       if (!state || !LIVE_STATES.has(state)) added.delete(key);
     }
@@ -144,6 +149,14 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
       runRetryDelay: RETRY_DELAY_MS,
     });
     worker.on("error", (error) => reportOther("worker", error, log));
+    // Redis says the lock is gone (an outage outlasted it): another process may be settling the job.
+    worker.on("lockRenewalFailed", (jobIds) => {
+      for (const run of running.values()) {
+        if (!jobIds.includes(run.jobId) || run.hold.signal.aborted) continue;
+        log(`[lp] background ${run.label}: this process lost its hold on the job; stopping its run`);
+        run.hold.abort();
+      }
+    });
     worker.on("completed", (job) => {
       added.delete(job.id!);
       notify();
@@ -207,7 +220,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
       }
     },
     get pending() {
-      return new Set([...added, ...running.keys()]).size;
+      return new Set([...added, ...[...running.values()].map((r) => r.jobId)]).size;
     },
     names: () => [...running.values()].map((r) => r.label),
     close() {
@@ -264,7 +277,9 @@ const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_
 
 /** Reports an error of the queue or worker that is not connection trouble. */
 function reportOther(role: string, error: unknown, log: (line: string) => void) {
-  if (!CONNECTION_ERROR.test(describe(error))) log(`[lp] background ${role}: ${describe(error)}`);
+  const message = describe(error);
+  // A lost lock is reported with the job's name by the `lockRenewalFailed` handler.
+  if (!CONNECTION_ERROR.test(message) && !message.startsWith("could not renew lock")) log(`[lp] background ${role}: ${message}`);
 }
 
 function describe(error: unknown): string {

@@ -11,6 +11,18 @@ export interface JobContext {
    * starting it over.
    */
   resumed: boolean;
+  /**
+   * Aborted when this process no longer holds the job: a shared queue could not renew its lock (Redis was away
+   * longer than the lock), so another process may be settling it. The run stops before its next write.
+   */
+  signal: AbortSignal;
+}
+
+/** Thrown inside a run whose job was taken away from this process (see {@link JobContext.signal}). */
+export class HoldLost extends Error {
+  constructor() {
+    super("this process no longer holds the job");
+  }
 }
 
 /** Runs the jobs of one name. Its failure is reported to the queue's `onError`, never thrown at the caller of `add`. */
@@ -62,6 +74,8 @@ export function createLocalQueue(options: LocalQueueOptions = {}): JobQueue {
   const queue = new PQueue({ concurrency: options.concurrency ?? 8 });
   const onError = options.onError ?? logJobError;
   const handlers = new Map<string, JobHandler>();
+  // One process: a job is never taken away from it.
+  const held = new AbortController().signal;
   // A multiset of labels: two jobs may share one.
   const live = new Map<number, string>();
   let next = 0;
@@ -77,7 +91,7 @@ export function createLocalQueue(options: LocalQueueOptions = {}): JobQueue {
       const key = next++;
       live.set(key, label);
       queue
-        .add(() => handler(data, { resumed: false }))
+        .add(() => handler(data, { resumed: false, signal: held }))
         .catch((error: unknown) => onError(label, error))
         .finally(() => live.delete(key));
       return Promise.resolve();
