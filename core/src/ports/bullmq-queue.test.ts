@@ -103,7 +103,7 @@ describe.skipIf(!redisAvailable)("the BullMQ queue", () => {
     await survivor.start();
     child.kill("SIGKILL");
     expect(await exited).toBe("SIGKILL");
-    await expect(resumed.promise).resolves.toEqual({ data: { id: "w1" }, context: { resumed: true } });
+    await expect(resumed.promise).resolves.toMatchObject({ data: { id: "w1" }, context: { resumed: true } });
   });
 
   it("with Redis down, refuses new jobs at once and pauses; once Redis is back it runs what was waiting, without a crash", { timeout: 30_000 }, async () => {
