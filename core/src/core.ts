@@ -30,6 +30,8 @@ export interface CoreDeps {
   ids?: IdSource;
   lock?: Lock;
   queue?: JobQueue;
+  /** The shared Redis of a cluster: background work goes on BullMQ there instead of an in-process queue. */
+  redis?: { url: string; prefix: string };
   events?: EventSink;
   /** Writes page copy; the offline template generator by default. */
   generator?: Generator;
@@ -62,8 +64,9 @@ export async function createCore(deps: CoreDeps) {
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? cryptoIds;
   const lock = deps.lock ?? createLocalLock();
+  const sharedRedis = deps.redis ?? deps.stores.redis;
   // On a Redis store, background work goes on BullMQ on the same Redis, shared by every process.
-  const queue = deps.queue ?? (deps.stores.kind === "redis" && deps.stores.redis ? await openSharedQueue(deps.stores.redis, clock) : createLocalQueue());
+  const queue = deps.queue ?? (deps.stores.kind === "redis" && sharedRedis ? await openSharedQueue(sharedRedis, clock) : createLocalQueue());
   const storage = deps.stores.data;
   const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids));
   const indexes = new IndexRegistry(storage);

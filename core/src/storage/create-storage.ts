@@ -43,7 +43,7 @@ export interface Stores {
   batch(ops: readonly BatchOp[]): Promise<void>;
   /** Present on stores that several processes share. */
   changes?: ChangeFeed;
-  /** Where a Redis store lives: the background queue (BullMQ) connects to the same Redis, under the same prefix. */
+  /** The Redis a shared store lives on, for the parts that coordinate on it too (the lock). */
   redis?: { url: string; prefix: string };
   dispose(): Promise<void>;
 }
