@@ -2,6 +2,7 @@ import type { DeployErrorCode } from "@lp/contract";
 import type { Storage } from "unstorage";
 import { toTimestamp, type Clock } from "../deps.js";
 import type { PagesService } from "../pages/pages-service.js";
+import { StorageUnavailableError } from "../errors.js";
 import { HoldLost } from "../ports/queue.js";
 import { renderPage } from "../render/render-page.js";
 import type { DeploymentStore } from "./deployment-store.js";
@@ -67,6 +68,8 @@ export async function runDeployment(deps: DeployRunDeps, initial: DeploymentReco
   } catch (error) {
     // Another process settles the deployment now: nothing more is written from here.
     if (error instanceof HoldLost) return;
+    // The shared store is away: nothing can be recorded now; the queue runs it again, resumed, once it is back.
+    if (error instanceof StorageUnavailableError) throw error;
     const failure = error instanceof DeployFailure ? error : new DeployFailure("render_failed", "The deployment failed unexpectedly.");
     if (!(error instanceof DeployFailure)) console.error(`[lp] deployment ${d.id} failed:`, error);
     const current = await deps.store.read(d);

@@ -6,6 +6,7 @@ import type { Generator } from "../generation/generation-input.js";
 import { storePageImages } from "../generation/page-images.js";
 import type { MediaStore } from "../media/media-store.js";
 import { toProductSnapshot } from "../products/product-view.js";
+import { StorageUnavailableError } from "../errors.js";
 import { HoldLost } from "../ports/queue.js";
 import type { ProductsService } from "../products/products-service.js";
 import { defaultTheme, type GlobalTheme } from "../render/theme.js";
@@ -136,6 +137,8 @@ export async function runGeneration(deps: GenerationDeps, initial: JobRecord, si
   } catch (error) {
     // Another process settles the job now: nothing more is written from here.
     if (error instanceof HoldLost) return;
+    // The shared store is away: nothing can be recorded now; the queue runs the job again, resumed, once it is back.
+    if (error instanceof StorageUnavailableError) throw error;
     const failure = error instanceof JobFailure ? error : new JobFailure("internal_error", "The generation pipeline failed unexpectedly.");
     if (!(error instanceof JobFailure)) console.error(`[lp] generation job ${job.job_id} failed:`, error);
     job = { ...job, status: "failed", error: { code: failure.code, message: failure.message }, updated_at: toTimestamp(deps.clock.now()) };

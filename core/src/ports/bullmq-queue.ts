@@ -1,5 +1,6 @@
 import { Queue, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
+import { isLpError } from "../errors.js";
 import { redisCall } from "../storage/redis-client.js";
 import { logJobError, type JobData, type JobHandler, type JobQueue } from "./queue.js";
 
@@ -90,13 +91,15 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     const label = labelOf(job);
     // Started before (its worker died holding it, or the run threw): settle, do not start over.
     const resumed = job.attemptsStarted > 1;
-    if (resumed) log(`[lp] background ${label}: its first run did not finish (its process stopped?); settling it`);
+    if (resumed) log(`[lp] background ${label}: an earlier run did not finish (its process stopped, or Redis went away); settling it`);
     const hold = new AbortController();
     const done = (async () => {
       try {
         await handler(job.data as JobData, { resumed, signal: hold.signal });
       } catch (error) {
-        onError(label, error);
+        // An outage is reported once by the clients; the retry settles the job.
+        if (isLpError(error) && error.code === "service_unavailable") log(`[lp] background ${label}: Redis unavailable during the run; it is settled once Redis is back`);
+        else onError(label, error);
         throw error;
       }
     })();
