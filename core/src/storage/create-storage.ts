@@ -36,7 +36,7 @@ export interface Stores {
   data: Storage;
   media: Storage;
   /**
-   * Applies several writes to `data` as one change: on a shared store (Redis) atomically (MULTI/EXEC), so no
+   * Applies several writes to `data` as one change: on a shared store (Redis) atomically (MULTI/EXEC or one script), so no
    * process ever sees some of them without the others; on memory and fs in order, each write durable before
    * the next (crash recovery of a torn batch is the job of the journal of the aggregate that wrote it).
    */

@@ -9,9 +9,9 @@ export interface RedisClientOptions {
   log?: (line: string) => void;
 }
 
-// Server replies that mean "not now" rather than "wrong": Redis restarting, replaying its AOF, or a script
-// running too long. Anything else the server says is a real error (a bug), not an outage.
-const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
+// Server replies that mean "not now" rather than "wrong": Redis restarting, replaying its AOF, a script
+// running too long, or full (`maxmemory` with `noeviction`). Anything else it says is a bug, not an outage.
+const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|OOM)\b/;
 
 // What ioredis says when a command meets no connection (closed, not writeable, timed out).
 const CONNECTION_MESSAGE = /Connection is closed|Stream isn't writeable|Command timed out|enableOfflineQueue|connect ETIMEDOUT|Connection lost/i;
@@ -57,16 +57,21 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     if (down) log(`[lp] redis (${options.name}): connection restored`);
     down = false;
   });
-  client.on("error", (error: Error) => {
-    if (!down) log(`[lp] redis (${options.name}) at ${redactRedisUrl(url)}: ${error.message}; retrying`);
+  const lost = (why: string) => {
+    if (!down) log(`[lp] redis (${options.name}) at ${redactRedisUrl(url)}: ${why}; retrying`);
     down = true;
-  });
+  };
+  client.on("error", (error: Error) => lost(error.message));
+  // A drop that is not an error (the server closed the socket) is an outage too; a quit never reconnects.
+  client.on("reconnecting", () => lost("connection lost"));
   return client;
 }
 
 /** Whether an error from ioredis means Redis cannot serve now (as opposed to a rejected command). */
 export function isRedisUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  // A MULTI refused as a whole carries what refused its commands (OOM when Redis is full).
+  if (/^EXECABORT/.test(error.message)) return ((error as { previousErrors?: unknown[] }).previousErrors ?? []).some(isRedisUnavailable);
   if (error.name === "ReplyError") return TRANSIENT_REPLY.test(error.message);
   if (error.name === "MaxRetriesPerRequestError") return true;
   const code = (error as NodeJS.ErrnoException).code;

@@ -1,8 +1,9 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
+import { StorageUnavailableError } from "../errors.js";
 import { createStores, toStorage } from "./create-storage.js";
-import { createRedisClient } from "./redis-client.js";
+import { createRedisClient, redactRedisUrl } from "./redis-client.js";
 import { redisDriver } from "./redis-driver.js";
 import { redisLayout } from "./redis-keys.js";
 import { testStorageDriver } from "./storage-contract.js";
@@ -88,6 +89,32 @@ describe.skipIf(!redisAvailable)("Redis storage", () => {
       } finally {
         await stores.dispose();
       }
+    });
+
+    it("a full Redis (maxmemory, noeviction) is unavailable, not a bug: StorageUnavailableError, then writes again", async () => {
+      const stores = createStores("redis", { url: server.url, prefix: `o${++counter}:` });
+      const admin = new Redis(server.url);
+      try {
+        await stores.data.setItem("kept:one", { v: 1 });
+        await admin.config("SET", "maxmemory-policy", "noeviction");
+        await admin.config("SET", "maxmemory", "1");
+        await expect(stores.data.setItem("kept:two", { v: 2 })).rejects.toBeInstanceOf(StorageUnavailableError);
+        await expect(stores.batch([{ key: "kept:three", value: 3 }])).rejects.toMatchObject({ code: "service_unavailable" });
+        expect(await stores.data.getItem("kept:one")).toEqual({ v: 1 });
+        await admin.config("SET", "maxmemory", "0");
+        await stores.data.setItem("kept:two", { v: 2 });
+        expect((await stores.data.getKeys("kept")).sort()).toEqual(["kept:one", "kept:two"]);
+      } finally {
+        await admin.config("SET", "maxmemory", "0");
+        admin.disconnect();
+        await stores.dispose();
+      }
+    });
+
+    it("names a Redis without its password", () => {
+      expect(redactRedisUrl("redis://user:s3cret@10.0.0.2:6380/1")).toBe("redis://user:***@10.0.0.2:6380/1");
+      expect(redactRedisUrl("redis://127.0.0.1:6379/0")).toBe("redis://127.0.0.1:6379/0");
+      expect(redactRedisUrl("not a url")).toBe("(invalid Redis URL)");
     });
 
     it("needs a URL, and refuses a prefix with odd characters", () => {

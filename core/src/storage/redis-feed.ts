@@ -34,7 +34,7 @@ function toInfo(reply: unknown): Map<string, unknown> {
 }
 
 /**
- * The change feed of a Redis store: the stream every write appends to in its own MULTI/EXEC (field `k` the
+ * The change feed of a Redis store: the stream every write appends to in its own atomic script run (field `k` the
  * key, `v` the stored text, or `d` for a removal), trimmed to about {@link FEED_MAXLEN} entries. A cursor
  * is a stream id; reading is XRANGE after it (exclusive). `gap` is set when the stream was trimmed and the
  * cursor is older than its first entry: entries the reader never saw are gone.

@@ -1,4 +1,4 @@
-import type { ChainableCommander } from "ioredis";
+import type { Redis } from "ioredis";
 
 const SEGMENT = /^[A-Za-z0-9_.-]+$/;
 
@@ -6,13 +6,15 @@ const SEGMENT = /^[A-Za-z0-9_.-]+$/;
 export const FEED_MAXLEN = 100_000;
 
 /**
- * Where one store lives in Redis: `<prefix><ns>:<key>` holds a record, `<prefix><ns>k:<parent>` the set of
- * the full keys under `<parent>` (every ancestor of a key has its set, the root's is `<prefix><ns>k:`), so
- * listing a prefix reads one set instead of scanning the keyspace.
+ * Where one store lives in Redis, under `<prefix><ns>`: a record at `<prefix><ns>:<key>`; the keys directly
+ * under a parent in the set `<prefix><ns>l:<parent>` (leaves) and the parents directly under it that have keys
+ * below them in `<prefix><ns>b:<parent>` (branches; the root is the empty parent). Listing a prefix walks
+ * those sets down from it, one round trip per level, never `KEYS` or a scan of the keyspace.
  */
 export interface RedisLayout {
-  record(key: string): string;
-  children(parent: string): string;
+  records: string;
+  leaves: string;
+  branches: string;
   /** The change feed stream, or null for a store that has none (media). */
   feed: string | null;
   /** About how many entries the feed keeps (`MAXLEN ~`). */
@@ -22,10 +24,11 @@ export interface RedisLayout {
 /** The layout of namespace `ns` ("d" for records, "m" for media) under `prefix`. */
 export function redisLayout(prefix: string, ns: string, feed: boolean, feedMaxLength = FEED_MAXLEN): RedisLayout {
   return {
-    feedMaxLength,
-    record: (key) => `${prefix}${ns}:${key}`,
-    children: (parent) => `${prefix}${ns}k:${parent}`,
+    records: `${prefix}${ns}:`,
+    leaves: `${prefix}${ns}l:`,
+    branches: `${prefix}${ns}b:`,
     feed: feed ? `${prefix}changes` : null,
+    feedMaxLength,
   };
 }
 
@@ -41,38 +44,90 @@ export function checkKey(key: string): string {
   return key;
 }
 
-/** The parents of `a:b:c`: "", "a", "a:b". */
-export function parentsOf(key: string): string[] {
-  const parts = key.split(":");
-  const parents = [""];
-  for (let i = 1; i < parts.length; i++) parents.push(parts.slice(0, i).join(":"));
-  return parents;
-}
-
 /** The text a value is stored as, as unstorage's own `setItem` makes it. */
 export function toStoredText(value: unknown): string {
   if (value === null || ["string", "number", "boolean", "bigint"].includes(typeof value)) return String(value);
   return JSON.stringify(value);
 }
 
-/** Queues the writes of one record (and its feed entry) on a MULTI. */
-export function queueSet(multi: ChainableCommander, layout: RedisLayout, key: string, text: string | Buffer): void {
-  multi.set(layout.record(key), text);
-  for (const parent of parentsOf(key)) multi.sadd(layout.children(parent), key);
-  if (layout.feed) multi.xadd(layout.feed, "MAXLEN", "~", layout.feedMaxLength, "*", "k", key, "v", text);
+/** One write of {@link writeOps}: set, set only if absent, or remove. */
+export type WriteOp = { op: "set" | "setnx"; key: string; value: string | Buffer } | { op: "remove"; key: string };
+
+// Every write of a call in one script run, so they are atomic together (a batch), with the key sets and the
+// feed entry of each. A new key joins its parent's leaves, and its parent joins the branches upwards until
+// a level that already had it; a removed key leaves them the same way, while a level is empty. Only writes
+// that change something reach the feed (a removal of nothing does not). Records of the data store are small,
+// so SET ... GET tells whether the key is new; media use EXISTS rather than move a large old value around.
+// Returns, per op, 1 when it wrote and 0 when it did not (setnx on an existing key, remove of nothing).
+const WRITE_SCRIPT = `
+local records, leaves, branches, feed, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local function parentOf(k) return string.match(k, '^(.*):[^:]*$') or '' end
+local function link(k)
+  local node = parentOf(k)
+  redis.call('SADD', leaves .. node, k)
+  while node ~= '' do
+    local up = parentOf(node)
+    if redis.call('SADD', branches .. up, node) == 0 then break end
+    node = up
+  end
+end
+local function unlink(k)
+  local node = parentOf(k)
+  redis.call('SREM', leaves .. node, k)
+  while node ~= '' do
+    if redis.call('EXISTS', leaves .. node, branches .. node) > 0 then break end
+    local up = parentOf(node)
+    redis.call('SREM', branches .. up, node)
+    node = up
+  end
+end
+local results = {}
+for i = 6, #ARGV, 3 do
+  local op, k, v = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local wrote = 1
+  if op == 'set' then
+    local existed
+    if feed ~= '' then existed = redis.call('SET', records .. k, v, 'GET')
+    else existed = redis.call('EXISTS', records .. k) == 1; redis.call('SET', records .. k, v) end
+    if not existed then link(k) end
+  elseif op == 'setnx' then
+    if redis.call('SET', records .. k, v, 'NX') then link(k) else wrote = 0 end
+  else
+    if redis.call('DEL', records .. k) == 1 then unlink(k) else wrote = 0 end
+  end
+  if wrote == 1 and feed ~= '' then
+    if op == 'remove' then redis.call('XADD', feed, 'MAXLEN', '~', maxlen, '*', 'k', k, 'd', '1')
+    else redis.call('XADD', feed, 'MAXLEN', '~', maxlen, '*', 'k', k, 'v', v) end
+  end
+  results[#results + 1] = wrote
+end
+return results`;
+
+type WithWriteCommand = Redis & { lpWrite(...args: (string | Buffer | number)[]): Promise<number[]> };
+
+/** Applies `ops` in one atomic script run (keys must already be checked); resolves with 1/0 per op. */
+export async function writeOps(client: Redis, layout: RedisLayout, ops: readonly WriteOp[]): Promise<number[]> {
+  const scripted = client as WithWriteCommand;
+  if (typeof scripted.lpWrite !== "function") client.defineCommand("lpWrite", { numberOfKeys: 0, lua: WRITE_SCRIPT });
+  const args: (string | Buffer | number)[] = [layout.records, layout.leaves, layout.branches, layout.feed ?? "", layout.feedMaxLength];
+  for (const op of ops) args.push(op.op, op.key, op.op === "remove" ? "" : op.value);
+  return scripted.lpWrite(...args);
 }
 
-/** Queues the removal of one record (and its feed entry) on a MULTI. */
-export function queueRemove(multi: ChainableCommander, layout: RedisLayout, key: string): void {
-  multi.del(layout.record(key));
-  for (const parent of parentsOf(key)) multi.srem(layout.children(parent), key);
-  if (layout.feed) multi.xadd(layout.feed, "MAXLEN", "~", layout.feedMaxLength, "*", "k", key, "d", "1");
-}
-
-/** Runs a MULTI and throws the first error one of its commands met (EXEC reports them per command). */
-export async function execOrThrow(multi: ChainableCommander): Promise<unknown[]> {
-  const results = await multi.exec();
-  if (!results) throw new Error("Redis transaction was aborted");
-  for (const [error] of results) if (error) throw error;
-  return results.map(([, value]) => value);
+/** Every key at or below `node` ("" for all): the leaf and branch sets, one pipelined round trip per level. */
+export async function keysUnder(client: Redis, layout: RedisLayout, node: string): Promise<string[]> {
+  const keys: string[] = [];
+  let frontier = [node];
+  while (frontier.length > 0) {
+    const pipeline = client.pipeline();
+    for (const n of frontier) pipeline.smembers(layout.leaves + n).smembers(layout.branches + n);
+    const results = (await pipeline.exec()) ?? [];
+    const next: string[] = [];
+    results.forEach(([error, members], i) => {
+      if (error) throw error;
+      (i % 2 === 0 ? keys : next).push(...(members as string[]));
+    });
+    frontier = next;
+  }
+  return keys;
 }

@@ -4,7 +4,7 @@ import { toStorage } from "./create-storage.js";
 import { createRedisClient, redisCall } from "./redis-client.js";
 import { redisDriver } from "./redis-driver.js";
 import { redisChangeFeed } from "./redis-feed.js";
-import { checkKey, execOrThrow, queueRemove, queueSet, redisLayout, toStoredText } from "./redis-keys.js";
+import { checkKey, redisLayout, toStoredText, writeOps, type WriteOp } from "./redis-keys.js";
 
 /** Options of a Redis store (`lp serve --storage redis`). */
 export interface RedisStoreOptions {
@@ -25,8 +25,9 @@ const PREFIX = /^[A-Za-z0-9_.:-]{0,64}$/;
 
 /**
  * Records and media on one Redis, shared by every process that opens the same URL and prefix: records
- * under `<prefix>d:`, media bytes under `<prefix>m:`, the change feed in `<prefix>changes`. Batches are
- * one MULTI/EXEC. Media go through their own connection so a large image never delays a record read.
+ * under `<prefix>d:`, media bytes under `<prefix>m:`, the change feed in `<prefix>changes`. A batch is one
+ * script run, atomic like MULTI/EXEC, in one round trip. Media go through their own
+ * connection so a large image never delays a record read.
  */
 export function createRedisStores(options: RedisStoreOptions): Stores {
   const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
@@ -43,15 +44,11 @@ export function createRedisStores(options: RedisStoreOptions): Stores {
     media,
     async batch(ops: readonly BatchOp[]) {
       if (ops.length === 0) return;
-      const keys = ops.map((op) => checkKey(normalizeKey(op.key)));
-      await redisCall(async () => {
-        const multi = dataClient.multi();
-        ops.forEach((op, i) => {
-          if ("remove" in op) queueRemove(multi, dataLayout, keys[i]!);
-          else queueSet(multi, dataLayout, keys[i]!, toStoredText(op.value));
-        });
-        await execOrThrow(multi);
+      const writes: WriteOp[] = ops.map((op) => {
+        const key = checkKey(normalizeKey(op.key));
+        return "remove" in op ? { op: "remove", key } : { op: "set", key, value: toStoredText(op.value) };
       });
+      await redisCall(() => writeOps(dataClient, dataLayout, writes));
     },
     changes: redisChangeFeed(dataClient, dataLayout.feed!),
     redis: { url: options.url, prefix },

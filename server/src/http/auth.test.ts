@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectError } from "../testing/expect-error.js";
-import { createTestApp, type TestApp } from "../testing/test-app.js";
+import { createTestApp, testStorages, type TestApp } from "../testing/test-app.js";
 
-for (const storage of ["memory", "fs"] as const) {
+for (const storage of testStorages()) {
   describe(`authentication and authorisation (${storage})`, () => {
     let t: TestApp;
     beforeEach(async () => {

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectError } from "../testing/expect-error.js";
-import { createTestApp, type TestApp } from "../testing/test-app.js";
+import { createTestApp, testStorages, type TestApp } from "../testing/test-app.js";
 
 const DAY = 24 * 3_600_000;
 const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
 const lamp = { title: "Lamp", price: 10, product_type: "physical" };
 
-for (const storage of ["memory", "fs"] as const) {
+for (const storage of testStorages()) {
   describe(`idempotency keys (${storage})`, () => {
     let t: TestApp;
     beforeEach(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectError } from "../testing/expect-error.js";
-import { createTestApp, type TestApp } from "../testing/test-app.js";
+import { createTestApp, testStorages, type TestApp } from "../testing/test-app.js";
 
 const HOUR = 3_600_000;
 const SORTS = ["created_at", "-created_at", "updated_at", "-updated_at", "title", "-title", "price", "-price"] as const;
@@ -23,7 +23,7 @@ function expectedOrder(items: Listed[], sort: string): string[] {
   return (sort.startsWith("-") ? sorted.reverse() : sorted).map((p) => p.id);
 }
 
-for (const storage of ["memory", "fs"] as const) {
+for (const storage of testStorages()) {
   describe(`product lists (${storage})`, () => {
     let t: TestApp;
     let all: Listed[];

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectError } from "../testing/expect-error.js";
-import { createTestApp, type TestApp } from "../testing/test-app.js";
+import { createTestApp, testStorages, type TestApp } from "../testing/test-app.js";
 
 const valid = { title: "Lamp", price: 10, product_type: "physical" };
 
@@ -41,7 +41,7 @@ const UPDATE_CASES: [string, Record<string, unknown>, string][] = [
   ["id is not writable", { id: "3f2b8c1e-1d2a-4c3b-9e8f-0a1b2c3d4e5f" }, ""],
 ];
 
-for (const storage of ["memory", "fs"] as const) {
+for (const storage of testStorages()) {
   describe(`product validation (${storage})`, () => {
     let t: TestApp;
     beforeEach(async () => {

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../testing/test-app.js";
+import { createTestApp, testStorages, type TestApp } from "../testing/test-app.js";
 
 const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
 
-for (const storage of ["memory", "fs"] as const) {
+for (const storage of testStorages()) {
   describe(`products (${storage})`, () => {
     let t: TestApp;
     beforeEach(async () => {

@@ -1,8 +1,9 @@
 import { cryptoIds } from "@lp/core";
 import { afterEach, describe, expect, it } from "vitest";
+import { testStorages } from "../testing/test-app.js";
 import { createWebhookTestApp, eventsOf, verifyWithReference, type WebhookTestApp } from "./webhooks-test-kit.js";
 
-for (const storage of ["memory", "fs"] as const) {
+for (const storage of testStorages()) {
   describe(`webhook deliveries (${storage})`, () => {
     let t: WebhookTestApp;
     afterEach(async () => {

@@ -4,9 +4,12 @@ import { join } from "node:path";
 import { createCore, createManualClock, createManualScheduler, createStores, ensureDevCredentials, type CoreDeps, type StorageKind } from "@lp/core";
 import { createApp } from "../app.js";
 import { createConformanceCheck } from "./response-conformance.js";
+// Test harnesses of the core are not exported from @lp/core: reached by path, as tests reach them.
+import { testRedisStores } from "../../../core/src/testing/test-redis-stores.js";
 
 /** Options of {@link createTestApp}. */
 export interface TestAppOptions {
+  /** Default: `LP_TEST_STORAGE` (memory, fs or redis), else memory. */
   storage?: StorageKind;
   start?: string;
   /** More core dependencies (webhook fetch, retry schedule, timeouts). */
@@ -21,12 +24,14 @@ export interface TestAppOptions {
 
 /**
  * A complete app over fresh storage with a frozen clock and the dev credentials, for tests that go
- * through `app.request()`. `fs` storage lives in a temporary folder removed by `close()`.
+ * through `app.request()`. `fs` storage lives in a temporary folder removed by `close()`; `redis` under a
+ * fresh key prefix of the test run's redis-server (see test-redis.ts), removed by `close()`.
  */
 export async function createTestApp(options: TestAppOptions = {}) {
-  const kind = options.storage ?? "memory";
+  const kind = options.storage ?? defaultTestStorage();
   const dir = kind === "fs" ? mkdtempSync(join(tmpdir(), "lp-test-")) : undefined;
-  const stores = createStores(kind, dir);
+  const redis = kind === "redis" ? await testRedisStores() : null;
+  const stores = redis?.stores ?? createStores(kind, dir);
   const clock = createManualClock(options.start ?? "2026-03-01T10:00:00.000Z");
   const publicUrl = "http://lp.test";
   // Background steps wait on this instead of real time: a test releases them when it wants them to go on.
@@ -105,9 +110,26 @@ export async function createTestApp(options: TestAppOptions = {}) {
       for (const resolve of waiting.splice(0)) resolve();
       await core.close();
       await stores.dispose();
+      await redis?.remove();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
+
+/** The storage `createTestApp()` uses when none is asked for: `LP_TEST_STORAGE`, else memory. */
+export function defaultTestStorage(): StorageKind {
+  const wanted = process.env.LP_TEST_STORAGE;
+  if (wanted === undefined || wanted === "") return "memory";
+  if (wanted === "memory" || wanted === "fs" || wanted === "redis") return wanted;
+  throw new Error(`LP_TEST_STORAGE must be memory, fs or redis, not ${JSON.stringify(wanted)}`);
+}
+
+/**
+ * The storage kinds a suite that matters for storage runs on: memory and fs, or only Redis when the run is
+ * the Redis one (`LP_TEST_STORAGE=redis`, the `redis` project of vitest.config.ts).
+ */
+export function testStorages(): StorageKind[] {
+  return defaultTestStorage() === "redis" ? ["redis"] : ["memory", "fs"];
+}

@@ -61,15 +61,15 @@ describe.skipIf(!redisAvailable)("serve --storage redis: running", () => {
   });
   afterEach(() => rmSync(cwd, { recursive: true, force: true }));
 
-  it("serves on Redis, reports it on /healthz, and a second server on the same data dir and Redis starts too", async () => {
+  it("two servers started together on one Redis and data dir share credentials, records and cursors; /healthz says redis", async () => {
     const one = createFakeIo({ cwd, env: {} });
     const two = createFakeIo({ cwd, env: {} });
     const args = ["serve", "--storage", "redis", "--redis-url", redis.url, "--redis-prefix", "cli:", "--port", "0", "--print-env", "--quiet"];
+    // Started together, on the same --data-dir: no data-dir lock with Redis (the state is shared on purpose),
+    // and both must print the same credentials although each found none when it started.
     const first = main(args, one.io);
-    await one.waitForStderr(/Ready at /);
-    // Same --data-dir: no data-dir lock with Redis, the state is shared on purpose.
     const second = main(args, two.io);
-    await two.waitForStderr(/Ready at /);
+    await Promise.all([one.waitForStderr(/Ready at /), two.waitForStderr(/Ready at /)]);
     expect(one.stderr).toMatch(/storage: redis, redis:\/\/127\.0\.0\.1:\d+\/0 prefix cli:/);
     const env = (out: string) => Object.fromEntries(out.trim().split("\n").map((line) => line.split("=", 2)));
     const [a, b] = [env(one.stdout), env(two.stdout)];
@@ -86,6 +86,19 @@ describe.skipIf(!redisAvailable)("serve --storage redis: running", () => {
     const read = await fetch(`${b.LP_API_URL}/v1/accounts/${b.LP_ACCOUNT}/products/${id}`, { headers: { authorization: `Bearer ${b.LP_TOKEN}` } });
     expect(read.status).toBe(200);
     expect(JSON.parse(readFileSync(join(cwd, ".lp", "credentials.json"), "utf8")).token).toBe(a.LP_TOKEN);
+    // Both sign list cursors with the one shared secret: a cursor from one is valid on the other.
+    expect([a.LP_TOKEN, a.LP_ADMIN_KEY, a.LP_APP_SECRET]).toEqual([b.LP_TOKEN, b.LP_ADMIN_KEY, b.LP_APP_SECRET]);
+    await fetch(`${a.LP_API_URL}/v1/accounts/${a.LP_ACCOUNT}/products`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${a.LP_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ title: "Second mug", price: 13, product_type: "physical" }),
+    });
+    const page = await (await fetch(`${a.LP_API_URL}/v1/accounts/${a.LP_ACCOUNT}/products?per_page=1`, { headers: { authorization: `Bearer ${a.LP_TOKEN}` } })).json();
+    expect(page.pagination.next_cursor).toEqual(expect.any(String));
+    const next = await fetch(`${b.LP_API_URL}/v1/accounts/${b.LP_ACCOUNT}/products?per_page=1&cursor=${encodeURIComponent(page.pagination.next_cursor)}`, {
+      headers: { authorization: `Bearer ${b.LP_TOKEN}` },
+    });
+    expect(next.status).toBe(200);
     one.shutdown();
     two.shutdown();
     expect(await first).toBe(0);
