@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
 import { createBullmqQueue, type BullmqQueueOptions } from "./bullmq-queue.js";
 import type { JobContext, JobData, JobQueue } from "./queue.js";
 
 const fixture = fileURLToPath(new URL("./bullmq-worker.fixture.ts", import.meta.url));
+const exitFixture = fileURLToPath(new URL("./close-exits.fixture.ts", import.meta.url));
 
 if (!redisAvailable) console.warn(redisSkipReason("the BullMQ queue suite"));
 
@@ -158,5 +159,15 @@ describe.skipIf(!redisAvailable)("the BullMQ queue", () => {
     await closed;
     expect(finished).toBe(true);
     await redis.restart();
+  });
+
+  it("closed while Redis is unreachable, lets its process exit by itself", { timeout: 30_000 }, async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", exitFixture], { stdio: ["ignore", "pipe", "inherit"] });
+    // A child that never exits is this test's failure; it must not outlive the run.
+    onTestFinished(() => void child.kill("SIGKILL"));
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+    expect({ code, out }).toEqual({ code: 0, out: "closed\n" });
   });
 });

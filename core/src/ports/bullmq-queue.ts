@@ -29,6 +29,11 @@ export interface BullmqQueueOptions {
   log?: (line: string) => void;
 }
 
+/** What closing reaches inside a BullMQ Worker that cannot finish closing (Redis unreachable). */
+interface WorkerInternals {
+  lockManager?: { close(): Promise<void> };
+}
+
 /** The queue's name under the prefix; one queue carries every kind of job (the job's name picks the handler). */
 const QUEUE = "background";
 // Job states in which the job is still someone's work.
@@ -227,13 +232,22 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     names: () => [...running.values()].map((r) => r.label),
     close() {
       closing ??= (async () => {
-        // Stops taking jobs at once and waits for this process's runs; jobs still waiting stay in Redis for
-        // the other processes.
-        const stopped = Promise.all([worker?.close(), queue?.close()]).catch(() => {});
+        // Stops taking jobs at once (no Redis needed) and waits for this process's runs; jobs still waiting
+        // stay in Redis for the other processes.
+        await worker?.pause(true).catch(() => {});
         await Promise.all([...running.values()].map((r) => r.done));
         // With Redis up the outcomes are recorded in a moment; unreachable, BullMQ would retry for ever. A
         // job whose outcome is lost here is taken again once its lock runs out, and settled as resumed.
-        await Promise.race([stopped, new Promise<void>((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
+        const closed = Promise.all([worker?.close(), queue?.close()]).then(
+          () => true,
+          () => true,
+        );
+        const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), CLOSE_WAIT_MS).unref());
+        if (!(await Promise.race([closed, timeout]))) {
+          // Its lock renewal timer and blocking connection would keep the process alive.
+          void (worker as unknown as WorkerInternals | null)?.lockManager?.close().catch(() => {});
+          void Promise.all([worker?.disconnect(), queue?.disconnect()]).catch(() => {});
+        }
         producer.disconnect();
         consumer.disconnect();
       })();
