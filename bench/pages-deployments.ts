@@ -43,7 +43,7 @@ export async function benchPagesAndDeployments(options: { quick?: boolean } = {}
   const { core, credentials } = server;
   const account = credentials.account_id;
   await core.stores.data.setItem(`accounts:${account}`, { ...(await core.accounts.require(account)), page_quota: 100_000 });
-  const productId = (await core.products.create(account, { kind: "json", body: { title: "Bench Lamp", price: 30, product_type: "physical" } })).id;
+  const productId = (await core.products.create(account, { title: "Bench Lamp", price: 30, product_type: "physical" })).id;
   const rows: BenchRow[] = [];
   try {
     const jobTimes: number[] = [];

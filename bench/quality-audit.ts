@@ -58,7 +58,7 @@ export async function deployQualitySites(): Promise<{ server: RunningServer; sit
   for (const productType of ["physical", "service"] as const) {
     for (const language of ["en", "fr"] as const) {
       // One product per page: a product keeps the checkout fields (and their labels' language) of its first page.
-      const product = await core.products.create(account, { kind: "json", body: { ...products[productType] } });
+      const product = await core.products.create(account, { ...products[productType] });
       const job = await core.pages.create(account, { product_id: product.id, options: { language } }, null);
       await core.onIdle();
       const pageId = (await core.pages.getJob(account, job.job_id)).page_id!;

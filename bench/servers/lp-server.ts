@@ -3,6 +3,7 @@
  * BENCH_DIR (fs data dir), BENCH_SEED (products to create first). Prints one JSON line:
  * { url, account, token, productId, seedMs, firstListMs }.
  */
+import { productListSchema } from "@lp/core";
 import { startServer } from "../../server/src/serve.js";
 import { seedFsDir, seedThroughCore } from "./seed.js";
 
@@ -28,10 +29,10 @@ if (storage === "memory" && count > 0) {
 }
 // The first listing builds the account's index (from disk on fs): reported apart from the warm figures.
 const t1 = performance.now();
-const first = await server.core.products.list(account, { per_page: "20" });
+const first = await server.core.products.list(account, productListSchema.parse({ per_page: "20" }));
 const firstListMs = performance.now() - t1;
 productId ??= first.data[0]?.id ?? null;
-productId ??= (await server.core.products.create(account, { kind: "json", body: { title: "Only", price: 1, product_type: "service" } })).id;
+productId ??= (await server.core.products.create(account, { title: "Only", price: 1, product_type: "service" })).id;
 (globalThis as { gc?: () => void }).gc?.();
 
 process.stdout.write(`${JSON.stringify({ url: server.url, account, token: server.credentials.token, productId, seedMs, firstListMs })}\n`);

@@ -6,7 +6,7 @@ import { toStorage } from "../../core/src/storage/create-storage.js";
 export const seedProduct = (i: number) => ({
   title: `${["Desk", "Lamp", "Chair", "Poster"][i % 4]} ${i}`,
   price: (i * 37) % 500,
-  product_type: i % 3 ? "physical" : "service",
+  product_type: i % 3 ? ("physical" as const) : ("service" as const),
   description: `Seeded product number ${i}`,
 });
 
@@ -14,7 +14,7 @@ export const seedProduct = (i: number) => ({
 export async function seedThroughCore(core: Core, accountId: string, count: number, parallel = 64): Promise<string | null> {
   let first: string | null = null;
   for (let i = 0; i < count; i += parallel) {
-    const batch = Array.from({ length: Math.min(parallel, count - i) }, (_, j) => core.products.create(accountId, { kind: "json", body: seedProduct(i + j) }));
+    const batch = Array.from({ length: Math.min(parallel, count - i) }, (_, j) => core.products.create(accountId, seedProduct(i + j)));
     const made = await Promise.all(batch);
     first ??= made[0].id;
     // Let the webhook fan-out keep up, as it would at a real pace, instead of queueing 100k events at once.

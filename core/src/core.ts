@@ -1,5 +1,5 @@
 import { createAccountsService } from "./accounts/accounts-service.js";
-import { clearStores, exportStores, importStores } from "./admin/data-transfer.js";
+import { clearStores, exportStores, importStores, type ExportDocument } from "./admin/data-transfer.js";
 import { cryptoIds, systemClock, toTimestamp, type Clock, type IdSource } from "./deps.js";
 import type { EventSink } from "./events/event-sink.js";
 import { createIdempotency } from "./idempotency/idempotency.js";
@@ -139,7 +139,8 @@ export async function createCore(deps: CoreDeps) {
         await webhooks.reload();
       },
       export: () => exportStores(deps.stores, toTimestamp(clock.now())),
-      async import(doc: unknown) {
+      /** Replaces every record and media file with those of a checked export (`exportSchema`). */
+      async import(doc: ExportDocument) {
         await queue.onIdle();
         await webhooks.suspend();
         const counts = await importStores(deps.stores, doc);

@@ -18,8 +18,12 @@ describe.skipIf(!available)("deployed site in Chromium", () => {
     server = await startServer({ storage: "memory", port: 0, log: null });
     const { core, credentials } = server;
     const product = await core.products.create(credentials.account_id, {
-      kind: "json",
-      body: { title: "Linen Apron", description: "Stonewashed linen with pockets.", price: 42, original_price: 55, delivery_price: 4.9, product_type: "physical" },
+      title: "Linen Apron",
+      description: "Stonewashed linen with pockets.",
+      price: 42,
+      original_price: 55,
+      delivery_price: 4.9,
+      product_type: "physical",
     });
     const job = await core.pages.create(credentials.account_id, { product_id: product.id }, null);
     await core.onIdle();

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createManualClock, cryptoIds } from "../deps.js";
 import { assertAccountAccess, createAccountsService } from "./accounts-service.js";
 import { ensureAdminKey, ensureDevCredentials } from "./dev-credentials.js";
+import { createAccountSchema, createAppSchema, createTokenSchema } from "./schemas.js";
 
 function setup() {
   const storage = createStorage();
@@ -13,8 +14,8 @@ function setup() {
 describe("accounts service", () => {
   it("stores tokens hashed, and authenticates them until they expire", async () => {
     const { storage, clock, accounts } = setup();
-    await accounts.create({ account_id: "shop" });
-    const { token } = await accounts.createToken({ account_id: "shop", scopes: ["products:read", "products:read"], expires_in: 10 });
+    await accounts.create(createAccountSchema.parse({ account_id: "shop" }));
+    const { token } = await accounts.createToken(createTokenSchema.parse({ account_id: "shop", scopes: ["products:read", "products:read"], expires_in: 10 }));
     expect(JSON.stringify(await Promise.all((await storage.getKeys()).map((k) => storage.getItem(k))))).not.toContain(token);
     expect(await accounts.authenticateToken(token)).toEqual({ kind: "account", account_id: "shop", scopes: ["products:read"] });
     clock.advance(9_999);
@@ -28,7 +29,7 @@ describe("accounts service", () => {
 
   it("authenticates applications only with their own secret", async () => {
     const { accounts } = setup();
-    const app = await accounts.createApp({ name: "Partner" });
+    const app = await accounts.createApp(createAppSchema.parse({ name: "Partner" }));
     expect(await accounts.authenticateApp(app.application_id, app.client_secret)).toMatchObject({ kind: "app", account_ids: [] });
     for (const [id, secret] of [[app.application_id, "wrong"], ["app_000000000000000000000000", app.client_secret], ["../apps", app.client_secret], ["", ""]]) {
       await expect(accounts.authenticateApp(id, secret)).rejects.toMatchObject({ code: "unauthenticated" });

@@ -3,16 +3,15 @@ import type { Storage } from "unstorage";
 import { sha256Hex, toPrefixedId, toTimestamp, type Clock, type IdSource } from "../deps.js";
 import { LpError, notFound } from "../errors.js";
 import { isAccountId, isPrefixedId } from "../ids.js";
-import { parseInput } from "../validation.js";
 import {
-  createAccountSchema,
-  createAppSchema,
-  createTokenSchema,
   type AccountPrincipal,
   type AccountRecord,
   type AppPrincipal,
   type AppRecord,
   type Scope,
+  type CreateAccountInput,
+  type CreateAppInput,
+  type CreateTokenInput,
   type TokenRecord,
 } from "./schemas.js";
 
@@ -53,9 +52,15 @@ export function createAccountsService({ storage, clock, ids }: Deps) {
       return account;
     },
 
-    async create(input: unknown): Promise<AccountRecord> {
-      const body = parseInput(createAccountSchema, input ?? {});
+    /** Creates an account from a checked body (`createAccountSchema`'s output). */
+    async create(body: CreateAccountInput): Promise<AccountRecord> {
       const account_id = body.account_id ?? `acct_${ids.bytes(8).toString("hex")}`;
+      // The schema checked it for the API; kept here because the id becomes a storage key.
+      if (!isAccountId(account_id)) {
+        throw new LpError("validation_error", "account_id: must be an account id", {
+          issues: [{ path: "account_id", code: "invalid_string", message: "must be an account id" }],
+        });
+      }
       if (await get(account_id)) {
         throw new LpError("validation_error", `Account '${account_id}' already exists.`, {
           issues: [{ path: "account_id", code: "already_exists", message: "already exists" }],
@@ -67,8 +72,7 @@ export function createAccountsService({ storage, clock, ids }: Deps) {
     },
 
     /** Issues a token; the plain value is returned here only. */
-    async createToken(input: unknown) {
-      const body = parseInput(createTokenSchema, input);
+    async createToken(body: CreateTokenInput) {
       if (!(await get(body.account_id))) throw notFound("account", body.account_id);
       const token = `lp_${ids.bytes(24).toString("base64url")}`;
       const issued = clock.now();
@@ -99,8 +103,7 @@ export function createAccountsService({ storage, clock, ids }: Deps) {
     },
 
     /** Registers a partner application; the client secret is returned here only. */
-    async createApp(input: unknown) {
-      const body = parseInput(createAppSchema, input);
+    async createApp(body: CreateAppInput) {
       for (const id of body.account_ids) if (!(await get(id))) throw notFound("account", id);
       const application_id = toPrefixedId(ids, "app");
       const client_secret = `lpsk_${ids.bytes(24).toString("base64url")}`;

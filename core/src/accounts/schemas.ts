@@ -29,6 +29,10 @@ export const createAppSchema = z.strictObject({
   account_ids: z.array(z.string().regex(ACCOUNT_ID, "must be an account id")).default([]),
 });
 
+export type CreateAccountInput = z.output<typeof createAccountSchema>;
+export type CreateTokenInput = z.output<typeof createTokenSchema>;
+export type CreateAppInput = z.output<typeof createAppSchema>;
+
 export interface AccountRecord {
   account_id: string;
   environment: Environment;

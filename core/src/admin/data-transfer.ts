@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { Stores } from "../storage/create-storage.js";
 import { LpError } from "../errors.js";
-import { parseInput } from "../validation.js";
 
 /** A storage key: segments start with a letter, digit, `_` or `-`, so `..` and hidden names never get in. */
 const KEY = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(:[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
@@ -33,8 +32,7 @@ export async function exportStores(stores: Stores, exportedAt: string): Promise<
 }
 
 /** Replaces every record and media file with those of `doc` (meta keys are kept). */
-export async function importStores(stores: Stores, doc: unknown): Promise<{ records: number; media: number }> {
-  const parsed = parseInput(exportSchema, doc);
+export async function importStores(stores: Stores, parsed: ExportDocument): Promise<{ records: number; media: number }> {
   if (Object.keys(parsed.records).some((k) => k.startsWith("meta:"))) {
     throw new LpError("validation_error", "An export never contains meta records.", {
       issues: [{ path: "records", code: "meta_key", message: "meta: keys are not importable" }],

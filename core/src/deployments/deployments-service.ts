@@ -8,7 +8,6 @@ import { paginate } from "../lists/paginate.js";
 import type { PageRecord } from "../pages/page-view.js";
 import type { PagesService } from "../pages/pages-service.js";
 import { removePrefix } from "../storage/remove-prefix.js";
-import { parseInput } from "../validation.js";
 import type { BackgroundDeps, ServiceDeps } from "../service-deps.js";
 import { runDeployment } from "./deploy-run.js";
 import { createDeploymentStore } from "./deployment-store.js";
@@ -22,6 +21,9 @@ export const deploymentListSchema = z.object({
   per_page: perPageSchema,
 });
 
+/** A deployments query as `deploymentListSchema` outputs it. */
+export type DeploymentListQuery = z.output<typeof deploymentListSchema>;
+
 /** Dependencies of the deployments service. */
 export interface DeploymentsDeps extends ServiceDeps, BackgroundDeps {
   pages: PagesService;
@@ -31,7 +33,6 @@ export interface DeploymentsDeps extends ServiceDeps, BackgroundDeps {
 export function createDeploymentsService(deps: DeploymentsDeps) {
   const { storage, clock } = deps;
   const indexOf = (a: string, pageId: string) => deps.indexes.get(`acct:${a}:deployments:${pageId}`, toDeploymentEntry);
-  const pollUrl = (a: string, pageId: string, id: string) => `/v1/accounts/${a}/pages/${pageId}/deployments/${id}`;
   const store = createDeploymentStore({ ...deps, indexOf });
   const read = store.read;
   const runDeps = { ...deps, store };
@@ -51,8 +52,11 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
   });
 
   return {
-    /** Starts a deployment of the page as it stands, unless one is in flight (409). */
-    async start(accountId: string, pageId: string, simulate: string | null) {
+    /**
+     * Starts a deployment of the page as it stands, unless one is in flight (409 naming it in
+     * `details.active_deployment_id`).
+     */
+    async start(accountId: string, pageId: string, simulate: string | null): Promise<{ deployment_id: string; deployed_url: null; deployed_at: null }> {
       await deps.pages.requirePage(accountId, pageId);
       // The lock makes check-and-claim atomic: concurrent starts see the first one's claim.
       return deps.lock.withLock(`deploy:${accountId}:${pageId}`, async () => {
@@ -60,10 +64,8 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
         // A claim whose deployment is missing or settled was left by a crash between two writes: it blocks nothing.
         const holder = active ? await read({ account_id: accountId, page_id: pageId, id: active.deployment_id }) : null;
         if (active && holder?.status === "deploying") {
-          const url = pollUrl(accountId, pageId, active.deployment_id);
           throw new LpError("deployment_in_progress", "A deployment of this page is already in flight; poll it before starting another.", {
             active_deployment_id: active.deployment_id,
-            poll_url: url,
           });
         }
         const at = toTimestamp(clock.now());
@@ -88,7 +90,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
           await fail(d, "worker_terminated", "The deployment could not be queued.").catch(() => {});
           throw error;
         });
-        return { deployment_id: d.id, poll_url: pollUrl(accountId, pageId, d.id), deployed_url: null, deployed_at: null };
+        return { deployment_id: d.id, deployed_url: null, deployed_at: null };
       });
     },
 
@@ -99,8 +101,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       return toDeploymentView(d);
     },
 
-    async list(accountId: string, pageId: string, query: unknown) {
-      const q = parseInput(deploymentListSchema, query);
+    async list(accountId: string, pageId: string, q: DeploymentListQuery) {
       await deps.pages.requirePage(accountId, pageId);
       return paginate({
         index: await indexOf(accountId, pageId),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type JobRecord, type PageRecord } from "../index.js";
+import { pageListSchema, type JobRecord, type PageRecord } from "../index.js";
 import { useRestarts } from "../testing/restarts.js";
 
 /**
@@ -35,7 +35,7 @@ describe("the page journal after a crash", () => {
 
     const core = await open(dir);
     await expect(core.pages.get("acct_dev", page.id)).rejects.toMatchObject({ code: "not_found" });
-    expect((await core.pages.list("acct_dev", {})).data).toEqual([]);
+    expect((await core.pages.list("acct_dev", pageListSchema.parse({}))).data).toEqual([]);
     expect(await core.pages.findPage(page.id)).toBeNull();
     expect(await core.stores.data.getItem(`pageowners:${page.id}`)).toBeNull();
     expect(await core.stores.media.getKeys(`pages:${page.id}`)).toEqual([]);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createCore, createManualClock, createStores, ensureDevCredentials, type Core } from "../index.js";
+import { createCore, createManualClock, createStores, ensureDevCredentials, productCreateSchema, type Core } from "../index.js";
 
 /**
  * The content rule and render-time values through the real pipeline: product, generation job,
@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 
 async function generate(body: Record<string, unknown>, language: string, design?: Record<string, string>) {
-  const product = await core.products.create(accountId, { kind: "json", body });
+  const product = await core.products.create(accountId, productCreateSchema.parse(body));
   const job = await core.pages.create(accountId, { product_id: product.id, options: { language }, ...(design ? { design } : {}) }, null);
   await core.onIdle();
   const done = await core.pages.getJob(accountId, job.job_id);

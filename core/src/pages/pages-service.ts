@@ -10,13 +10,12 @@ import type { MediaStore } from "../media/media-store.js";
 import type { ProductsService } from "../products/products-service.js";
 import { applyMergePatch } from "../render/merge-patch.js";
 import { toGlobalTheme, type SeoConfig } from "../render/theme.js";
-import { parseInput } from "../validation.js";
 import type { BackgroundDeps, ServiceDeps } from "../service-deps.js";
 import { toRenderable } from "../deployments/deployment-view.js";
 import { createGenerationWork } from "./generation-work.js";
 import { pageJournalKeys, type JobMarker } from "./page-journal.js";
 import { toJobEntry, toJobView, toPageEntry, toPageSummary, toPageView, type JobRecord, type PageRecord } from "./page-view.js";
-import { pageCreateSchema, pageListSchema, pageUpdateSchema } from "./schemas.js";
+import type { PageCreateInput, PageListQuery, PageUpdateInput } from "./schemas.js";
 import { toSlug, toUniqueSlug } from "./slug.js";
 
 /** Dependencies of the pages service. */
@@ -38,7 +37,6 @@ export function createPagesService(deps: PagesDeps) {
   const pagesIndex = (a: string) => deps.indexes.get(`acct:${a}:pages`, toPageEntry);
   const jobsIndex = (a: string) => deps.indexes.get(`acct:${a}:jobs`, toJobEntry);
   const builderUrl = (id: string) => `${deps.publicUrl()}/builder/${id}`;
-  const pollUrl = (a: string, jobId: string) => `/v1/accounts/${a}/pages/jobs/${jobId}`;
 
   async function saveJob(job: JobRecord) {
     await storage.setItem(jobKey(job.account_id, job.job_id), job);
@@ -132,9 +130,8 @@ export function createPagesService(deps: PagesDeps) {
     commitPage,
     builderUrl,
 
-    /** Starts a generation job; answers at once with its id and poll URL. */
-    async create(accountId: string, body: unknown, simulate: string | null) {
-      const input = parseInput(pageCreateSchema, body ?? {});
+    /** Starts a generation job from a checked body (`pageCreateSchema`'s output); answers at once with its id. */
+    async create(accountId: string, input: PageCreateInput, simulate: string | null): Promise<{ job_id: string }> {
       if (input.product_id !== undefined && !(await deps.products.read(accountId, input.product_id))) {
         throw notFound("product", input.product_id);
       }
@@ -148,7 +145,7 @@ export function createPagesService(deps: PagesDeps) {
           });
         }
         const productId = input.product
-          ? (await deps.products.create(accountId, { kind: "json", body: { ...input.product, description: input.product.description } })).id
+          ? (await deps.products.create(accountId, input.product)).id
           : input.product_id!;
         const at = toTimestamp(clock.now());
         const job: JobRecord = {
@@ -176,7 +173,7 @@ export function createPagesService(deps: PagesDeps) {
         await storage.setItem(inflightKey(accountId, job.job_id), { at });
         await saveJob(job);
         await work.schedule(job);
-        return { job_id: job.job_id, poll_url: pollUrl(accountId, job.job_id) };
+        return { job_id: job.job_id };
       });
     },
 
@@ -190,8 +187,7 @@ export function createPagesService(deps: PagesDeps) {
       return toPageView(await requirePage(accountId, id), builderUrl(id));
     },
 
-    async list(accountId: string, query: unknown) {
-      const q = parseInput(pageListSchema, query);
+    async list(accountId: string, q: PageListQuery) {
       const needle = q.q?.toLowerCase();
       return paginate({
         index: await pagesIndex(accountId),
@@ -212,8 +208,8 @@ export function createPagesService(deps: PagesDeps) {
       });
     },
 
-    async update(accountId: string, id: string, body: unknown) {
-      const patch = parseInput(pageUpdateSchema, body ?? {});
+    /** Applies a checked merge patch (`pageUpdateSchema`'s output). */
+    async update(accountId: string, id: string, patch: PageUpdateInput) {
       if (!isUuid(id)) throw notFound("page", id);
       return deps.lock.withLock(pageKey(accountId, id), async () => {
         const page = await requirePage(accountId, id);

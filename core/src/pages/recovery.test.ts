@@ -41,7 +41,7 @@ describe("recovery after a crash", () => {
     dirs.push(dir);
     const first = await open(dir, true);
     first.delays.generationStepMs = 1000;
-    const product = await first.products.create("acct_dev", { kind: "json", body: { title: "Lamp", price: 10, product_type: "physical" } });
+    const product = await first.products.create("acct_dev", { title: "Lamp", price: 10, product_type: "physical" });
     const { job_id } = await first.pages.create("acct_dev", { product_id: product.id }, null);
     await parked;
     expect((await first.pages.getJob("acct_dev", job_id)).status).toBe("processing");

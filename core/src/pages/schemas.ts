@@ -13,7 +13,7 @@ export const inlineProductSchema = z.strictObject({
   price: money,
   product_type: z.enum(["physical", "service"]),
   delivery_price: money.nullable().optional(),
-  images: z.array(httpUrlSchema).max(20).default([]),
+  images: z.array(httpUrlSchema).max(20).optional(),
 });
 
 /** Body of `POST /pages`: exactly one of `product` and `product_id`. */
@@ -60,6 +60,8 @@ export const pageUpdateSchema = z.strictObject({
   seo_config: seoConfigPatchSchema.optional(),
 });
 
+export type PageUpdateInput = z.output<typeof pageUpdateSchema>;
+
 /** Query of `GET /pages`. */
 export const pageListSchema = listQuerySchema(["created_at", "updated_at", "slug"]).extend({
   status: z.enum(["draft", "published"]).optional(),
@@ -68,3 +70,5 @@ export const pageListSchema = listQuerySchema(["created_at", "updated_at", "slug
   created_after: isoDateOrDateTime.optional(),
   created_before: isoDateOrDateTime.optional(),
 });
+
+export type PageListQuery = z.output<typeof pageListSchema>;

@@ -37,9 +37,9 @@ describe.skipIf(!redisAvailable)("a job the queue refuses", () => {
 
     await redis.stop();
     await expect(core.deployments.start("acct_dev", pageId, null)).rejects.toMatchObject({ code: "service_unavailable" });
-    const [refused] = (await core.deployments.list("acct_dev", pageId, {})).data;
+    const [refused] = (await core.deployments.list("acct_dev", pageId, { per_page: 20 })).data;
     expect(refused).toMatchObject({ status: "failed", error_code: "worker_terminated" });
-    const product = { title: "Jug", description: "A jug", price: 4, product_type: "physical" };
+    const product = { title: "Jug", description: "A jug", price: 4, product_type: "physical" as const };
     await expect(core.pages.create("acct_dev", { product }, null)).rejects.toMatchObject({ code: "service_unavailable" });
     // The refused job is failed, so the quota does not count it, and nothing is left in the journal.
     const jobs = await Promise.all((await core.stores.data.getKeys("acct:acct_dev:jobs")).map((key) => core.stores.data.getItem<{ status: string; error: unknown }>(key)));

@@ -49,7 +49,7 @@ describe.skipIf(!redisAvailable)("Redis killed and restarted mid-run", () => {
   });
 
   it("settles the job worker_terminated once Redis is back, and takes new jobs", { timeout: 30_000 }, async () => {
-    const product = { title: "Plate", description: "A plate", price: 6, product_type: "physical" };
+    const product = { title: "Plate", description: "A plate", price: 6, product_type: "physical" as const };
     const { job_id } = await core.pages.create("acct_dev", { product }, null);
     await atPause;
     await redis.stop({ hard: true });

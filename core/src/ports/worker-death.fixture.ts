@@ -21,7 +21,7 @@ if (process.argv[1]?.endsWith("worker-death.fixture.ts")) {
   });
   await ensureDevCredentials(core.stores.data, core.clock, core.ids);
   const account = "acct_dev";
-  const product = { title: "Desk lamp", description: "A lamp", price: 20, product_type: "physical" };
+  const product = { title: "Desk lamp", description: "A lamp", price: 20, product_type: "physical" as const };
   const atPause = new Promise<void>((resolve) => (parked = resolve));
   if (kind === "deployment") {
     const { job_id } = await core.pages.create(account, { product }, null);

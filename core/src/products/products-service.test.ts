@@ -6,6 +6,7 @@ import { createCore } from "../core.js";
 import { createManualClock } from "../deps.js";
 import type { DomainEvent } from "../events/event-sink.js";
 import { createStores } from "../storage/create-storage.js";
+import { productListSchema } from "./products-service.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -26,23 +27,23 @@ describe("products service over fs", () => {
     const first = await open(dir);
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) {
-      ids.push((await first.core.products.create("acct_a", { kind: "json", body: { title: `P${i}`, price: i, product_type: "physical" } })).id);
+      ids.push((await first.core.products.create("acct_a", { title: `P${i}`, price: i, product_type: "physical" })).id);
       first.clock.advance(1000);
     }
-    await first.core.products.create("acct_b", { kind: "json", body: { title: "Other", price: 1, product_type: "service" } });
+    await first.core.products.create("acct_b", { title: "Other", price: 1, product_type: "service" });
     await first.core.products.remove("acct_a", ids[5]);
-    await first.core.products.update("acct_a", ids[7], { kind: "json", body: { price: 1000 } });
-    const before = await first.core.products.list("acct_a", { per_page: "100", sort: "-price" });
+    await first.core.products.update("acct_a", ids[7], { price: 1000 });
+    const before = await first.core.products.list("acct_a", productListSchema.parse({ per_page: "100", sort: "-price" }));
     await first.core.onIdle();
     await first.stores.dispose();
 
     const second = await open(dir);
-    const after = await second.core.products.list("acct_a", { per_page: "100", sort: "-price" });
+    const after = await second.core.products.list("acct_a", productListSchema.parse({ per_page: "100", sort: "-price" }));
     expect(after.data).toEqual(before.data);
     expect(after.data).toHaveLength(29);
     expect(after.data[0].id).toBe(ids[7]);
     expect(after.data.map((p) => p.id)).not.toContain(ids[5]);
-    expect((await second.core.products.list("acct_b", {})).data.map((p) => p.title)).toEqual(["Other"]);
+    expect((await second.core.products.list("acct_b", productListSchema.parse({}))).data.map((p) => p.title)).toEqual(["Other"]);
     await second.stores.dispose();
   });
 
@@ -51,8 +52,8 @@ describe("products service over fs", () => {
     dirs.push(dir);
     const events: DomainEvent[] = [];
     const { core, stores } = await open(dir, events);
-    const p = await core.products.create("acct_a", { kind: "json", body: { title: "Lamp", price: 1, product_type: "physical" } });
-    await core.products.update("acct_a", p.id, { kind: "json", body: { title: "Lamp 2" } });
+    const p = await core.products.create("acct_a", { title: "Lamp", price: 1, product_type: "physical" });
+    await core.products.update("acct_a", p.id, { title: "Lamp 2" });
     await core.products.remove("acct_a", p.id);
     expect(events.map((e) => [e.type, e.account_id, (e.data as { title: string }).title])).toEqual([
       ["product.created", "acct_a", "Lamp"],

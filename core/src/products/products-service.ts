@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { toTimestamp } from "../deps.js";
 import { notFound, validationError, type ValidationIssue } from "../errors.js";
 import { isUuid } from "../ids.js";
@@ -6,18 +7,10 @@ import { paginate, withinBounds } from "../lists/paginate.js";
 import { isoDateOrDateTime } from "../lists/list-query.js";
 import type { MediaStore } from "../media/media-store.js";
 import { mediaTypeFromUrl } from "../media/sniff.js";
-import { parseInput } from "../validation.js";
 import type { ServiceDeps } from "../service-deps.js";
-import { checkUploads, type BodyInput, type CheckedUpload } from "./product-input.js";
+import { checkUploads, type CheckedUpload, type ImageUpload } from "./product-input.js";
 import { sortImages, toProductEntry, toProductSummary, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
-import {
-  MAX_IMAGES,
-  productCreateMultipartSchema,
-  productCreateSchema,
-  productListQuerySchema,
-  productUpdateMultipartSchema,
-  productUpdateSchema,
-} from "./schemas.js";
+import { MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type ProductUpdateInput } from "./schemas.js";
 
 interface Deps extends ServiceDeps {
   media: MediaStore;
@@ -29,6 +22,9 @@ export const productListSchema = listQuerySchema(["created_at", "updated_at", "t
   created_after: isoDateOrDateTime.optional(),
   created_before: isoDateOrDateTime.optional(),
 });
+
+/** A products query as `productListSchema` outputs it. */
+export type ProductListQuery = z.output<typeof productListSchema>;
 
 /** Products of an account: create, read, list, update (with media), soft delete. */
 export function createProductsService(deps: Deps) {
@@ -82,9 +78,9 @@ export function createProductsService(deps: Deps) {
     },
     view,
 
-    async create(accountId: string, input: BodyInput) {
-      const body = input.kind === "json" ? parseInput(productCreateSchema, input.body) : parseInput(productCreateMultipartSchema, input.fields);
-      const uploads = input.kind === "multipart" ? checkUploads(input.files) : [];
+    /** Creates a product from a checked body (`productCreateSchema`'s output) and image files. */
+    async create(accountId: string, body: ProductCreateInput, files: ImageUpload[] = []) {
+      const uploads = checkUploads(files);
       const urlCount = body.images?.length ?? 0;
       if (urlCount + uploads.length > MAX_IMAGES) throw tooManyImages();
       const at = toTimestamp(clock.now());
@@ -112,8 +108,7 @@ export function createProductsService(deps: Deps) {
       return view(await requireProduct(accountId, id));
     },
 
-    async list(accountId: string, query: unknown) {
-      const q = parseInput(productListSchema, query);
+    async list(accountId: string, q: ProductListQuery) {
       const needle = q.q?.toLowerCase();
       return paginate({
         index: await indexOf(accountId),
@@ -133,9 +128,9 @@ export function createProductsService(deps: Deps) {
       });
     },
 
-    async update(accountId: string, id: string, input: BodyInput) {
-      const body = input.kind === "json" ? parseInput(productUpdateSchema, input.body === undefined ? {} : input.body) : parseInput(productUpdateMultipartSchema, input.fields);
-      const uploads = input.kind === "multipart" ? checkUploads(input.files) : [];
+    /** Applies a checked patch (`productUpdateSchema`'s output) and appends image files. */
+    async update(accountId: string, id: string, body: ProductUpdateInput, files: ImageUpload[] = []) {
+      const uploads = checkUploads(files);
       if (!isUuid(id)) throw notFound("product", id);
       // Serialised per product so concurrent edits of the image list never lose one.
       return deps.lock.withLock(key(accountId, id), async () => {

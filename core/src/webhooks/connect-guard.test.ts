@@ -66,7 +66,7 @@ describe("--public checks the address actually dialled (DNS rebinding)", () => {
 
     // Public to the check before the attempt, 127.0.0.1 when the socket opens.
     const second = await boot(true, rebinding(1));
-    await second.core.products.create(second.creds.account_id, { kind: "json", body: { title: "Rebound", price: 5, product_type: "service" } });
+    await second.core.products.create(second.creds.account_id, { title: "Rebound", price: 5, product_type: "service" });
     await second.core.onIdle();
     const [delivery] = (await second.core.webhooks.endpoints.deliveries(second.creds.application_id, endpoint.id, {})).data;
     expect(delivery.attempts[0]).toMatchObject({ outcome: "failed", status_code: null, error: expect.stringMatching(/^blocked: the host 'localhost' resolved to 127\.0\.0\.1 when connecting/) });

@@ -37,7 +37,7 @@ describe("a fan-out in batches stays durable (fs storage)", () => {
     const N = FAN_OUT_BATCH * 2 + 50;
     const first = await boot();
     for (let i = 0; i < N; i++) await first.core.webhooks.endpoints.create(first.creds.application_id, { url: `https://r.example/${i}`, events: ["product.created"] });
-    await first.core.products.create(first.creds.account_id, { kind: "json", body: { title: "Accepted", price: 1, product_type: "service" } });
+    await first.core.products.create(first.creds.account_id, { title: "Accepted", price: 1, product_type: "service" });
     // Stopped while the fan-out is on its first batch: the event stays in the outbox.
     await first.stop();
     expect(events.length).toBeLessThan(N);

@@ -12,7 +12,7 @@ import { createManualScheduler } from "./scheduler.js";
 
 /** Events the receiver accepted, leaving out verification challenges. */
 const eventsOf = (receiver: Receiver) => receiver.events.filter((e) => e.type !== "webhook.verification");
-const product = (title: string) => ({ kind: "json" as const, body: { title, price: 5, product_type: "service" } });
+const product = (title: string) => ({ title, price: 5, product_type: "service" as const });
 
 describe("webhook durability across restarts (fs storage)", () => {
   let dir: string;

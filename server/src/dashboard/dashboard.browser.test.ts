@@ -44,7 +44,7 @@ describe.skipIf(!available).each(["memory", "fs"] as const)("dashboard in Chromi
       body: JSON.stringify({ url: `${receiver.url}/hooks`, events: ["product.created"] }),
     });
     expect(made.status).toBe(201);
-    const product = await core.products.create(credentials.account_id, { kind: "json", body: { title: "Linen Apron", price: 42, product_type: "physical" } });
+    const product = await core.products.create(credentials.account_id, { title: "Linen Apron", price: 42, product_type: "physical" });
     const job = await core.pages.create(credentials.account_id, { product_id: product.id }, null);
     await core.onIdle();
     pageId = (await core.pages.getJob(credentials.account_id, job.job_id)).page_id!;

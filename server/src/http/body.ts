@@ -1,6 +1,6 @@
-import { LpError, MAX_IMAGES, MAX_IMAGE_BYTES, type BodyInput } from "@lp/core";
+import { LpError, MAX_IMAGES, MAX_IMAGE_BYTES } from "@lp/core";
 import { drainRefused, readChunk } from "./drain.js";
-import { readForm, toFieldRecord, type FormLimits } from "./form.js";
+import { readForm, toFieldRecord, type FormLimits, type Upload } from "./form.js";
 
 /** Largest JSON body accepted. */
 export const JSON_LIMIT = 1024 * 1024;
@@ -21,7 +21,12 @@ export const MULTIPART_LIMITS: FormLimits = {
   fieldNameSize: 100,
 };
 
-/** Which bodies a route takes. */
+/** A body as the transport read it, before its route's schema: JSON, or multipart fields and files. */
+export type BodyInput =
+  | { kind: "json"; body: unknown }
+  | { kind: "multipart"; fields: Record<string, string | string[]>; files: Upload[] };
+
+/** Which bodies a route takes (from its declared body, see `bodyKindOf`). */
 export type BodyKind = "none" | "json" | "json-or-multipart" | "optional-json";
 
 const tooLarge = (limit: number) =>

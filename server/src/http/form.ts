@@ -1,7 +1,12 @@
 import { createHash } from "node:crypto";
 import { Busboy, type BusboyInstance } from "@fastify/busboy";
-import { LpError, type Upload } from "@lp/core";
+import { LpError, type ImageUpload } from "@lp/core";
 import { drainRefused, readChunk } from "./drain.js";
+
+/** A file of a multipart body, with the field it came in. */
+export interface Upload extends ImageUpload {
+  field: string;
+}
 
 /** Limits of one form body (multipart or urlencoded), checked while it streams in. */
 export interface FormLimits {

@@ -2,10 +2,11 @@ import { randomBytes } from "node:crypto";
 import type { StoredResponse } from "@lp/core";
 import { HTTPResponse, type H3Event } from "h3";
 import { authenticate } from "./auth.js";
-import { readBody } from "./body.js";
+import { readBody, type BodyInput } from "./body.js";
 import { toErrorResponse } from "./errors.js";
 import { toWire, type RouteResponse } from "./respond.js";
-import type { RouteContext, RouteDef, ServerContext } from "./route.js";
+import { bodyKindOf, type RouteContext, type RouteDef, type ServerContext } from "./route.js";
+import { parseBody, parseQuery, toQuery } from "./validate.js";
 
 const NO_BODY = { input: null, raw: "" } as const;
 
@@ -19,17 +20,6 @@ const isReplayable = (status: number) => (status >= 200 && status < 400) || stat
 export function requestIdOf(event: H3Event): string {
   event.context.requestId ??= `req_${randomBytes(12).toString("hex")}`;
   return event.context.requestId as string;
-}
-
-function toQuery(url: URL): Record<string, string | string[]> {
-  const out = new Map<string, string | string[]>();
-  for (const [key, value] of url.searchParams) {
-    const previous = out.get(key);
-    out.set(key, previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value]);
-  }
-  // Own properties, `__proto__` included: assigning `out["__proto__"]` would swap the object's prototype
-  // (`?__proto__=x` then made `query.sort` read Array.prototype.sort).
-  return Object.fromEntries(out);
 }
 
 async function capture(response: RouteResponse, requestId: string): Promise<{ response: RouteResponse; stored: StoredResponse }> {
@@ -79,27 +69,32 @@ function answer(route: RouteDef, server: ServerContext) {
       const principal = await authenticate(route, req, params, server);
       event.context.principal = principal;
       // Routes without a body (every GET) skip the call and its await.
-      const { input, raw } = route.body && route.body !== "none" ? await readBody(req, route.body, route.bodyLimit) : NO_BODY;
+      const kind = bodyKindOf(route);
+      const { input: body, raw } = kind !== "none" ? await readBody(req, kind, route.bodyLimit) : NO_BODY;
       event.context.rawBody = raw;
-      let query: Record<string, string | string[]> | undefined;
+      let query: RouteContext["query"] | undefined;
       const ctx: RouteContext = {
         req,
         url: event.url,
         params,
-        // Parsed on first use: most routes never read the query string.
+        // Parsed on first use: most routes never read the query string. A declared one is set by `run`.
         get query() {
           return (query ??= toQuery(event.url));
         },
+        set query(value) {
+          query = value;
+        },
+        input: null,
+        files: [],
         requestId,
         accountId: params.account_id ?? "",
         principal,
-        input,
         simulate: server.settings.simulate ? req.headers.get("lp-simulate") : null,
         server,
       };
       const key = req.headers.get("idempotency-key");
       if (key === null || route.plane !== "account" || (route.method !== "POST" && route.method !== "PATCH")) {
-        return await run(route, ctx);
+        return await run(route, ctx, body);
       }
       const decision = await server.core.idempotency.begin(
         { account_id: ctx.accountId, method: route.method, path: event.url.pathname, key },
@@ -113,7 +108,7 @@ function answer(route: RouteDef, server: ServerContext) {
       }
       let outcome: { response: RouteResponse; stored: StoredResponse } | null = null;
       try {
-        outcome = await capture(await run(route, ctx), requestId);
+        outcome = await capture(await run(route, ctx, body), requestId);
         return outcome.response;
       } finally {
         await decision.finish(outcome && isReplayable(outcome.stored.status) ? outcome.stored : null);
@@ -124,8 +119,18 @@ function answer(route: RouteDef, server: ServerContext) {
   };
 }
 
-async function run(route: RouteDef, ctx: RouteContext): Promise<RouteResponse> {
+/**
+ * Validates the body and query against the route's schemas, hands their outputs to the handler, and runs
+ * it. Inside the idempotency window, as the handler: a reused key is a 422 before the body is judged.
+ */
+async function run(route: RouteDef, ctx: RouteContext, body: BodyInput | null): Promise<RouteResponse> {
   try {
+    if (route.body) {
+      const parsed = parseBody(route.body, body);
+      ctx.input = parsed.input as RouteContext["input"];
+      ctx.files = parsed.files;
+    }
+    if (route.query) ctx.query = parseQuery(route.query, ctx.url) as RouteContext["query"];
     return await route.handler(ctx);
   } catch (error) {
     return toErrorResponse(error, ctx.requestId, route.plane);

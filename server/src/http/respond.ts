@@ -69,3 +69,8 @@ export function noContent(): RouteResponse {
 export function accepted(payload: { poll_url: string } & Record<string, unknown>): RouteResponse {
   return json({ data: payload }, 202, { location: payload.poll_url });
 }
+
+/** A route path with its `:name` segments filled in: how poll URLs are made from the routes they poll. */
+export function fillPath(template: string, params: Record<string, string>): string {
+  return template.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
+}

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { RouteDef } from "../http/route.js";
+import { bodyKindOf, type RouteDef } from "../http/route.js";
 import { errorResponse } from "./resource-schemas.js";
 import { responseHeaderComponents, responseHeaders } from "./response-headers.js";
 
@@ -37,7 +37,7 @@ const ERROR_STATUSES: Record<string, string> = {
  * idempotency conflicts (409, 422) only where an `Idempotency-Key` is honoured (account POST and PATCH).
  */
 function canAnswer(route: RouteDef, status: string): boolean {
-  if (status === "413" || status === "415") return route.body !== "none";
+  if (status === "413" || status === "415") return bodyKindOf(route) !== "none";
   if (status === "409" || status === "422") return route.plane === "account" && (route.method === "POST" || route.method === "PATCH");
   return true;
 }
@@ -58,21 +58,12 @@ export function buildOpenApi(routes: RouteDef[]) {
       required: true,
       schema: { type: "string" },
     }));
-    if (docs.query) {
-      const schema = toSchema(docs.query, "input");
-      const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
-      const required = new Set((schema.required as string[] | undefined) ?? []);
-      for (const [name, prop] of Object.entries(props)) {
-        parameters.push({ name, in: "query", required: required.has(name) && prop.default === undefined, schema: prop, description: prop.description });
-      }
-    }
+    parameters.push(...queryParameters(route));
     if (route.plane === "account" && (route.method === "POST" || route.method === "PATCH")) {
       // HTTP trims a header value, so a key of spaces arrives empty: `\S` says it needs a visible character.
       parameters.push({ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 255, pattern: "\\S" } });
     }
-    const content: Record<string, unknown> = {};
-    if (docs.body) content["application/json"] = { schema: toSchema(docs.body, "input") };
-    if (docs.multipart) content["multipart/form-data"] = { schema: toSchema(docs.multipart, "input") };
+    const requestBody = requestBodyOf(route);
     const responses: Record<string, unknown> = {};
     for (const [status, res] of Object.entries(docs.responses)) {
       responses[status] = res.schema ? { description: res.description, content: { "application/json": { schema: toSchema(res.schema, "output") } } } : { description: res.description };
@@ -93,7 +84,7 @@ export function buildOpenApi(routes: RouteDef[]) {
       ...(route.scope ? { "x-required-scope": route.scope } : {}),
       security: route.plane === "app" ? [{ basicAuth: [] }] : [{ bearerAuth: [route.scope] }],
       parameters,
-      ...(Object.keys(content).length ? { requestBody: { required: route.body === "json" || route.body === "json-or-multipart", content } } : {}),
+      ...(requestBody ? { requestBody } : {}),
       responses,
     };
   }
@@ -116,6 +107,24 @@ export function buildOpenApi(routes: RouteDef[]) {
       },
     },
   };
+}
+
+/** The query parameters of a route: one per property of its declared query schema. */
+export function queryParameters(route: Pick<RouteDef, "query">): Record<string, unknown>[] {
+  if (!route.query) return [];
+  const schema = toSchema(route.query, "input");
+  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  return Object.entries(props).map(([name, prop]) => ({ name, in: "query", required: required.has(name) && prop.default === undefined, schema: prop, description: prop.description }));
+}
+
+/** The requestBody of a route: its declared JSON schema, and its form schema as multipart/form-data. */
+export function requestBodyOf(route: Pick<RouteDef, "body">): { required: boolean; content: Record<string, { schema: JsonSchema }> } | null {
+  const body = route.body;
+  if (!body) return null;
+  const content: Record<string, { schema: JsonSchema }> = { "application/json": { schema: toSchema(body.schema, "input") } };
+  if (body.transport === "json-or-form") content["multipart/form-data"] = { schema: toSchema(body.form, "input") };
+  return { required: body.transport === "json-or-form" || !body.optional, content };
 }
 
 function operationId(route: RouteDef): string {

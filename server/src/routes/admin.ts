@@ -1,4 +1,5 @@
-import { defineRoute, type RouteDef } from "../http/route.js";
+import { createAccountSchema, createAppSchema, createTokenSchema, exportSchema } from "@lp/core";
+import { defineRoute, jsonBody, noInputBody, type RouteDef } from "../http/route.js";
 import { data, json } from "../http/respond.js";
 
 /** The local admin API (DESIGN §4): accounts, tokens, applications, reset, export, import. */
@@ -7,31 +8,31 @@ export const adminRoutes: RouteDef[] = [
     method: "POST",
     path: "/_admin/accounts",
     plane: "admin",
-    body: "optional-json",
+    body: jsonBody(createAccountSchema, { optional: true }),
     internal: true,
-    handler: async ({ server, input }) => data(await server.core.accounts.create(input?.kind === "json" ? input.body : undefined), 201),
+    handler: async ({ server, input }) => data(await server.core.accounts.create(input), 201),
   }),
   defineRoute({
     method: "POST",
     path: "/_admin/tokens",
     plane: "admin",
-    body: "json",
+    body: jsonBody(createTokenSchema),
     internal: true,
-    handler: async ({ server, input }) => data(await server.core.accounts.createToken(input?.kind === "json" ? input.body : undefined), 201),
+    handler: async ({ server, input }) => data(await server.core.accounts.createToken(input), 201),
   }),
   defineRoute({
     method: "POST",
     path: "/_admin/apps",
     plane: "admin",
-    body: "json",
+    body: jsonBody(createAppSchema),
     internal: true,
-    handler: async ({ server, input }) => data(await server.core.accounts.createApp(input?.kind === "json" ? input.body : undefined), 201),
+    handler: async ({ server, input }) => data(await server.core.accounts.createApp(input), 201),
   }),
   defineRoute({
     method: "POST",
     path: "/_admin/reset",
     plane: "admin",
-    body: "optional-json",
+    body: noInputBody,
     internal: true,
     handler: async ({ server }) => {
       await server.core.admin.reset();
@@ -50,11 +51,11 @@ export const adminRoutes: RouteDef[] = [
     method: "POST",
     path: "/_admin/import",
     plane: "admin",
-    body: "json",
+    body: jsonBody(exportSchema),
     bodyLimit: 512 * 1024 * 1024,
     internal: true,
     handler: async ({ server, input }) => {
-      const counts = await server.core.admin.import(input?.kind === "json" ? input.body : undefined);
+      const counts = await server.core.admin.import(input);
       // The import replaced every record: put this server's dev credentials back, as a reset does.
       await server.afterReset?.();
       return data(counts);

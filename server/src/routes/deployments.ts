@@ -1,12 +1,15 @@
-import { deploymentListSchema, parseInput } from "@lp/core";
-import { z } from "zod";
-import { defineRoute, type RouteDef } from "../http/route.js";
-import { accepted, data, list } from "../http/respond.js";
+import { deploymentListSchema, LpError } from "@lp/core";
+import { defineRoute, noInputBody, type RouteDef } from "../http/route.js";
+import { accepted, data, fillPath, list } from "../http/respond.js";
 import { deploymentAcceptedResponse, deploymentListResponse, deploymentResponse } from "../openapi/deployment-schemas.js";
 
 const base = "/v1/accounts/:account_id/pages/:id/deployments";
+const onePath = `${base}/:deploymentId`;
 const tags = ["Deployments"];
-const emptyBody = z.strictObject({}).describe("Empty, or {}");
+
+/** Where a deployment is polled: the path of the route below that answers it. */
+const pollUrl = (accountId: string, pageId: string, deploymentId: string) =>
+  fillPath(onePath, { account_id: accountId, id: pageId, deploymentId });
 
 /** Deployments of a page (spec: Deployments). */
 export const deploymentRoutes: RouteDef[] = [
@@ -15,17 +18,23 @@ export const deploymentRoutes: RouteDef[] = [
     path: base,
     plane: "account",
     scope: "pages:deploy",
-    body: "optional-json",
+    body: noInputBody,
     docs: {
       summary: "Deploy the page as it stands (asynchronous)",
       tags,
-      body: emptyBody,
       responses: { 202: { description: "Started; poll poll_url (also in Location)", schema: deploymentAcceptedResponse } },
     },
-    handler: async ({ server, accountId, params, input, simulate }) => {
-      const body = input?.kind === "json" ? input.body : undefined;
-      if (body !== undefined) parseInput(emptyBody, body);
-      return accepted(await server.core.deployments.start(accountId, params.id, simulate));
+    handler: async ({ server, accountId, params, simulate }) => {
+      try {
+        const { deployment_id, deployed_url, deployed_at } = await server.core.deployments.start(accountId, params.id, simulate);
+        return accepted({ deployment_id, poll_url: pollUrl(accountId, params.id, deployment_id), deployed_url, deployed_at });
+      } catch (error) {
+        // The 409 names the deployment in flight; the client polls it at the URL the server gives.
+        if (!(error instanceof LpError) || error.code !== "deployment_in_progress") throw error;
+        const active = error.details?.active_deployment_id;
+        if (typeof active !== "string") throw error;
+        throw new LpError(error.code, error.message, { ...error.details, poll_url: pollUrl(accountId, params.id, active) });
+      }
     },
   }),
   defineRoute({
@@ -33,12 +42,13 @@ export const deploymentRoutes: RouteDef[] = [
     path: base,
     plane: "account",
     scope: "pages:read",
-    docs: { summary: "Deployment history, newest first", tags, query: deploymentListSchema, responses: { 200: { description: "A page of deployments", schema: deploymentListResponse } } },
+    query: deploymentListSchema,
+    docs: { summary: "Deployment history, newest first", tags, responses: { 200: { description: "A page of deployments", schema: deploymentListResponse } } },
     handler: async ({ server, accountId, params, query, url }) => list(await server.core.deployments.list(accountId, params.id, query), url),
   }),
   defineRoute({
     method: "GET",
-    path: `${base}/:deploymentId`,
+    path: onePath,
     plane: "account",
     scope: "pages:read",
     docs: { summary: "Poll one deployment", tags, responses: { 200: { description: "The deployment", schema: deploymentResponse } } },

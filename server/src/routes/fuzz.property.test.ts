@@ -79,7 +79,7 @@ describe(`fuzz (seed ${seed}, ${runs} runs per route)`, () => {
 });
 
 describe("fuzz regressions", () => {
-  const listings = t.routes.filter((r) => r.method === "GET" && r.docs?.query);
+  const listings = t.routes.filter((r) => r.method === "GET" && r.query);
   const base = (route: RouteDef): FuzzSpec => ({
     method: "GET",
     params: toParamNames(route.path).map(() => ({ fixture: "own" as const })),

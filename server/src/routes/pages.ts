@@ -1,9 +1,10 @@
 import { pageCreateSchema, pageListSchema, pageUpdateSchema } from "@lp/core";
-import { defineRoute, type RouteDef } from "../http/route.js";
-import { accepted, data, list, noContent } from "../http/respond.js";
+import { defineRoute, jsonBody, type RouteDef } from "../http/route.js";
+import { accepted, data, fillPath, list, noContent } from "../http/respond.js";
 import { jobResponse, pageAcceptedResponse, pageListResponse, pageResponse } from "../openapi/page-schemas.js";
 
 const base = "/v1/accounts/:account_id/pages";
+const jobPath = `${base}/jobs/:jobId`;
 const tags = ["Pages"];
 
 /** Pages and their generation jobs (spec: Pages). */
@@ -13,19 +14,20 @@ export const pageRoutes: RouteDef[] = [
     path: base,
     plane: "account",
     scope: "pages:write",
-    body: "json",
+    body: jsonBody(pageCreateSchema),
     docs: {
       summary: "Create a page (asynchronous generation job)",
       tags,
-      body: pageCreateSchema,
       responses: { 202: { description: "The job was accepted; poll poll_url", schema: pageAcceptedResponse } },
     },
-    handler: async ({ server, accountId, input, simulate }) =>
-      accepted(await server.core.pages.create(accountId, input?.kind === "json" ? input.body : undefined, simulate)),
+    handler: async ({ server, accountId, input, simulate }) => {
+      const { job_id } = await server.core.pages.create(accountId, input, simulate);
+      return accepted({ job_id, poll_url: fillPath(jobPath, { account_id: accountId, jobId: job_id }) });
+    },
   }),
   defineRoute({
     method: "GET",
-    path: `${base}/jobs/:jobId`,
+    path: jobPath,
     plane: "account",
     scope: "pages:read",
     docs: { summary: "Poll a page generation job", tags, responses: { 200: { description: "The job", schema: jobResponse } } },
@@ -36,7 +38,8 @@ export const pageRoutes: RouteDef[] = [
     path: base,
     plane: "account",
     scope: "pages:read",
-    docs: { summary: "List pages", tags, query: pageListSchema, responses: { 200: { description: "A page of pages", schema: pageListResponse } } },
+    query: pageListSchema,
+    docs: { summary: "List pages", tags, responses: { 200: { description: "A page of pages", schema: pageListResponse } } },
     handler: async ({ server, accountId, query, url }) => list(await server.core.pages.list(accountId, query), url),
   }),
   defineRoute({
@@ -52,15 +55,13 @@ export const pageRoutes: RouteDef[] = [
     path: `${base}/:id`,
     plane: "account",
     scope: "pages:write",
-    body: "json",
+    body: jsonBody(pageUpdateSchema),
     docs: {
       summary: "Update a page's theme and SEO (JSON Merge Patch)",
       tags,
-      body: pageUpdateSchema,
       responses: { 200: { description: "The page", schema: pageResponse } },
     },
-    handler: async ({ server, accountId, params, input }) =>
-      data(await server.core.pages.update(accountId, params.id, input?.kind === "json" ? input.body : undefined)),
+    handler: async ({ server, accountId, params, input }) => data(await server.core.pages.update(accountId, params.id, input)),
   }),
   defineRoute({
     method: "DELETE",

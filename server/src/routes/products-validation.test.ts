@@ -10,6 +10,7 @@ const CREATE_CASES: [string, Record<string, unknown>, string][] = [
   ["empty title", { title: "" }, "title"],
   ["blank title", { title: "   " }, "title"],
   ["huge title", { title: "t".repeat(201) }, "title"],
+  ["title of 201 letters outside the BMP", { title: "\u{1d41a}".repeat(201) }, "title"],
   ["missing title", { title: undefined }, "title"],
   ["price as a string", { price: "10" }, "price"],
   ["negative price", { price: -0.01 }, "price"],
@@ -73,6 +74,18 @@ for (const storage of testStorages()) {
       const paths = issuesOf(res).map((i) => i.path);
       expect(paths).toEqual(expect.arrayContaining(["title", "price", "product_type", "images.0", ""]));
       expect(issuesOf(await t.call("POST", "products", { body: {} })).map((i) => i.path).sort()).toEqual(["price", "product_type", "title"]);
+    });
+
+    it("counts lengths in code points, as the document's maxLength does", async () => {
+      // 200 letters of two UTF-16 units each: within maxLength 200, so the document and the server admit it.
+      const res = await t.call("POST", "products", { body: { ...valid, title: "\u{1d41a}".repeat(200) } });
+      expect(res.status).toBe(201);
+      expect([...res.json.data.title]).toHaveLength(200);
+    });
+
+    it("reads an empty body without a Content-Type as {}, and names the missing fields", async () => {
+      const res = await t.call("POST", "products");
+      expect(issuesOf(res).map((i) => i.path).sort()).toEqual(["price", "product_type", "title"]);
     });
 
     it.each(["null", "[]", "\"text\"", "42", "true"])("refuses a create whose JSON body is %s", async (raw) => {

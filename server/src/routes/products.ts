@@ -5,7 +5,7 @@ import {
   productUpdateMultipartSchema,
   productUpdateSchema,
 } from "@lp/core";
-import { defineRoute, type RouteDef } from "../http/route.js";
+import { defineRoute, jsonOrFormBody, type RouteDef } from "../http/route.js";
 import { data, list, noContent } from "../http/respond.js";
 import { productListResponse, productResponse } from "../openapi/resource-schemas.js";
 
@@ -19,25 +19,24 @@ export const productRoutes: RouteDef[] = [
     path: base,
     plane: "account",
     scope: "products:write",
-    body: "json-or-multipart",
+    // Multipart: numbers as text, lists as repeated parts, image files in `images`.
+    body: jsonOrFormBody(productCreateSchema, productCreateMultipartSchema, { files: "images" }),
     docs: {
       summary: "Create a product",
       tags,
-      body: productCreateSchema,
-      multipart: productCreateMultipartSchema,
       responses: { 201: { description: "The product with its images", schema: productResponse } },
     },
-    handler: async ({ server, accountId, input }) => data(await server.core.products.create(accountId, input), 201),
+    handler: async ({ server, accountId, input, files }) => data(await server.core.products.create(accountId, input, files), 201),
   }),
   defineRoute({
     method: "GET",
     path: base,
     plane: "account",
     scope: "products:read",
+    query: productListSchema,
     docs: {
       summary: "List products",
       tags,
-      query: productListSchema,
       responses: { 200: { description: "A page of products, without images", schema: productListResponse } },
     },
     handler: async ({ server, accountId, query, url }) => list(await server.core.products.list(accountId, query), url),
@@ -55,15 +54,13 @@ export const productRoutes: RouteDef[] = [
     path: `${base}/:id`,
     plane: "account",
     scope: "products:write",
-    body: "json-or-multipart",
+    body: jsonOrFormBody(productUpdateSchema, productUpdateMultipartSchema, { files: "images" }),
     docs: {
       summary: "Update a product and its media ordering",
       tags,
-      body: productUpdateSchema,
-      multipart: productUpdateMultipartSchema,
       responses: { 200: { description: "The product with its images", schema: productResponse } },
     },
-    handler: async ({ server, accountId, params, input }) => data(await server.core.products.update(accountId, params.id, input)),
+    handler: async ({ server, accountId, params, input, files }) => data(await server.core.products.update(accountId, params.id, input, files)),
   }),
   defineRoute({
     method: "DELETE",

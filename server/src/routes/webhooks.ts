@@ -1,6 +1,5 @@
-import { deliveryListSchema, endpointCreateSchema, endpointListSchema, endpointUpdateSchema, LpError } from "@lp/core";
-import { z } from "zod";
-import { defineRoute, type RouteContext, type RouteDef } from "../http/route.js";
+import { deliveryListSchema, endpointCreateSchema, endpointListSchema, endpointUpdateSchema } from "@lp/core";
+import { defineRoute, jsonBody, noInputBody, type RouteContext, type RouteDef } from "../http/route.js";
 import { data, json, list, noContent } from "../http/respond.js";
 import {
   deliveryListResponse,
@@ -15,21 +14,10 @@ import {
 const base = "/v1/developer/webhook-endpoints";
 const one = `${base}/:endpoint_id`;
 const tags = ["Webhook endpoints"];
-const noBody = z.strictObject({}).describe("Empty, or {}");
 
 /** The calling application (the "app" plane has authenticated it). */
-const appOf = (ctx: RouteContext<"app">) => ctx.principal.application_id;
-const bodyOf = (ctx: RouteContext) => (ctx.input?.kind === "json" ? ctx.input.body : undefined);
-const webhooks = (ctx: RouteContext) => ctx.server.core.webhooks.endpoints;
-
-/** Operations that take no input accept an empty body or `{}`, and refuse anything else. */
-function assertNoBody(ctx: RouteContext): void {
-  const body = bodyOf(ctx);
-  if (body === undefined || (typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) return;
-  throw new LpError("validation_error", "This operation takes no body; send nothing or {}.", {
-    issues: [{ path: "", code: "unexpected_body", message: "must be empty or {}" }],
-  });
-}
+const appOf = (ctx: Pick<RouteContext<"app">, "principal">) => ctx.principal.application_id;
+const webhooks = (ctx: Pick<RouteContext, "server">) => ctx.server.core.webhooks.endpoints;
 
 /** 202 for work done in the background, with `Location` on the endpoint's deliveries. */
 const acceptedDelivery = (endpointId: string, delivery: unknown) => json({ data: delivery }, 202, { location: `${base}/${endpointId}/deliveries` });
@@ -40,20 +28,20 @@ export const webhookRoutes: RouteDef[] = [
     method: "POST",
     path: base,
     plane: "app",
-    body: "json",
+    body: jsonBody(endpointCreateSchema),
     docs: {
       summary: "Create a webhook endpoint; returns its secret once and the outcome of the verification challenge",
       tags,
-      body: endpointCreateSchema,
       responses: { 201: { description: "The endpoint, its secret (shown once) and the verification outcome", schema: endpointCreatedResponse } },
     },
-    handler: async (ctx) => data(await webhooks(ctx).create(appOf(ctx), bodyOf(ctx)), 201),
+    handler: async (ctx) => data(await webhooks(ctx).create(appOf(ctx), ctx.input), 201),
   }),
   defineRoute({
     method: "GET",
     path: base,
     plane: "app",
-    docs: { summary: "List the application's webhook endpoints, newest first", tags, query: endpointListSchema, responses: { 200: { description: "A page of endpoints", schema: endpointListResponse } } },
+    query: endpointListSchema,
+    docs: { summary: "List the application's webhook endpoints, newest first", tags, responses: { 200: { description: "A page of endpoints", schema: endpointListResponse } } },
     handler: async (ctx) => list(await webhooks(ctx).list(appOf(ctx), ctx.query), ctx.url),
   }),
   defineRoute({
@@ -67,14 +55,13 @@ export const webhookRoutes: RouteDef[] = [
     method: "PATCH",
     path: one,
     plane: "app",
-    body: "json",
+    body: jsonBody(endpointUpdateSchema),
     docs: {
       summary: "Update a webhook endpoint; a changed url returns it to pending_verification",
       tags,
-      body: endpointUpdateSchema,
       responses: { 200: { description: "The endpoint", schema: endpointResponse } },
     },
-    handler: async (ctx) => data(await webhooks(ctx).update(appOf(ctx), ctx.params.endpoint_id, bodyOf(ctx))),
+    handler: async (ctx) => data(await webhooks(ctx).update(appOf(ctx), ctx.params.endpoint_id, ctx.input)),
   }),
   defineRoute({
     method: "DELETE",
@@ -90,15 +77,13 @@ export const webhookRoutes: RouteDef[] = [
     method: "POST",
     path: `${one}/verify`,
     plane: "app",
-    body: "optional-json",
+    body: noInputBody,
     docs: {
       summary: "Post a freshly signed nonce challenge; success makes the endpoint active",
       tags,
-      body: noBody,
       responses: { 200: { description: "The outcome and the endpoint", schema: verifyResponse } },
     },
     handler: async (ctx) => {
-      assertNoBody(ctx);
       return data(await webhooks(ctx).verify(appOf(ctx), ctx.params.endpoint_id));
     },
   }),
@@ -106,15 +91,13 @@ export const webhookRoutes: RouteDef[] = [
     method: "POST",
     path: `${one}/rotate-secret`,
     plane: "app",
-    body: "optional-json",
+    body: noInputBody,
     docs: {
       summary: "Return a new secret once; the previous one keeps signing for 24 hours",
       tags,
-      body: noBody,
       responses: { 200: { description: "The endpoint with its new secret", schema: endpointRotatedResponse } },
     },
     handler: async (ctx) => {
-      assertNoBody(ctx);
       return data(await webhooks(ctx).rotateSecret(appOf(ctx), ctx.params.endpoint_id));
     },
   }),
@@ -122,15 +105,13 @@ export const webhookRoutes: RouteDef[] = [
     method: "POST",
     path: `${one}/test`,
     plane: "app",
-    body: "optional-json",
+    body: noInputBody,
     docs: {
       summary: "Schedule a signed webhook.test delivery; nothing is sent inline",
       tags,
-      body: noBody,
       responses: { 202: { description: "The scheduled delivery", schema: deliveryResponse } },
     },
     handler: async (ctx) => {
-      assertNoBody(ctx);
       return acceptedDelivery(ctx.params.endpoint_id, await webhooks(ctx).test(appOf(ctx), ctx.params.endpoint_id));
     },
   }),
@@ -138,10 +119,10 @@ export const webhookRoutes: RouteDef[] = [
     method: "GET",
     path: `${one}/deliveries`,
     plane: "app",
+    query: deliveryListSchema,
     docs: {
       summary: "List deliveries, newest first, with their attempts",
       tags,
-      query: deliveryListSchema,
       responses: { 200: { description: "A page of deliveries", schema: deliveryListResponse } },
     },
     handler: async (ctx) => list(await webhooks(ctx).deliveries(appOf(ctx), ctx.params.endpoint_id, ctx.query), ctx.url),
@@ -150,15 +131,13 @@ export const webhookRoutes: RouteDef[] = [
     method: "POST",
     path: `${one}/deliveries/:delivery_id/retry`,
     plane: "app",
-    body: "optional-json",
+    body: noInputBody,
     docs: {
       summary: "Mark a stored delivery pending for one manual attempt, made asynchronously",
       tags,
-      body: noBody,
       responses: { 202: { description: "The delivery, pending", schema: deliveryResponse } },
     },
     handler: async (ctx) => {
-      assertNoBody(ctx);
       const { endpoint_id, delivery_id } = ctx.params;
       return acceptedDelivery(endpoint_id, await webhooks(ctx).retry(appOf(ctx), endpoint_id, delivery_id));
     },

@@ -1,4 +1,3 @@
-import { createAccountSchema, createAppSchema, createTokenSchema, exportSchema } from "@lp/core";
 import fc from "fast-check";
 import type { z } from "zod";
 import type { RouteDef } from "../http/route.js";
@@ -76,7 +75,7 @@ const COMMON_NAMES = ["per_page", "cursor", "sort", "q", "created_after", "creat
 const RAW_QUERIES = ["__proto__=1", "__proto__=a&__proto__=b", "hasOwnProperty=x", "per_page=%zz", "%", "&&==&", "q=%E0%A4%A", "per_page[]=1", "__proto__[polluted]=1", "constructor[prototype][polluted]=1", "sort=-", "cursor=", "per_page=1&per_page=2"];
 
 function queryArb(route: RouteDef): fc.Arbitrary<FuzzSpec["query"]> {
-  const props = route.docs?.query ? (toJsonSchema(route.docs.query).properties ?? {}) : {};
+  const props = route.query ? (toJsonSchema(route.query).properties ?? {}) : {};
   const names = [...new Set([...Object.keys(props), ...COMMON_NAMES])];
   const value = (name: string): fc.Arbitrary<QueryValue> => {
     const valid = toArbitrary(props[name] ?? { type: "string" }).map((v) => (typeof v === "string" ? v : (JSON.stringify(v) ?? "")));
@@ -134,17 +133,11 @@ const OVERSIZE = new Uint8Array(10 * 1024 * 1024 + 1).fill(7);
 
 const toField = (v: unknown) => (typeof v === "string" ? v : v === null || v === undefined ? "" : Array.isArray(v) && v.every((x) => typeof x === "string") ? v.join(",") : JSON.stringify(v));
 
-/** Schemas of the operations that document none (the admin API validates with these in the core). */
-const UNDOCUMENTED: Record<string, z.ZodType> = {
-  "POST /_admin/accounts": createAccountSchema,
-  "POST /_admin/tokens": createTokenSchema,
-  "POST /_admin/apps": createAppSchema,
-  "POST /_admin/import": exportSchema,
-};
-const bodySchemaOf = (route: RouteDef) => route.docs?.body ?? UNDOCUMENTED[`${route.method} ${route.path}`];
+/** The JSON schema a route declares for its body (internal routes too: the pipeline validates them all alike). */
+const bodySchemaOf = (route: RouteDef): z.ZodType | undefined => route.body?.schema;
 
 function multipartArb(route: RouteDef): fc.Arbitrary<BodyPick> {
-  const schema = route.docs?.multipart ?? bodySchemaOf(route);
+  const schema = route.body?.transport === "json-or-form" ? route.body.form : bodySchemaOf(route);
   const valid = schema ? toArbitrary(toJsonSchema(schema)) : fc.dictionary(fc.string({ maxLength: 8 }), fc.string());
   const fields = fc.oneof(valid, toMutated(valid)).map((v) =>
     v && typeof v === "object" && !Array.isArray(v) ? Object.entries(v).map(([k, x]) => [k, toField(x)] as [string, string]) : [["value", toField(v)] as [string, string]],
@@ -161,7 +154,7 @@ const WRONG_TYPES = ["text/plain", "application/xml", "application/x-www-form-ur
 const BAD_JSON = ["{", '{"a":', "nul", "'x'", '{"a":1}}', "\u0000", "[1,]", "{\"title\": NaN}", "\ufeff{}", "1".repeat(400), "[".repeat(5000)];
 
 function bodyArb(route: RouteDef): fc.Arbitrary<BodyPick> {
-  const takesBody = route.body !== undefined && route.body !== "none";
+  const takesBody = route.body !== undefined;
   const json = fc.record({ kind: fc.constant("json" as const), value: toBodyValue(bodySchemaOf(route)), type: fc.constantFrom(...JSON_TYPES) });
   const text = fc.record({
     kind: fc.constant("text" as const),
@@ -175,7 +168,7 @@ function bodyArb(route: RouteDef): fc.Arbitrary<BodyPick> {
     { weight: takesBody ? 12 : 1, arbitrary: json },
     { weight: 3, arbitrary: text },
     { weight: 1, arbitrary: wrongJson },
-    { weight: route.body === "json-or-multipart" ? 6 : 1, arbitrary: multipartArb(route) },
+    { weight: route.body?.transport === "json-or-form" ? 6 : 1, arbitrary: multipartArb(route) },
     { weight: 1, arbitrary: huge },
   );
 }

@@ -85,6 +85,31 @@ const FIXTURE_REFS: Record<string, unknown[]> = {
 /** Strings that satisfy common refinements zod cannot put in a JSON Schema (colours, fonts, currencies). */
 const HINTS = ["#ff0000", "#0af", "red", "rgb(1, 2, 3)", "hsl(120, 50%, 50%)", "Georgia, serif", "en", "fr-CA", "EUR", "product.created", "Lamp"];
 
+/**
+ * Strings of astral letters (two UTF-16 units each, `\p{L}`) more than half as long as `maxLength` allows
+ * in code points: within the document's bound, which counts code points, past the server's, which counts
+ * UTF-16 units. Rare, so most requests still reach the checks behind the first field.
+ */
+function astralNearMax(s: JsonSchema, regex: RegExp | null): fc.Arbitrary<string> | null {
+  const max = s.maxLength;
+  // Long bounds are left out: thousands of code points per field would slow every run for the same finding.
+  if (max === undefined || max < 2 || max > 1000) return null;
+  const min = Math.max(s.minLength ?? 0, Math.floor(max / 2) + 1);
+  // Only where such letters can match the pattern at all: a filter that never passes would never end.
+  if (regex && !regex.test("\u{1d41a}".repeat(min))) return null;
+  // Mathematical bold small a to z: letters outside the Basic Multilingual Plane.
+  return fc.integer({ min, max }).chain((n) => fc.array(fc.integer({ min: 0x1d41a, max: 0x1d433 }), { minLength: n, maxLength: n }).map((cps) => String.fromCodePoint(...cps)));
+}
+
+/** A regex of the document: with the `u` flag, as JSON Schema reads patterns (`\p{L}` is a letter, not `p{L}`). */
+function documentRegex(pattern: string): RegExp {
+  try {
+    return new RegExp(pattern, "u");
+  } catch {
+    return new RegExp(pattern);
+  }
+}
+
 function stringArb(s: JsonSchema): fc.Arbitrary<unknown> {
   if (s.format === "uri" || s.format === "url") return fc.webUrl({ validSchemes: ["http", "https"] });
   if (s.format === "uuid") return fc.uuid();
@@ -92,14 +117,19 @@ function stringArb(s: JsonSchema): fc.Arbitrary<unknown> {
   if (s.format === "email") return fc.emailAddress();
   if (s.pattern) {
     try {
-      return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length <= (s.maxLength ?? 10_000));
+      const regex = documentRegex(s.pattern);
+      const matching = fc.stringMatching(regex).filter((v) => [...v].length <= (s.maxLength ?? 10_000));
+      const near = astralNearMax(s, regex);
+      return near ? fc.oneof({ arbitrary: matching, weight: 30 }, { arbitrary: near.filter((v) => regex.test(v)), weight: 1 }) : matching;
     } catch {
       // A pattern fast-check cannot read: fall through to plain strings.
     }
   }
+  const near = astralNearMax(s, null);
   const minLength = s.minLength ?? 0;
   const plain = fc.string({ minLength, maxLength: Math.max(minLength, Math.min(s.maxLength ?? 40, 40)) });
-  return fc.oneof({ arbitrary: plain, weight: 1 }, { arbitrary: fc.constantFrom(...HINTS), weight: 1 });
+  const arbs = [{ arbitrary: plain, weight: 15 }, { arbitrary: fc.constantFrom(...HINTS), weight: 15 }];
+  return fc.oneof(...arbs, ...(near ? [{ arbitrary: near as fc.Arbitrary<string>, weight: 1 }] : []));
 }
 
 /**

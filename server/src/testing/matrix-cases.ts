@@ -46,7 +46,7 @@ export const BODIES: Record<string, { refs?: ResourceKind[]; body: (r: Resources
 export const routeKey = (route: RouteDef) => `${route.method} ${route.path}`;
 
 /** True when the matrix knows a valid body for `route` (or it takes none), so an allowed call must be a 2xx. */
-export const hasKnownBody = (route: RouteDef) => Boolean(BODIES[routeKey(route)]) || route.body === undefined || route.body === "optional-json";
+export const hasKnownBody = (route: RouteDef) => Boolean(BODIES[routeKey(route)]) || route.body === undefined || (route.body.transport === "json" && route.body.optional);
 
 /** The resources a route names, in its path and in its body. */
 export function resourcesOf(route: RouteDef): ResourceKind[] {
