@@ -16,7 +16,7 @@ import { createPagesService } from "./pages/pages-service.js";
 import { createDeploymentsService, type DeploymentsService } from "./deployments/deployments-service.js";
 import { createSitesService } from "./deployments/sites-service.js";
 import type { Stores } from "./storage/create-storage.js";
-import { combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/create-webhooks.js";
+import { clusterOf, combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/create-webhooks.js";
 import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
 import { claimItem } from "./storage/claim-item.js";
@@ -73,7 +73,10 @@ export async function createCore(deps: CoreDeps) {
   const media = createMediaStore(deps.stores.media, deps.publicUrl, deriveOgImage);
   const accounts = createAccountsService({ storage, clock, ids });
   const { fetch, scheduler, retrySchedule, publicOnly } = deps;
-  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts });
+  // On a shared (Redis) store the webhook engine runs cluster-wide; memory and fs keep the in-process engine.
+  const cluster = deps.webhooks?.cluster ?? clusterOf(deps.stores);
+  const shared = cluster && { cluster, batch: deps.stores.batch };
+  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts, shared });
   // Every service emits to the webhook engine (and to an injected sink as well, when one is given).
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
   const base = { storage, clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };

@@ -43,7 +43,7 @@ export interface Stores {
   batch(ops: readonly BatchOp[]): Promise<void>;
   /** Present on stores that several processes share. */
   changes?: ChangeFeed;
-  /** The Redis a shared store lives on, for the parts that coordinate on it too (the lock). */
+  /** On Redis stores: where the Redis is, for parts that open their own connections (the lock, BullMQ queues). */
   redis?: { url: string; prefix: string };
   dispose(): Promise<void>;
 }

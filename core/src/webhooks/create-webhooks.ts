@@ -5,6 +5,11 @@ import type { DomainEvent, EventSink } from "../events/event-sink.js";
 import type { CursorCodec } from "../lists/cursor.js";
 import type { IndexRegistry } from "../lists/index-registry.js";
 import type { Lock } from "../ports/lock.js";
+import type { Stores } from "../storage/create-storage.js";
+import { createClusterEngine, type ClusterEngine } from "./cluster-engine.js";
+import { createRedisSemaphore } from "./redis-semaphore.js";
+import { createSharedCircuit } from "./shared-circuit.js";
+import { connectRedis, createSharedQueue, type SharedJob, type WebhookCluster } from "./shared-queue.js";
 import { createAddressGuard, dnsResolveHost, type ResolveHost } from "./address-guard.js";
 import { createDeliveryEngine } from "./delivery-engine.js";
 import { createEndpointsService, DEFAULT_MAX_ENDPOINTS } from "./endpoints-service.js";
@@ -13,7 +18,7 @@ import { createGuardedFetch } from "./guarded-fetch.js";
 import type { FetchLike } from "./http-attempt.js";
 import { DEFAULT_RETRY_SCHEDULE } from "./retry-policy.js";
 import { realScheduler, type Scheduler } from "./scheduler.js";
-import { createWebhookStore } from "./webhook-store.js";
+import { clusterKeys, createWebhookStore } from "./webhook-store.js";
 import { createWorkTracker } from "./work-tracker.js";
 
 /** Settings of the webhook engine a caller may change; tests shorten the timeouts. */
@@ -41,6 +46,19 @@ export interface WebhookOptions {
   monotonic?: () => number;
   /** Where background failures are reported. Default: stderr. */
   onError?: (what: string, error: unknown) => void;
+  /**
+   * The Redis of a cluster, when the stores do not say where theirs is (tests); with it, deliveries run
+   * cluster-wide (see `shared` below).
+   */
+  cluster?: WebhookCluster;
+}
+
+/**
+ * Where a shared store's Redis is, for the webhook engine's own connections (BullMQ, the semaphore): the
+ * Redis stores carry it; memory and fs have none.
+ */
+export function clusterOf(stores: Stores): WebhookCluster | undefined {
+  return stores.kind === "redis" && stores.redis ? { url: stores.redis.url, prefix: stores.redis.prefix } : undefined;
 }
 
 /** What the core hands the webhook engine. */
@@ -52,7 +70,21 @@ export interface WebhookDeps extends WebhookOptions {
   ids: IdSource;
   lock: Lock;
   accounts: Pick<AccountsService, "get" | "getApp">;
+  /**
+   * Several processes on one Redis (`--storage redis`): attempts and fan-outs become BullMQ jobs, the
+   * endpoint's concurrency and circuit hold across processes. Absent on memory and fs.
+   */
+  shared?: { cluster: WebhookCluster; batch: Stores["batch"] };
 }
+
+/** A slot or probe lease lasts this much longer than an attempt may take. */
+const LEASE_MARGIN_MS = 15_000;
+/** Longest hold of an endpoint's change lock (a read and a write of one record). */
+const ENDPOINT_LOCK_MS = 10_000;
+/** How often a cluster member queues again what the outbox holds (a job id keeps it to one job per event). */
+const OUTBOX_SWEEP_MS = 30_000;
+/** How often `onIdle` looks again at a cluster's queue while work is left. */
+const IDLE_POLL_MS = 20;
 
 /**
  * Builds the webhook engine: the event sink every service emits to, the developer-plane operations,
@@ -65,23 +97,39 @@ export function createWebhooks(deps: WebhookDeps) {
   const monotonic = deps.monotonic ?? (() => performance.now());
   // Checked before each attempt too (a clear error early); the guarded fetch checks again at connect.
   const guard = createAddressGuard(deps.publicOnly ?? false, resolveHost);
-  const store = createWebhookStore(deps.storage, deps.indexes);
+  const token = () => deps.ids.uuid();
+  const store = createWebhookStore(deps.storage, deps.indexes, deps.shared && { batch: deps.shared.batch, token });
   const work = createWorkTracker();
   const common = { clock: deps.clock, ids: deps.ids };
-  const engine = createDeliveryEngine({
-    ...common,
-    store,
-    lock: deps.lock,
-    scheduler: deps.scheduler ?? realScheduler,
-    fetch: fetchImpl,
-    guard,
-    retrySchedule: deps.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
-    timeoutMs: deps.deliveryTimeoutMs ?? 15_000,
-    monotonic,
-    work,
-    onError,
-  });
-  const outbox = createEventOutbox({ ...common, store, accounts: deps.accounts, engine, work, onError });
+  const timeoutMs = deps.deliveryTimeoutMs ?? 15_000;
+  const engineDeps = { ...common, store, lock: deps.lock, fetch: fetchImpl, guard, retrySchedule: deps.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, timeoutMs, monotonic, work, onError };
+  const cluster = deps.shared?.cluster;
+  const queue = cluster ? createSharedQueue(cluster, onError) : undefined;
+  const redis = cluster ? connectRedis(cluster.url, "webhook engine", onError) : undefined;
+  const leaseMs = timeoutMs + LEASE_MARGIN_MS;
+  // One change of an endpoint at a time across the cluster (its circuit, a PATCH): a semaphore of one slot.
+  const endpointLocks = redis && cluster ? createRedisSemaphore(redis, { prefix: clusterKeys(cluster.prefix).endpointLocks, leaseMs: ENDPOINT_LOCK_MS, token }) : undefined;
+  const exclusive = endpointLocks && (<T>(endpointId: string, fn: () => Promise<T>) => endpointLocks.run(endpointId, 1, fn));
+  const clusterEngine: ClusterEngine | undefined =
+    cluster && queue && redis
+      ? createClusterEngine({
+          ...engineDeps,
+          queue,
+          semaphore: createRedisSemaphore(redis, { prefix: clusterKeys(cluster.prefix).slots, leaseMs, token }),
+          circuit: createSharedCircuit({ redis, prefix: cluster.prefix, store, exclusive: exclusive!, clock: deps.clock, probeLeaseMs: leaseMs, token, resume: (id): Promise<void> => clusterEngine!.resume(id) }),
+          exclusive: exclusive!,
+          // Production delays are BullMQ's delayed jobs; tests that inject a scheduler move time themselves.
+          timers: deps.scheduler && deps.scheduler !== realScheduler ? deps.scheduler : undefined,
+        })
+      : undefined;
+  const engine = clusterEngine ?? createDeliveryEngine({ ...engineDeps, scheduler: deps.scheduler ?? realScheduler });
+  const outbox = createEventOutbox({ ...common, store, accounts: deps.accounts, engine, work, onError, shared: queue });
+  let sweep: ReturnType<typeof setInterval> | undefined;
+  const runJob = (job: SharedJob): Promise<void> => {
+    const done = job.kind === "attempt" ? clusterEngine!.run(job) : outbox.runFanOut(job.event_id);
+    work.track(done);
+    return done;
+  };
   const endpoints = createEndpointsService({
     ...common,
     store,
@@ -100,17 +148,33 @@ export function createWebhooks(deps: WebhookDeps) {
     /** Loads endpoints and picks up unfinished fan-outs and pending deliveries. */
     async start(): Promise<{ events: number; deliveries: number }> {
       await store.load();
+      queue?.start(runJob);
       const events = await outbox.recover();
       const deliveries = await engine.recover();
+      if (queue && !sweep) {
+        sweep = setInterval(() => void outbox.recover().catch((error) => onError("queueing the outbox again", error)), OUTBOX_SWEEP_MS);
+        sweep.unref();
+      }
       return { events, deliveries };
     },
-    /** Resolves when no fan-out or attempt is queued or running (future retries do not count). */
+    /**
+     * Resolves when no fan-out or attempt is queued or running (future retries do not count); in a
+     * cluster, in any process.
+     */
     async onIdle(): Promise<void> {
       await work.onIdle();
+      while (queue && !engine.closed && (work.active > 0 || (await queue.busy()))) {
+        await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+        await work.onIdle();
+      }
       await store.flush();
     },
     /** Stops timers and queued work and waits for attempts in flight. Pending work stays stored. */
-    close: () => engine.close(),
+    async close(): Promise<void> {
+      if (sweep) clearInterval(sweep);
+      await engine.close();
+      redis?.disconnect();
+    },
     /** Before an admin reset or import: drops queued work, timers and parked deliveries, then waits. */
     async suspend(): Promise<void> {
       outbox.reset();

@@ -1,14 +1,13 @@
-import PQueue from "p-queue";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { Lock } from "../ports/lock.js";
 import type { AddressGuard } from "./address-guard.js";
-import { postJson, type FetchLike } from "./http-attempt.js";
+import type { FetchLike } from "./http-attempt.js";
 import { toAttemptOutcome, toGate, type Gate } from "./attempt-outcome.js";
 import type { DeliveryRecord, EndpointRecord } from "./records.js";
 import { createCircuitKeeper } from "./circuit-keeper.js";
-import { createInFlightSlots } from "./in-flight-slots.js";
+import { createInFlightSlots, type InFlightSlots } from "./in-flight-slots.js";
 import type { Scheduler, TimerHandle } from "./scheduler.js";
-import { toAttemptHeaders } from "./signing.js";
+import { sendAttempt } from "./send-attempt.js";
 import type { DeliveryRef, WebhookStore } from "./webhook-store.js";
 import type { WorkTracker } from "./work-tracker.js";
 
@@ -37,25 +36,14 @@ export interface EngineDeps {
 export const MAX_IN_FLIGHT = 256;
 
 /**
- * The exact bytes sent for a payload, serialised once: every attempt of a delivery (and every save,
- * which spreads the record) keeps the same payload object, so retries reuse the string.
- */
-const bodies = new WeakMap<object, string>();
-function bodyOf(payload: DeliveryRecord["payload"]): string {
-  let body = bodies.get(payload);
-  if (body === undefined) bodies.set(payload, (body = JSON.stringify(payload)));
-  return body;
-}
-
-/**
- * Runs deliveries: one p-queue per endpoint at its `concurrency_limit`, timers (from the injected
+ * Runs deliveries in one process: slots per endpoint at its `concurrency_limit`, timers (from the injected
  * scheduler) for future attempts, and the endpoint's circuit. Every decision reads the stored delivery
  * under its lock, so a timer, a retry and a recovery can race without sending twice. A token per
  * delivery makes the latest `schedule` the only one that counts.
  */
 export function createDeliveryEngine(deps: EngineDeps) {
   const { store, clock } = deps;
-  const queues = new Map<string, PQueue>();
+  const queues = new Map<string, InFlightSlots>();
   const timers = new Map<string, TimerHandle>();
   const tokens = new Map<string, number>();
   const inFlight = createInFlightSlots(deps.maxInFlight ?? MAX_IN_FLIGHT);
@@ -63,9 +51,9 @@ export function createDeliveryEngine(deps: EngineDeps) {
   const now = () => clock.now().getTime();
   const circuits = createCircuitKeeper({ store, clock, scheduler: deps.scheduler, wake: (ref) => schedule(ref, now()), onError: deps.onError });
 
-  function queueFor(endpoint: EndpointRecord): PQueue {
+  function queueFor(endpoint: EndpointRecord): InFlightSlots {
     let queue = queues.get(endpoint.id);
-    if (!queue) queues.set(endpoint.id, (queue = new PQueue({ concurrency: endpoint.concurrency_limit })));
+    if (!queue) queues.set(endpoint.id, (queue = createInFlightSlots(endpoint.concurrency_limit)));
     return queue;
   }
 
@@ -94,22 +82,29 @@ export function createDeliveryEngine(deps: EngineDeps) {
     if (closed || tokens.get(ref.id) !== token) return;
     await deps.lock.withLock(`webhook-delivery:${ref.id}`, async () => {
       if (closed || tokens.get(ref.id) !== token) return;
-      const delivery = await store.readDelivery(ref.endpoint_id, ref.id);
-      if (!delivery || delivery.status !== "pending") {
-        if (!delivery) await store.dropPendingMarker(ref.id);
-        return;
-      }
-      const endpoint = store.endpoint(ref.endpoint_id);
-      if (!endpoint) return settle(delivery, {});
-      const gate = toGate(endpoint, delivery, circuits.isProbing(endpoint.id), now());
-      if (gate.kind !== "send") return park(gate, endpoint, delivery, ref);
-      if (gate.probe) circuits.startProbe(endpoint);
-      try {
-        await attempt(endpoint, delivery, ref, gate.probe);
-      } finally {
-        if (gate.probe) circuits.endProbe(endpoint.id);
-      }
+      await runLocked(ref);
+      // A run that lapsed in a close leaves the delivery covered by its outbox entry, for the next start.
+      if (!closed) await store.endCover(ref.id);
     });
+  }
+
+  /** One run of a delivery under its lock: read, gate, then attempt, park or settle. */
+  async function runLocked(ref: DeliveryRef): Promise<void> {
+    const delivery = await store.readDelivery(ref.endpoint_id, ref.id);
+    if (!delivery || delivery.status !== "pending") {
+      if (!delivery) await store.dropPendingMarker(ref.id);
+      return;
+    }
+    const endpoint = store.endpoint(ref.endpoint_id);
+    if (!endpoint) return settle(delivery, {});
+    const gate = toGate(endpoint, delivery, circuits.isProbing(endpoint.id), now());
+    if (gate.kind !== "send") return park(gate, endpoint, delivery, ref);
+    if (gate.probe) circuits.startProbe(endpoint);
+    try {
+      await attempt(endpoint, delivery, ref, gate.probe);
+    } finally {
+      if (gate.probe) circuits.endProbe(endpoint.id);
+    }
   }
 
   /** Holds, parks or skips a delivery the gate did not let through. */
@@ -138,25 +133,14 @@ export function createDeliveryEngine(deps: EngineDeps) {
    * delivery stays stored, pending, for the next start.
    */
   async function attempt(endpoint: EndpointRecord, delivery: DeliveryRecord, ref: DeliveryRef, probe: boolean): Promise<void> {
-    const sent = await queueFor(endpoint).add(() => inFlight.run(async () => {
+    const sent = await queueFor(endpoint).run(() => inFlight.run(async () => {
       if (closed) return { lapsed: true } as const;
       const current = store.endpoint(endpoint.id);
       const again = current ? toGate(current, delivery, !probe && circuits.isProbing(current.id), now()) : null;
       if (!current || !again) return { gate: { kind: "skip", reason: "endpoint_deleted" } as const };
       if (again.kind !== "send") return { gate: again };
       const started = clock.now();
-      const body = bodyOf(delivery.payload);
-      const blocked = await deps.guard.check(current.url);
-      const result = blocked
-        ? { status_code: null, latency_ms: 0, error: `blocked: ${blocked}`, response_body: null, truncated: false }
-        : await postJson({
-            fetch: deps.fetch,
-            url: current.url,
-            body,
-            headers: toAttemptHeaders({ id: delivery.id, body, endpoint: current, now: started, eventType: delivery.event_type, attempt: delivery.attempts.length + 1 }),
-            timeoutMs: deps.timeoutMs,
-            monotonic: deps.monotonic,
-          });
+      const result = await sendAttempt(deps, current, delivery, started);
       return { started, result };
     }));
     if (sent && "lapsed" in sent) return;
@@ -172,9 +156,9 @@ export function createDeliveryEngine(deps: EngineDeps) {
     /** Sends what an endpoint held or parked: after it became active again (verification). */
     resume: (endpointId: string) => circuits.resume(endpointId),
     setConcurrency(endpointId: string, limit: number): void {
-      const queue = queues.get(endpointId);
-      if (queue) queue.concurrency = limit;
+      queues.get(endpointId)?.setLimit(limit);
     },
+    exclusive: <T>(_endpointId: string, fn: () => Promise<T>): Promise<T> => fn(),
     /** Forgets an endpoint that was deleted: nothing of it runs any more. */
     forget(endpointId: string): void {
       queues.delete(endpointId);
@@ -213,4 +197,21 @@ export function createDeliveryEngine(deps: EngineDeps) {
   };
 }
 
-export type DeliveryEngine = ReturnType<typeof createDeliveryEngine>;
+/** What the outbox and the developer-plane operations ask of an engine, in one process or a cluster. */
+export interface DeliveryEngine {
+  /** Makes `ref` run at `dueAt` (ms). */
+  schedule(ref: DeliveryRef, dueAt: number): void | Promise<void>;
+  /** Sends what an endpoint held or parked (it became active again). */
+  resume(endpointId: string): void | Promise<void>;
+  setConcurrency(endpointId: string, limit: number): void;
+  /**
+   * Runs a read-change-write of one endpoint so no other change of it interleaves: across the cluster on
+   * Redis; in one process the engine changes endpoints in memory at once, so `fn` runs as it is.
+   */
+  exclusive<T>(endpointId: string, fn: () => Promise<T>): Promise<T>;
+  forget(endpointId: string): void;
+  recover(): Promise<number>;
+  close(): Promise<void>;
+  reset(): void;
+  readonly closed: boolean;
+}

@@ -45,9 +45,9 @@ export function createEndpointsService(deps: EndpointsDeps) {
   const { store, clock, ids } = deps;
   const now = () => toTimestamp(clock.now());
 
-  function requireEndpoint(appId: string, id: string): EndpointRecord {
-    const endpoint = isPrefixedId(id, "we") ? store.endpoint(id) : undefined;
-    if (!endpoint || endpoint.application_id !== appId) throw notFound("webhook endpoint", id);
+  async function requireEndpoint(appId: string, id: string): Promise<EndpointRecord> {
+    const endpoint = isPrefixedId(id, "we") ? await store.fetchEndpoint(appId, id) : undefined;
+    if (!endpoint) throw notFound("webhook endpoint", id);
     return endpoint;
   }
 
@@ -59,14 +59,17 @@ export function createEndpointsService(deps: EndpointsDeps) {
   /** Runs the challenge and applies its outcome: only a success makes the endpoint active. */
   async function verifyEndpoint(endpoint: EndpointRecord) {
     const result = await runChallenge(deps.challenge, endpoint);
-    const current = store.endpoint(endpoint.id);
-    if (!current) throw notFound("webhook endpoint", endpoint.id);
     const ok = result.outcome === "succeeded";
-    const next: EndpointRecord = ok
-      ? { ...current, status: "active", disabled_reason: null, circuit: closedCircuit(), last_verification: result, updated_at: now() }
-      : { ...current, last_verification: result, updated_at: now() };
-    await store.putEndpoint(next);
-    if (ok) deps.engine.resume(next.id);
+    const next = await deps.engine.exclusive(endpoint.id, async () => {
+      const current = await store.fetchEndpoint(endpoint.application_id, endpoint.id);
+      if (!current) throw notFound("webhook endpoint", endpoint.id);
+      const changed: EndpointRecord = ok
+        ? { ...current, status: "active", disabled_reason: null, circuit: closedCircuit(), last_verification: result, updated_at: now() }
+        : { ...current, last_verification: result, updated_at: now() };
+      await store.putEndpoint(changed);
+      return changed;
+    });
+    if (ok) await deps.engine.resume(next.id);
     const { at: _at, error, ...rest } = result;
     return { ...rest, ...(error ? { error } : {}), endpoint: toEndpointView(next) };
   }
@@ -116,56 +119,66 @@ export function createEndpointsService(deps: EndpointsDeps) {
         cursor: q.cursor,
         perPage: q.per_page,
         filters: { application_id: appId },
-        load: async (entries) => entries.map((e) => store.endpoint(e.id)).filter((e) => e !== undefined).map(toEndpointView),
+        load: async (entries) => {
+          const found = await Promise.all(entries.map((e) => store.fetchEndpoint(appId, e.id)));
+          return found.filter((e) => e !== undefined).map(toEndpointView);
+        },
       });
     },
 
-    get: async (appId: string, id: string) => toEndpointView(requireEndpoint(appId, id)),
+    get: async (appId: string, id: string) => toEndpointView(await requireEndpoint(appId, id)),
 
     async update(appId: string, id: string, input: unknown) {
-      requireEndpoint(appId, id);
+      await requireEndpoint(appId, id);
       const body = parseInput(endpointUpdateSchema, input ?? {});
       if (body.url !== undefined) await assertReachable(body.url);
-      // Read again after the awaits: the engine may have moved the circuit meanwhile.
-      const current = requireEndpoint(appId, id);
-      const next: EndpointRecord = { ...current, updated_at: now() };
-      if (body.events) next.events = body.events;
-      if (body.concurrency_limit !== undefined) next.concurrency_limit = body.concurrency_limit;
-      if (body.url !== undefined && body.url !== current.url) {
-        next.url = body.url;
-        next.status = "pending_verification";
-        next.disabled_reason = null;
-      }
-      if (body.status) {
-        next.status = body.status;
-        next.disabled_reason = body.status === "disabled" ? "manual" : null;
-      }
-      await store.putEndpoint(next);
+      // Read again after the awaits, alone: the engine (in any process) may have moved the circuit meanwhile.
+      const next = await deps.engine.exclusive(id, async () => {
+        const current = await requireEndpoint(appId, id);
+        const changed: EndpointRecord = { ...current, updated_at: now() };
+        if (body.events) changed.events = body.events;
+        if (body.concurrency_limit !== undefined) changed.concurrency_limit = body.concurrency_limit;
+        if (body.url !== undefined && body.url !== current.url) {
+          changed.url = body.url;
+          changed.status = "pending_verification";
+          changed.disabled_reason = null;
+        }
+        if (body.status) {
+          changed.status = body.status;
+          changed.disabled_reason = body.status === "disabled" ? "manual" : null;
+        }
+        await store.putEndpoint(changed);
+        return changed;
+      });
       deps.engine.setConcurrency(id, next.concurrency_limit);
       return toEndpointView(next);
     },
 
     async remove(appId: string, id: string): Promise<void> {
-      const endpoint = requireEndpoint(appId, id);
+      const endpoint = await requireEndpoint(appId, id);
       deps.engine.forget(id);
       await store.removeEndpoint(endpoint);
       await store.removeDeliveries(id);
     },
 
-    verify: async (appId: string, id: string) => verifyEndpoint(requireEndpoint(appId, id)),
+    verify: async (appId: string, id: string) => verifyEndpoint(await requireEndpoint(appId, id)),
 
     async rotateSecret(appId: string, id: string) {
-      const current = requireEndpoint(appId, id);
+      await requireEndpoint(appId, id);
       const secret = generateSecret();
       const expires = toTimestamp(new Date(clock.now().getTime() + SECRET_OVERLAP_MS));
-      const next: EndpointRecord = { ...current, secret, previous_secret: current.secret, previous_secret_expires_at: expires, updated_at: now() };
-      await store.putEndpoint(next);
+      const next = await deps.engine.exclusive(id, async () => {
+        const current = await requireEndpoint(appId, id);
+        const changed: EndpointRecord = { ...current, secret, previous_secret: current.secret, previous_secret_expires_at: expires, updated_at: now() };
+        await store.putEndpoint(changed);
+        return changed;
+      });
       return { ...toEndpointView(next), secret, previous_secret_expires_at: expires };
     },
 
     /** Schedules a signed `webhook.test` delivery; nothing is sent before this returns. */
     async test(appId: string, id: string) {
-      const endpoint = requireEndpoint(appId, id);
+      const endpoint = await requireEndpoint(appId, id);
       const at = now();
       const event: EventRecord = {
         id: toOrderedId("evt", clock, ids),
@@ -177,12 +190,12 @@ export function createEndpointsService(deps: EndpointsDeps) {
       };
       const delivery = toNewDelivery(event, endpoint, at, "test");
       await store.saveDelivery(delivery, false);
-      deps.engine.schedule({ id: delivery.id, endpoint_id: id }, clock.now().getTime());
+      await deps.engine.schedule({ id: delivery.id, endpoint_id: id }, clock.now().getTime());
       return toDeliveryView(delivery);
     },
 
     async deliveries(appId: string, id: string, query: unknown) {
-      requireEndpoint(appId, id);
+      await requireEndpoint(appId, id);
       const q = parseInput(deliveryListSchema, query ?? {});
       return paginate({
         index: await store.deliveryIndex(id),
@@ -201,7 +214,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
 
     /** Marks a stored delivery pending for one manual attempt, made in the background. */
     async retry(appId: string, id: string, deliveryId: string) {
-      requireEndpoint(appId, id);
+      await requireEndpoint(appId, id);
       if (!isPrefixedId(deliveryId, "dlv")) throw notFound("delivery", deliveryId);
       // Under the delivery's lock, so an attempt finishing now cannot overwrite the change.
       const next = await deps.lock.withLock(`webhook-delivery:${deliveryId}`, async () => {
@@ -212,7 +225,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
         await store.saveDelivery(marked, found.status === "pending");
         return marked;
       });
-      deps.engine.schedule({ id: next.id, endpoint_id: id }, clock.now().getTime());
+      await deps.engine.schedule({ id: next.id, endpoint_id: id }, clock.now().getTime());
       return toDeliveryView(next);
     },
   };

@@ -1,8 +1,8 @@
-import PQueue from "p-queue";
 import type { AccountsService } from "../accounts/accounts-service.js";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { DomainEvent, EventSink } from "../events/event-sink.js";
 import type { DeliveryEngine } from "./delivery-engine.js";
+import type { SharedQueue } from "./shared-queue.js";
 import { toDeliveryId, toOrderedId } from "./ordered-id.js";
 import type { DeliveryRecord, EndpointRecord, EventRecord } from "./records.js";
 import type { WebhookStore } from "./webhook-store.js";
@@ -17,10 +17,15 @@ export interface OutboxDeps {
   engine: DeliveryEngine;
   work: WorkTracker;
   onError: (what: string, error: unknown) => void;
+  /** In a cluster: each event's fan-out is a job on this queue, run by one process (another if it dies). */
+  shared?: SharedQueue;
 }
 
 /** Endpoints whose deliveries are stored at once before the fan-out yields to other work. */
 export const FAN_OUT_BATCH = 100;
+
+/** The job id of an event's fan-out: one job per event however many processes queue it. */
+const fanOutJobId = (eventId: string) => `fan.${eventId}`;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -54,13 +59,15 @@ export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: 
  * The {@link EventSink} of the webhook engine. `emit` only records the event in the outbox (one write,
  * so the services' write path stays fast, and none when no endpoint subscribes) and queues the fan-out. The fan-out makes one stored
  * delivery per subscribed endpoint of every application installed on the account, in the account's
- * environment, then hands them to the engine and clears the outbox entry. A crash in between is
- * repaired at the next start: delivery ids are derived from the event and endpoint, so a second
- * fan-out finds what the first one made.
+ * environment, and hands them to the engine. The outbox entry stays until each pending delivery has had its
+ * first run (it stands for their pending markers meanwhile). A crash in between is repaired at the next
+ * start: delivery ids are derived from the event and endpoint, so a second fan-out finds what the first one
+ * made and runs again those still pending.
  */
 export function createEventOutbox(deps: OutboxDeps) {
   const { store, clock } = deps;
-  const fanOuts = new PQueue({ concurrency: 1 });
+  // Fan-outs run one at a time, in order: a promise chain (lighter than a queue for one task per event).
+  let fanOuts: Promise<void> = Promise.resolve();
   // Bumped by reset(): fan-outs queued before it lapse (their outbox entries are reloaded afterwards).
   let generation = 0;
 
@@ -78,6 +85,7 @@ export function createEventOutbox(deps: OutboxDeps) {
   /** The endpoints `event` goes to; with `firstOnly`, stops at the first (the write path only asks whether any). */
   async function targets(event: EventRecord, firstOnly = false): Promise<EndpointRecord[]> {
     const out: EndpointRecord[] = [];
+    await store.syncEndpoints();
     for (const endpoint of store.allEndpoints()) {
       if (endpoint.environment !== event.environment || !endpoint.events.includes(event.type) || !event.account_id) continue;
       if ((await installedOn(endpoint.application_id)).has(event.account_id)) out.push(endpoint);
@@ -92,31 +100,53 @@ export function createEventOutbox(deps: OutboxDeps) {
    * outbox entry goes only once every batch is stored: a close or a crash in between leaves it, and the
    * next start finishes the fan-out (skipping the deliveries already made).
    */
-  async function fanOut(event: EventRecord, recovering: boolean, stillWanted: () => boolean): Promise<void> {
+  async function fanOut(event: EventRecord, recovering: boolean, stillWanted: () => boolean): Promise<boolean> {
     const at = toTimestamp(clock.now());
     const list = await targets(event);
+    store.holdEvent(event.id);
     for (let i = 0; i < list.length; i += FAN_OUT_BATCH) {
       if (i > 0) await yieldToEventLoop();
-      if (!stillWanted()) return;
-      const made = await Promise.all(
-        list.slice(i, i + FAN_OUT_BATCH).map(async (endpoint) => {
-          const delivery = toNewDelivery(event, endpoint, at);
-          if (recovering && (await store.hasDelivery(endpoint.id, delivery.id))) return null;
-          await store.saveDelivery(delivery, false);
-          return delivery.status === "pending" ? delivery : null;
-        }),
-      );
-      for (const d of made) if (d) deps.engine.schedule({ id: d.id, endpoint_id: d.endpoint_id }, clock.now().getTime());
+      // Stopped: the outbox entry stays (never released) for the next start.
+      if (!stillWanted()) return false;
+      const made = await Promise.all(list.slice(i, i + FAN_OUT_BATCH).map((endpoint) => makeDelivery(event, endpoint, at, recovering)));
+      const nowMs = clock.now().getTime();
+      const queued: Promise<void>[] = [];
+      for (const d of made) {
+        const added = d && deps.engine.schedule({ id: d.id, endpoint_id: d.endpoint_id }, d.next_attempt_at ? Date.parse(d.next_attempt_at) : nowMs);
+        if (added) queued.push(added);
+      }
+      // In a cluster, the jobs are queued before the outbox entry goes.
+      if (queued.length > 0) await Promise.all(queued);
     }
-    await store.removeOutbox(event.id);
+    await store.releaseEvent(event.id);
+    return true;
+  }
+
+  /**
+   * Stores the delivery of `event` to `endpoint` (covered by the outbox entry while pending) and returns it
+   * when it is to run. After a restart one found stored is left as it is, and run again if still pending.
+   */
+  async function makeDelivery(event: EventRecord, endpoint: EndpointRecord, at: string, recovering: boolean): Promise<DeliveryRecord | null> {
+    const delivery = toNewDelivery(event, endpoint, at);
+    if (recovering) {
+      const found = await store.readDelivery(endpoint.id, delivery.id);
+      if (found) {
+        if (found.status !== "pending") return null;
+        store.cover(found, true);
+        return found;
+      }
+    }
+    await store.saveFanOutDelivery(delivery);
+    return delivery.status === "pending" ? delivery : null;
   }
 
   const queueFanOut = (event: EventRecord, recovering: boolean) => {
     if (deps.engine.closed) return;
     const queuedIn = generation;
     const stillWanted = () => queuedIn === generation && !deps.engine.closed;
-    const task = () => (stillWanted() ? fanOut(event, recovering, stillWanted) : Promise.resolve());
-    deps.work.track(fanOuts.add(task).catch((error) => deps.onError(`fan-out of ${event.id}`, error)));
+    const task = fanOuts.then(async () => void (stillWanted() && (await fanOut(event, recovering, stillWanted))));
+    fanOuts = task.catch(() => {});
+    deps.work.track(task.catch((error) => deps.onError(`fan-out of ${event.id}`, error)));
   };
 
   const sink: EventSink = {
@@ -138,7 +168,10 @@ export function createEventOutbox(deps: OutboxDeps) {
       // Nothing subscribes: no delivery could come of it, so the write path pays for no outbox record.
       if ((await targets(event, true)).length === 0) return;
       await store.putOutbox(event);
-      queueFanOut(event, false);
+      // In a cluster the request does not wait for the queue: the event is stored, and an outbox entry whose
+      // job was never added (Redis gone at that moment, a crash) is queued by the periodic sweep.
+      if (deps.shared) deps.work.track(deps.shared.add({ kind: "fanout", event_id: event.id }, fanOutJobId(event.id)).catch((error) => deps.onError(`queueing the fan-out of ${event.id}`, error)));
+      else queueFanOut(event, false);
     },
   };
 
@@ -147,8 +180,23 @@ export function createEventOutbox(deps: OutboxDeps) {
     /** Fans out what a previous run recorded but did not finish. */
     async recover(): Promise<number> {
       const events = await store.outbox();
-      for (const event of events) queueFanOut(event, true);
+      // In a cluster, an event whose fan-out job is queued or running (in a live process) is not queued again.
+      for (const event of events) {
+        if (deps.shared) await deps.shared.add({ kind: "fanout", event_id: event.id }, fanOutJobId(event.id));
+        else queueFanOut(event, true);
+      }
       return events.length;
+    },
+    /**
+     * Runs one fan-out job of a cluster. It always checks for deliveries already made: the job may be the
+     * second run of one whose process died. Throws when stopped by a close, so the job runs again elsewhere.
+     */
+    async runFanOut(eventId: string): Promise<void> {
+      const event = await store.readOutbox(eventId);
+      if (!event) return;
+      if (!(await fanOut(event, true, () => !deps.engine.closed))) {
+        throw Object.assign(new Error(`the fan-out of ${eventId} stopped at a close; it runs again`), { requeued: true });
+      }
     },
     reset() {
       generation += 1;

@@ -39,3 +39,31 @@ describe("in-flight slots", () => {
     expect(slots.active).toBe(0);
   });
 });
+
+describe("in-flight slots, limit changed", () => {
+  it("lets waiters in when the limit rises, and admits no new one while over a lowered limit", async () => {
+    const slots = createInFlightSlots(1);
+    const started: number[] = [];
+    const gates = [deferred(), deferred(), deferred(), deferred()];
+    const runs = gates.map((gate, i) => slots.run(async () => {
+      started.push(i);
+      await gate.promise;
+    }));
+    await Promise.resolve();
+    expect(started).toEqual([0]);
+    slots.setLimit(3);
+    await Promise.resolve();
+    expect(started).toEqual([0, 1, 2]);
+    slots.setLimit(1);
+    gates[0].resolve();
+    gates[1].resolve();
+    await Promise.all(runs.slice(0, 2));
+    expect(started).toEqual([0, 1, 2]);
+    gates[2].resolve();
+    await runs[2];
+    expect(started).toEqual([0, 1, 2, 3]);
+    gates[3].resolve();
+    await runs[3];
+    expect(slots.active).toBe(0);
+  });
+});

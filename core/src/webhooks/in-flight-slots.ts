@@ -1,9 +1,10 @@
 /**
  * A counting semaphore: at most `limit` callers of `run` at once, the rest wait in arrival order. The
- * engine's bound across endpoints; lighter than a second p-queue per attempt (no events, no priorities),
- * since every attempt passes through it.
+ * engine's bound across endpoints, and each endpoint's `concurrency_limit` in one process; lighter than a
+ * p-queue (no events, no priorities), since every attempt passes through both.
  */
-export function createInFlightSlots(limit: number) {
+export function createInFlightSlots(initialLimit: number) {
+  let limit = initialLimit;
   let active = 0;
   const waiting: (() => void)[] = [];
   const acquire = (): Promise<void> | undefined => {
@@ -14,8 +15,8 @@ export function createInFlightSlots(limit: number) {
     return new Promise<void>((resolve) => waiting.push(resolve));
   };
   const release = () => {
-    // The slot passes straight to the next waiter, so `active` stays the same.
-    const next = waiting.shift();
+    // The slot passes straight to the next waiter, so `active` stays the same, unless the limit shrank.
+    const next = active <= limit ? waiting.shift() : undefined;
     if (next) next();
     else active -= 1;
   };
@@ -30,8 +31,18 @@ export function createInFlightSlots(limit: number) {
         release();
       }
     },
+    /** Changes the limit; a higher one lets waiters in at once, a lower one takes effect as slots free. */
+    setLimit(next: number): void {
+      limit = next;
+      while (active < limit && waiting.length > 0) {
+        active += 1;
+        waiting.shift()!();
+      }
+    },
     get active() {
       return active;
     },
   };
 }
+
+export type InFlightSlots = ReturnType<typeof createInFlightSlots>;

@@ -1,11 +1,33 @@
 import type { Storage } from "unstorage";
 import type { IndexRegistry } from "../lists/index-registry.js";
+import type { BatchOp, Stores } from "../storage/create-storage.js";
 import { toDeliveryEntry, toEndpointEntry, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
 
 const ENDPOINTS = "webhooks:endpoints";
 const DELIVERIES = "webhooks:deliveries";
 const PENDING = "webhooks:pending";
 const OUTBOX = "webhooks:outbox";
+/** Rewritten with every endpoint change on a shared store: a process whose copy is older reloads them. */
+const ENDPOINTS_REV = "webhooks:endpoints-rev";
+
+/**
+ * Keys the engine of a cluster keeps in Redis besides its records (which go through the store below):
+ * BullMQ's, the endpoints' slots and change locks, and the probe leases. All under the cluster's prefix.
+ */
+export function clusterKeys(prefix: string) {
+  return {
+    bull: `${prefix}bull`,
+    slots: `${prefix}webhooks:slots:`,
+    endpointLocks: `${prefix}webhooks:endpoint-lock:`,
+    probe: (endpointId: string) => `${prefix}webhooks:probe:${endpointId}`,
+  };
+}
+
+/** What a store shared by several processes adds: atomic batches, and random revision tokens. */
+export interface SharedStore {
+  batch: Stores["batch"];
+  token: () => string;
+}
 
 /** What a pending marker keeps: enough to find the delivery again. */
 export interface DeliveryRef {
@@ -19,12 +41,34 @@ export interface DeliveryRef {
  * an index per endpoint; pending ones are also kept in memory, so an attempt does not read its record
  * back. Two marker folders keep start-up cheap: `webhooks:outbox` holds events not yet fanned out,
  * `webhooks:pending` the deliveries not yet settled; nothing else is scanned.
+ *
+ * With `shared` (a store several processes use), records are read where decisions are taken instead of
+ * kept: an endpoint is read fresh by the engine, the endpoint cache follows a revision key, deliveries
+ * are not cached, and a delivery and its marker are written in one atomic batch.
  */
-export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
+export function createWebhookStore(storage: Storage, indexes: IndexRegistry, shared?: SharedStore) {
   const endpoints = new Map<string, EndpointRecord>();
   const pending = new Map<string, DeliveryRecord>();
+  // Pending deliveries a fan-out stored without their marker: the event's outbox entry stands for them until
+  // each has had its first run (then a marker is written only if it is still pending). Saves the marker's
+  // write and removal for a delivery that succeeds at once. `held` counts, per event, the deliveries still
+  // covered plus one while its fan-out runs; at zero the outbox entry goes.
+  const covered = new Map<string, string>();
+  // Covered deliveries found again after a restart may have a marker already: removed if they settle.
+  const recoveredCovers = new Set<string>();
+  const held = new Map<string, number>();
+  const hold = (eventId: string) => void held.set(eventId, (held.get(eventId) ?? 0) + 1);
+  async function release(eventId: string): Promise<void> {
+    const left = (held.get(eventId) ?? 1) - 1;
+    if (left > 0) return void held.set(eventId, left);
+    held.delete(eventId);
+    await storage.removeItem(`${OUTBOX}:${eventId}`);
+  }
   const writes = new Map<string, Promise<void>>();
-  const endpointKey = (e: Pick<EndpointRecord, "application_id" | "id">) => `${ENDPOINTS}:${e.application_id}:${e.id}`;
+  // The endpoints revision this process's copy reflects (shared stores only).
+  let revision: string | null = null;
+  const markerOp = (d: DeliveryRecord): BatchOp => ({ key: `${PENDING}:${d.id}`, value: { id: d.id, endpoint_id: d.endpoint_id } });
+  const endpointKey = (appId: string, id: string) => `${ENDPOINTS}:${appId}:${id}`;
   const deliveryKey = (endpointId: string, id: string) => `${DELIVERIES}:${endpointId}:${id}`;
   const endpointIndex = (appId: string) => indexes.get(`${ENDPOINTS}:${appId}`, toEndpointEntry);
   const deliveryIndex = (endpointId: string) => indexes.get(`${DELIVERIES}:${endpointId}`, toDeliveryEntry);
@@ -35,13 +79,13 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
     const next = previous.then(async () => {
       const current = endpoints.get(id);
       const index = await endpointIndex(appId);
-      if (current) {
-        await storage.setItem(endpointKey(current), current);
-        index.upsert(toEndpointEntry(current));
-      } else {
-        await storage.removeItem(`${ENDPOINTS}:${appId}:${id}`);
-        index.remove(id);
-      }
+      const key = endpointKey(appId, id);
+      const op: BatchOp = current ? { key, value: current } : { key, remove: true };
+      if (shared) await shared.batch([op, { key: ENDPOINTS_REV, value: { rev: (revision = shared.token()) } }]);
+      else if (current) await storage.setItem(key, current);
+      else await storage.removeItem(key);
+      if (current) index.upsert(toEndpointEntry(current));
+      else index.remove(id);
     });
     const settled = next.catch(() => {});
     writes.set(id, settled);
@@ -49,18 +93,61 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
     return next;
   }
 
+  /** Reads every endpoint, then swaps them in at once: a fan-out running meanwhile sees the old set or the new. */
+  async function loadEndpoints(): Promise<void> {
+    const rev = shared ? ((await storage.getItem<{ rev: string }>(ENDPOINTS_REV))?.rev ?? null) : null;
+    const loaded: EndpointRecord[] = [];
+    for (const key of await storage.getKeys(ENDPOINTS)) {
+      const record = await storage.getItem<EndpointRecord>(key);
+      if (record?.id) loaded.push(record);
+    }
+    endpoints.clear();
+    for (const record of loaded) endpoints.set(record.id, record);
+    revision = rev;
+  }
+
+  /** A delivery and its marker in one atomic batch, so no process sees one without the other. */
+  async function saveShared(d: DeliveryRecord, wasPending: boolean): Promise<void> {
+    const ops: BatchOp[] = [{ key: deliveryKey(d.endpoint_id, d.id), value: d }];
+    if (d.status === "pending" && !wasPending) ops.push(markerOp(d));
+    if (d.status !== "pending" && wasPending) ops.push({ key: `${PENDING}:${d.id}`, remove: true });
+    await shared!.batch(ops);
+    const index = await deliveryIndex(d.endpoint_id);
+    index.upsert(toDeliveryEntry(d));
+  }
+
   return {
     /** Loads every endpoint into memory (start, reset, import). */
     async load(): Promise<void> {
-      endpoints.clear();
       pending.clear();
-      const keys = await storage.getKeys(ENDPOINTS);
-      for (const key of keys) {
-        const record = await storage.getItem<EndpointRecord>(key);
-        if (record?.id) endpoints.set(record.id, record);
-      }
+      covered.clear();
+      recoveredCovers.clear();
+      held.clear();
+      await loadEndpoints();
     },
     endpoint: (id: string): EndpointRecord | undefined => endpoints.get(id),
+    /**
+     * The endpoint as stored now: on a shared store read fresh (another process may have changed its status
+     * or circuit), and the copy in memory updated; otherwise the copy in memory.
+     */
+    async fetchEndpoint(appId: string, id: string): Promise<EndpointRecord | undefined> {
+      if (!shared) {
+        const found = endpoints.get(id);
+        return found?.application_id === appId ? found : undefined;
+      }
+      await this.flush();
+      const found = await storage.getItem<EndpointRecord>(endpointKey(appId, id));
+      if (found?.id === id) endpoints.set(id, found);
+      else endpoints.delete(id);
+      return found?.id === id ? found : undefined;
+    },
+    /** On a shared store, reloads every endpoint when another process changed one since; one read otherwise. */
+    async syncEndpoints(): Promise<void> {
+      if (!shared) return;
+      await this.flush();
+      const rev = (await storage.getItem<{ rev: string }>(ENDPOINTS_REV))?.rev ?? null;
+      if (rev !== revision) await loadEndpoints();
+    },
     allEndpoints: (): IterableIterator<EndpointRecord> => endpoints.values(),
     endpointIndex,
     /**
@@ -84,31 +171,69 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
     /** A new endpoint has no deliveries: its index starts empty instead of being read from storage. */
     seedDeliveryIndex: (endpointId: string) => indexes.seedEmpty(`${DELIVERIES}:${endpointId}`),
     async readDelivery(endpointId: string, id: string): Promise<DeliveryRecord | null> {
-      const cached = pending.get(id);
+      const cached = shared ? undefined : pending.get(id);
       if (cached) return cached.endpoint_id === endpointId ? cached : null;
       return storage.getItem<DeliveryRecord>(deliveryKey(endpointId, id));
     },
-    hasDelivery: (endpointId: string, id: string) => storage.hasItem(deliveryKey(endpointId, id)),
-    /** Writes a delivery, its index entry, and its pending marker (set while pending, gone after). */
+    /**
+     * Writes a delivery, its index entry, and its pending marker (set while pending, gone after); a delivery
+     * covered by its event's outbox entry has no marker yet, so none is written or removed.
+     */
     async saveDelivery(d: DeliveryRecord, wasPending: boolean): Promise<void> {
+      if (shared) return saveShared(d, wasPending);
       if (d.status === "pending") pending.set(d.id, d);
       else pending.delete(d.id);
-      if (d.status === "pending" && !wasPending) await storage.setItem(`${PENDING}:${d.id}`, { id: d.id, endpoint_id: d.endpoint_id });
+      const marked = !covered.has(d.id);
+      if (marked && d.status === "pending" && !wasPending) await storage.setItem(`${PENDING}:${d.id}`, { id: d.id, endpoint_id: d.endpoint_id });
       await storage.setItem(deliveryKey(d.endpoint_id, d.id), d);
       const index = await deliveryIndex(d.endpoint_id);
       const entry = index.get(d.id);
       // Listings sort deliveries by (created_at, id) only, so a new status is set in place: no re-sort.
       if (entry && entry.created_at === d.created_at) entry.status = d.status;
       else index.upsert(toDeliveryEntry(d));
-      if (d.status !== "pending" && wasPending) await storage.removeItem(`${PENDING}:${d.id}`);
+      if (marked && d.status !== "pending" && wasPending) await storage.removeItem(`${PENDING}:${d.id}`);
     },
+    /** A fan-out of `eventId` starts: its outbox entry stays at least until {@link releaseEvent}. */
+    holdEvent: hold,
+    /** The fan-out of `eventId` is done; the outbox entry goes once no delivery it covers is left. */
+    releaseEvent: release,
+    /** Stores a delivery a fan-out made; a pending one is covered by the event's outbox entry (no marker). */
+    async saveFanOutDelivery(d: DeliveryRecord): Promise<void> {
+      if (d.status === "pending" && !shared) this.cover(d);
+      await this.saveDelivery(d, false);
+    },
+    /** Covers a pending delivery by its event's outbox entry (a fan-out made it, or found it again after a restart). */
+    cover(d: DeliveryRecord, recovered = false): void {
+      if (covered.has(d.id) || shared) return;
+      covered.set(d.id, d.event_id);
+      if (recovered) recoveredCovers.add(d.id);
+      hold(d.event_id);
+    },
+    /**
+     * After a delivery's first run: if its event's outbox entry covered it, it gets its marker now when it
+     * is still pending (a retry, a hold, a wait), and the entry may go.
+     */
+    async endCover(id: string): Promise<void> {
+      const eventId = covered.get(id);
+      if (eventId === undefined) return;
+      covered.delete(id);
+      const d = pending.get(id);
+      if (d) await storage.setItem(`${PENDING}:${d.id}`, { id: d.id, endpoint_id: d.endpoint_id });
+      else if (recoveredCovers.has(id)) await storage.removeItem(`${PENDING}:${id}`);
+      recoveredCovers.delete(id);
+      await release(eventId);
+    },
+    /** Removes an endpoint's deliveries; on a shared store every stored one (other processes made some), each with its marker at once. */
     async removeDeliveries(endpointId: string): Promise<void> {
       const index = await deliveryIndex(endpointId);
-      for (const entry of [...index.values()]) {
-        pending.delete(entry.id);
-        await storage.removeItem(`${PENDING}:${entry.id}`);
-        await storage.removeItem(deliveryKey(endpointId, entry.id));
-        index.remove(entry.id);
+      const ids = new Set([...index.values()].map((e) => e.id));
+      if (shared) for (const key of await storage.getKeys(`${DELIVERIES}:${endpointId}`)) ids.add(key.slice(key.lastIndexOf(":") + 1));
+      for (const id of ids) {
+        pending.delete(id);
+        const ops: BatchOp[] = [{ key: `${PENDING}:${id}`, remove: true }, { key: deliveryKey(endpointId, id), remove: true }];
+        if (shared) await shared.batch(ops);
+        else for (const op of ops) await storage.removeItem(op.key);
+        index.remove(id);
       }
     },
     dropPendingMarker: (id: string) => storage.removeItem(`${PENDING}:${id}`),
@@ -122,7 +247,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry) {
     },
 
     putOutbox: (event: EventRecord) => storage.setItem(`${OUTBOX}:${event.id}`, event),
-    removeOutbox: (id: string) => storage.removeItem(`${OUTBOX}:${id}`),
+    readOutbox: (eventId: string) => storage.getItem<EventRecord>(`${OUTBOX}:${eventId}`),
     async outbox(): Promise<EventRecord[]> {
       const keys = (await storage.getKeys(OUTBOX)).sort();
       const events = await Promise.all(keys.map((k) => storage.getItem<EventRecord>(k)));

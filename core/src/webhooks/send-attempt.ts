@@ -1,0 +1,41 @@
+import type { AddressGuard } from "./address-guard.js";
+import { postJson, type FetchLike, type PostResult } from "./http-attempt.js";
+import type { DeliveryRecord, EndpointRecord } from "./records.js";
+import { toAttemptHeaders } from "./signing.js";
+
+/** What sending one attempt needs. */
+export interface SendDeps {
+  fetch: FetchLike;
+  guard: AddressGuard;
+  timeoutMs: number;
+  monotonic: () => number;
+}
+
+/**
+ * The exact bytes sent for a payload, serialised once: every attempt of a delivery (and every save,
+ * which spreads the record) keeps the same payload object, so retries reuse the string.
+ */
+const bodies = new WeakMap<object, string>();
+function bodyOf(payload: DeliveryRecord["payload"]): string {
+  let body = bodies.get(payload);
+  if (body === undefined) bodies.set(payload, (body = JSON.stringify(payload)));
+  return body;
+}
+
+/**
+ * Sends one signed attempt of `delivery` to `endpoint` at `started`: its `webhook-id` is the delivery's id,
+ * the same on every attempt in every process. A blocked address is a failed attempt, never a request.
+ */
+export async function sendAttempt(deps: SendDeps, endpoint: EndpointRecord, delivery: DeliveryRecord, started: Date): Promise<PostResult> {
+  const body = bodyOf(delivery.payload);
+  const blocked = await deps.guard.check(endpoint.url);
+  if (blocked) return { status_code: null, latency_ms: 0, error: `blocked: ${blocked}`, response_body: null, truncated: false };
+  return postJson({
+    fetch: deps.fetch,
+    url: endpoint.url,
+    body,
+    headers: toAttemptHeaders({ id: delivery.id, body, endpoint, now: started, eventType: delivery.event_type, attempt: delivery.attempts.length + 1 }),
+    timeoutMs: deps.timeoutMs,
+    monotonic: deps.monotonic,
+  });
+}
