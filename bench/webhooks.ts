@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { endpointCreateSchema } from "@lp/core";
 import { generateSecret, sign } from "../packages/webhooks/src/index.js";
 import { startServer, type RunningServer } from "../server/src/serve.js";
 import type { BenchRow } from "./lib/bench-row.js";
@@ -90,7 +91,7 @@ export async function engineThroughput(storage: "memory" | "fs", count: number):
   const sink = await startChildSink();
   try {
     return await withServer(storage, async ({ core, credentials }) => {
-      await core.webhooks.endpoints.create(credentials.application_id, { url: sink.url, events: ["product.created"], concurrency_limit: CONCURRENCY });
+      await core.webhooks.endpoints.create(credentials.application_id, endpointCreateSchema.parse({ url: sink.url, events: ["product.created"], concurrency_limit: CONCURRENCY }));
       const data = { id: "bench", title: "Bench lamp", price: 10 };
       const cpu = process.cpuUsage();
       const started = performance.now();
@@ -150,7 +151,7 @@ async function emitToAttempt(storage: "memory" | "fs", rounds: number): Promise<
   });
   try {
     return await withServer(storage, async ({ core, credentials, url }) => {
-      await core.webhooks.endpoints.create(credentials.application_id, { url: sink.url, events: ["product.created"] });
+      await core.webhooks.endpoints.create(credentials.application_id, endpointCreateSchema.parse({ url: sink.url, events: ["product.created"] }));
       const latencies: number[] = [];
       for (let i = 0; i < rounds; i++) {
         const reached = new Promise<void>((resolve) => (arrived = resolve));

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { fileURLToPath } from "node:url";
+import { ROOT } from "./root.js";
 
 /** A V8 `.cpuprofile` as `node --cpu-prof` writes it. */
 interface Profile {
@@ -21,6 +22,7 @@ const AREAS: [string, RegExp][] = [
   ["auth (token check, hashing)", /auth|accounts-service|sha256|createHash|timingSafeEqual/],
   ["storage read (unstorage, driver, JSON.parse)", /unstorage|fs-durable|fs-io|destr|drivers\/memory|normalizeKey/],
   ["product view / service", /products-service|product-view|products\//],
+  ["site lookup, HTML answer", /sites-service|http\/html|routes\/sites/],
   ["lp pipeline, envelope, respond", /http\/pipeline|http\/respond|http\/errors|routes\//],
   ["h3 / srvx routing and response", /node_modules\/(h3|srvx|rou3|cookie-es)/],
   [NODE, /^node:|internal\/|_http_|net\.js|stream/],
@@ -42,7 +44,10 @@ export function summarise(profile: Profile, requests: number): string {
     }
     const entry = maps.get(f.url)?.findEntry(f.lineNumber, f.columnNumber) as { originalSource?: string; originalLine?: number } | undefined;
     if (entry?.originalSource) {
-      f.url = entry.originalSource.replace(/^.*?\/(core|server|packages|bench)\//, "$1/");
+      // Sources are relative to the bundle: resolve them, then name them from the repository's root.
+      const source = fileURLToPath(new URL(entry.originalSource, f.url));
+      const root = ROOT.endsWith("/") ? ROOT : `${ROOT}/`;
+      f.url = source.startsWith(root) ? source.slice(root.length) : source;
       f.lineNumber = entry.originalLine ?? f.lineNumber;
     }
   }

@@ -1,7 +1,8 @@
 /**
  * lp's server for the benchmark, seeded before it reports. Environment: BENCH_STORAGE (memory | fs),
- * BENCH_DIR (fs data dir), BENCH_SEED (products to create first). Prints one JSON line:
- * { url, account, token, productId, seedMs, firstListMs }.
+ * BENCH_DIR (fs data dir), BENCH_SEED (products to create first), BENCH_SITE=1 (generate and deploy a page of
+ * the product: `path` is then its live site's path). Prints one JSON line:
+ * { url, account, token, productId, seedMs, firstListMs, path? }.
  */
 import { productListSchema } from "@lp/core";
 import { startServer } from "../../server/src/serve.js";
@@ -33,9 +34,18 @@ const first = await server.core.products.list(account, productListSchema.parse({
 const firstListMs = performance.now() - t1;
 productId ??= first.data[0]?.id ?? null;
 productId ??= (await server.core.products.create(account, { title: "Only", price: 1, product_type: "service" })).id;
+let path: string | undefined;
+if (process.env.BENCH_SITE === "1") {
+  const { job_id } = await server.core.pages.create(account, { product_id: productId }, null);
+  await server.core.onIdle();
+  const pageId = (await server.core.pages.getJob(account, job_id)).page_id!;
+  await server.core.deployments.start(account, pageId, null);
+  await server.core.onIdle();
+  path = new URL((await server.core.pages.get(account, pageId)).deployed_url!).pathname;
+}
 (globalThis as { gc?: () => void }).gc?.();
 
-process.stdout.write(`${JSON.stringify({ url: server.url, account, token: server.credentials.token, productId, seedMs, firstListMs })}\n`);
+process.stdout.write(`${JSON.stringify({ url: server.url, account, token: server.credentials.token, productId, seedMs, firstListMs, path })}\n`);
 process.on("SIGTERM", async () => {
   await server.close();
   process.exit(0);

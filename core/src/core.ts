@@ -8,6 +8,8 @@ import { IndexRegistry } from "./lists/index-registry.js";
 import { createMediaStore } from "./media/media-store.js";
 import { deriveOgImage } from "./generation/page-images.js";
 import { createLocalLock, type Lock } from "./ports/lock.js";
+import { createRedisLock } from "./ports/redis-lock.js";
+import type { BatchFence, BatchOp } from "./storage/create-storage.js";
 import { createLocalQueue, type JobQueue } from "./ports/queue.js";
 import { createProductsService } from "./products/products-service.js";
 import { createTemplateGenerator } from "./generation/template-generator.js";
@@ -63,15 +65,20 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 export async function createCore(deps: CoreDeps) {
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? cryptoIds;
-  const lock = deps.lock ?? createLocalLock();
+  // On a shared store (Redis) the lock is shared too; memory and fs keep the in-process one.
   const sharedRedis = deps.redis ?? deps.stores.redis;
-  // On a Redis store, background work goes on BullMQ on the same Redis, shared by every process.
+  const lock = deps.lock ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisLock(sharedRedis) : createLocalLock());
+  // Background work likewise: BullMQ on the same Redis, shared by every process.
   const queue = deps.queue ?? (deps.stores.kind === "redis" && sharedRedis ? await openSharedQueue(sharedRedis, clock) : createLocalQueue());
   const storage = deps.stores.data;
   const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids));
-  const indexes = new IndexRegistry(storage);
+  // With a change feed (a store several processes share), indexes and caches follow the others' writes.
+  const indexes = new IndexRegistry(storage, deps.stores.changes);
+  await indexes.start();
+  indexes.poll(1000);
   const media = createMediaStore(deps.stores.media, deps.publicUrl, deriveOgImage);
   const accounts = createAccountsService({ storage, clock, ids });
+  indexes.onChange((change) => accounts.onRecordChange(change));
   const { fetch, scheduler, retrySchedule, publicOnly } = deps;
   // On a shared (Redis) store the webhook engine runs cluster-wide; memory and fs keep the in-process engine.
   const cluster = deps.webhooks?.cluster ?? clusterOf(deps.stores);
@@ -79,10 +86,10 @@ export async function createCore(deps: CoreDeps) {
   const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts, shared });
   // Every service emits to the webhook engine (and to an injected sink as well, when one is given).
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
-  const base = { storage, clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
+  const base = { storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
 
   const products = createProductsService({ ...base, media });
-  const idempotency = createIdempotency({ storage, clock, lock });
+  const idempotency = createIdempotency({ storage, clock, lock, shared: deps.stores.changes !== undefined, batch: base.batch });
   const delays: Delays = deps.delays ?? { generationStepMs: 0, deploymentStepMs: 0 };
   const sleep = deps.sleep ?? realSleep;
   const pages = createPagesService({
@@ -162,12 +169,20 @@ export async function createCore(deps: CoreDeps) {
     async close() {
       await queue.close();
       await webhooks.close();
+      indexes.stop();
+      await lock.close?.();
     },
     /**
      * {@link close} within `timeoutMs`: lets jobs, deployments and delivery attempts in flight finish, and
      * names what is still running when the time is up (the next start's recovery settles it).
      */
-    drain: (timeoutMs: number) => drainWithin(timeoutMs, queue, webhooks),
+    async drain(timeoutMs: number): Promise<DrainReport> {
+      const report = await drainWithin(timeoutMs, queue, webhooks);
+      indexes.stop();
+      // Its connections would keep the process alive; leases still held end with them.
+      await lock.close?.();
+      return report;
+    },
   };
 }
 

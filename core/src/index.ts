@@ -43,7 +43,7 @@ export { contentSecurityPolicy } from "./render/page-head.js";
 export { renderNotFoundPage, renderCheckoutConfirmation } from "./render/system-pages.js";
 export { renderCheckoutErrors } from "./deployments/checkout-errors-page.js";
 export { EVENT_TYPES, INTERNAL_EVENT_TYPES, ALL_EVENT_TYPES, EVENT_DESCRIPTIONS, isEventType, type EventType } from "./webhooks/catalogue.js";
-export { endpointCreateSchema, endpointUpdateSchema, endpointListSchema, deliveryListSchema, DELIVERY_STATUSES } from "./webhooks/schemas.js";
+export { endpointCreateSchema, endpointUpdateSchema, endpointListSchema, deliveryListSchema, DELIVERY_STATUSES, type EndpointCreateInput, type EndpointUpdateInput, type EndpointListQuery, type DeliveryListQuery } from "./webhooks/schemas.js";
 export type { EndpointView, DeliveryView, EventRecord as WebhookEventRecord, AttemptRecord } from "./webhooks/records.js";
 export { realScheduler, createManualScheduler, type Scheduler, type ManualScheduler, type TimerHandle } from "./webhooks/scheduler.js";
 export { DEFAULT_RETRY_SCHEDULE, CIRCUIT_RULES, parseRetrySchedule } from "./webhooks/retry-policy.js";

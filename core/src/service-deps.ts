@@ -5,10 +5,13 @@ import type { CursorCodec } from "./lists/cursor.js";
 import type { IndexRegistry } from "./lists/index-registry.js";
 import type { Lock } from "./ports/lock.js";
 import type { JobQueue } from "./ports/queue.js";
+import type { BatchFence, BatchOp } from "./storage/create-storage.js";
 
 /** What every stateful service of the core is built on; each service's deps extend it. */
 export interface ServiceDeps {
   storage: Storage;
+  /** Several writes to `storage` as one change ({@link Stores.batch}: atomic on a shared store). */
+  batch: (ops: readonly BatchOp[], fence?: BatchFence) => Promise<void>;
   clock: Clock;
   ids: IdSource;
   lock: Lock;

@@ -3,6 +3,7 @@ import type { Storage } from "unstorage";
 import { sha256Hex, toPrefixedId, toTimestamp, type Clock, type IdSource } from "../deps.js";
 import { LpError, notFound } from "../errors.js";
 import { isAccountId, isPrefixedId } from "../ids.js";
+import type { RecordChange } from "../storage/create-storage.js";
 import {
   type AccountPrincipal,
   type AccountRecord,
@@ -43,6 +44,14 @@ export function createAccountsService({ storage, clock, ids }: Deps) {
     /** Forgets cached tokens (after a reset or an import replaced the records). */
     forgetCache() {
       tokenCache.clear();
+    },
+
+    /**
+     * Keeps the token cache true to a store other processes write (the change feed): a removed token, or a
+     * gap in the feed (null), empties it. Issued tokens never change, so nothing else can make it stale.
+     */
+    onRecordChange(change: RecordChange | null) {
+      if (!change || (change.value === null && change.key.startsWith("tokens:"))) tokenCache.clear();
     },
 
     /** The account or a 404. */

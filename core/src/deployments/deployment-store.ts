@@ -3,18 +3,24 @@ import type { Clock } from "../deps.js";
 import { toTimestamp } from "../deps.js";
 import type { EventSink } from "../events/event-sink.js";
 import type { CollectionIndex } from "../lists/collection-index.js";
+import type { IndexRegistry } from "../lists/index-registry.js";
 import type { PagesService } from "../pages/pages-service.js";
+import type { LockLease } from "../ports/lock.js";
+import type { BatchFence, BatchOp } from "../storage/create-storage.js";
 import { siteKeys, siteUrl } from "./site-keys.js";
 import { toDeploymentEntry, toDeploymentView, type DeploymentEntry, type DeploymentRecord, type SitePointer } from "./deployment-view.js";
 
 /** What the deployment aggregate writes through. */
 export interface DeploymentStoreDeps {
   storage: Storage;
+  batch: (ops: readonly BatchOp[], fence?: BatchFence) => Promise<void>;
   clock: Clock;
   events: EventSink;
   pages: PagesService;
   publicUrl: () => string;
+  /** The history index of a page (listings). */
   indexOf: (accountId: string, pageId: string) => Promise<CollectionIndex<DeploymentEntry>>;
+  indexes: IndexRegistry;
 }
 
 type Ref = Pick<DeploymentRecord, "account_id" | "page_id" | "id">;
@@ -35,14 +41,15 @@ export function createDeploymentStore(deps: DeploymentStoreDeps) {
 
   async function write(d: DeploymentRecord) {
     await storage.setItem(key(d), d);
-    (await deps.indexOf(d.account_id, d.page_id)).upsert(toDeploymentEntry(d));
+    await deps.indexes.update(`acct:${d.account_id}:deployments:${d.page_id}`, toDeploymentEntry, (index) => index.upsert(toDeploymentEntry(d)));
   }
 
-  /** Frees the page for the next deployment, then closes the journal entry. */
+  /** Frees the page for the next deployment and closes the journal entry, together. */
   async function release(d: Ref) {
     const active = await storage.getItem<{ deployment_id: string }>(activeKey(d.account_id, d.page_id));
-    if (active?.deployment_id === d.id) await storage.removeItem(activeKey(d.account_id, d.page_id));
-    await storage.removeItem(inflightKey(d));
+    const ops: BatchOp[] = [{ key: inflightKey(d), remove: true }];
+    if (active?.deployment_id === d.id) ops.unshift({ key: activeKey(d.account_id, d.page_id), remove: true });
+    await deps.batch(ops);
   }
 
   /** The derived writes of a settled deployment, each safe to repeat. */
@@ -55,11 +62,20 @@ export function createDeploymentStore(deps: DeploymentStoreDeps) {
 
   return {
     read,
-    /** Opens a deployment: journal entry first (so recovery finds every claim), the page's claim, the record. */
-    async open(d: DeploymentRecord) {
-      await storage.setItem(inflightKey(d), { at: d.created_at });
-      await storage.setItem(activeKey(d.account_id, d.page_id), { deployment_id: d.id });
-      await write(d);
+    /**
+     * Opens a deployment as one change: journal entry first (so recovery finds every claim), the page's claim,
+     * the record. Made under the page's deploy lock: fenced, so it is refused once that lease has ended.
+     */
+    async open(d: DeploymentRecord, lease?: LockLease) {
+      await deps.batch(
+        [
+          { key: inflightKey(d), value: { at: d.created_at } },
+          { key: activeKey(d.account_id, d.page_id), value: { deployment_id: d.id } },
+          { key: key(d), value: d },
+        ],
+        lease?.fence,
+      );
+      await deps.indexes.update(`acct:${d.account_id}:deployments:${d.page_id}`, toDeploymentEntry, (index) => index.upsert(toDeploymentEntry(d)));
     },
     /** A step of a running deployment: the record alone. */
     step: write,

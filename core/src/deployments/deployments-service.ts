@@ -59,7 +59,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
     async start(accountId: string, pageId: string, simulate: string | null): Promise<{ deployment_id: string; deployed_url: null; deployed_at: null }> {
       await deps.pages.requirePage(accountId, pageId);
       // The lock makes check-and-claim atomic: concurrent starts see the first one's claim.
-      return deps.lock.withLock(`deploy:${accountId}:${pageId}`, async () => {
+      return deps.lock.withLock(`deploy:${accountId}:${pageId}`, async (lease) => {
         const active = await store.activeClaim(accountId, pageId);
         // A claim whose deployment is missing or settled was left by a crash between two writes: it blocks nothing.
         const holder = active ? await read({ account_id: accountId, page_id: pageId, id: active.deployment_id }) : null;
@@ -83,7 +83,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
           updated_at: at,
           simulate,
         };
-        await store.open(d);
+        await store.open(d, lease);
         await deps.events.emit({ type: "deployment.started", account_id: accountId, data: toDeploymentView(d) });
         await deps.queue.add("deployment", d.id, { account_id: accountId, page_id: pageId, deployment_id: d.id }).catch(async (error: unknown) => {
           // Not queued (a shared queue's Redis is unreachable): the request fails, and the page is not left claimed.

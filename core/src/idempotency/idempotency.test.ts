@@ -2,7 +2,7 @@ import { createStorage } from "unstorage";
 import { describe, expect, it } from "vitest";
 import { createManualClock } from "../deps.js";
 import { createLocalLock } from "../ports/lock.js";
-import { createIdempotency, IDEMPOTENCY_TTL_MS, type IdempotencyDecision, type StoredResponse } from "./idempotency.js";
+import { createIdempotency, IDEMPOTENCY_EXECUTING_MS, IDEMPOTENCY_TTL_MS, type IdempotencyDecision, type StoredResponse } from "./idempotency.js";
 
 const scope = { account_id: "acct_a", method: "POST", path: "/v1/accounts/acct_a/products", key: "k1" };
 const ok: StoredResponse = { status: 201, headers: { "content-type": "application/json" }, body: "{\"data\":1}" };
@@ -71,5 +71,25 @@ describe("idempotency", () => {
     const { idem } = setup();
     await expect(idem.begin({ ...scope, key: "" }, "{}")).rejects.toMatchObject({ code: "validation_error" });
     await expect(idem.begin({ ...scope, key: "x".repeat(256) }, "{}")).rejects.toMatchObject({ code: "validation_error" });
+  });
+
+  it("on a shared store, keeps the executing state in storage, where a second process sees it", async () => {
+    const storage = createStorage();
+    const clock = createManualClock();
+    // Two instances over one storage, as two processes of a cluster would be.
+    const [one, two] = [0, 1].map(() => createIdempotency({ storage, clock, lock: createLocalLock(), shared: true }));
+    const running = proceed(await one.begin(scope, "{}"));
+    await expect(two.begin(scope, "{}")).rejects.toMatchObject({ code: "idempotency_key_in_use" });
+    await expect(two.begin(scope, "{\"x\":1}")).rejects.toMatchObject({ code: "idempotency_key_reused" });
+    await running.finish(ok);
+    expect(await two.begin(scope, "{}")).toEqual({ kind: "replay", response: ok });
+    // finish(null) takes the marker away, so the key can be sent again at once.
+    const other = { ...scope, key: "k2" };
+    await proceed(await two.begin(other, "bad")).finish(null);
+    expect((await one.begin(other, "good")).kind).toBe("proceed");
+    // The marker of a process that died mid-request stops blocking the key once it expires.
+    await expect(two.begin(other, "good")).rejects.toMatchObject({ code: "idempotency_key_in_use" });
+    clock.advance(IDEMPOTENCY_EXECUTING_MS);
+    expect((await two.begin(other, "good")).kind).toBe("proceed");
   });
 });

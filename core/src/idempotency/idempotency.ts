@@ -2,6 +2,7 @@ import type { Storage } from "unstorage";
 import { sha256Hex, toTimestamp, type Clock } from "../deps.js";
 import { LpError } from "../errors.js";
 import type { Lock } from "../ports/lock.js";
+import type { BatchFence, BatchOp } from "../storage/create-storage.js";
 
 /** How long a stored response is replayed. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -13,9 +14,13 @@ export interface StoredResponse {
   body: string;
 }
 
+/** How long a stored "executing" marker blocks its key when its process dies before finishing (shared stores). */
+export const IDEMPOTENCY_EXECUTING_MS = 60 * 1000;
+
+/** A key's record: the response to replay, or (shared stores only) the marker of a request still executing. */
 interface StoredRecord {
   fingerprint: string;
-  response: StoredResponse;
+  response: StoredResponse | null;
   created_at: string;
   expires_at: string;
 }
@@ -33,13 +38,28 @@ export interface IdempotencyScope {
   key: string;
 }
 
+/** What the idempotency store is built on. */
+export interface IdempotencyDeps {
+  storage: Storage;
+  clock: Clock;
+  lock: Lock;
+  /**
+   * Several processes share the store: the "executing" state is a stored marker (written under the shared
+   * lock, expiring after {@link IDEMPOTENCY_EXECUTING_MS}) instead of this process's memory.
+   */
+  shared?: boolean;
+  /** Fenced writes ({@link Stores.batch}): the marker is refused once the key's lock lease has ended. */
+  batch?: (ops: readonly BatchOp[], fence?: BatchFence) => Promise<void>;
+}
+
 /**
  * Idempotency keys. A request is fingerprinted by its raw body; the first one runs, and its response is
  * stored for 24 hours on the injected clock. A concurrent duplicate gets `idempotency_key_in_use`; a
  * different request with the same key gets `idempotency_key_reused`. `finish(null)` stores nothing, so a
  * request that failed validation or authentication can be sent again with the same key.
  */
-export function createIdempotency({ storage, clock, lock }: { storage: Storage; clock: Clock; lock: Lock }) {
+export function createIdempotency({ storage, clock, lock, shared = false, batch }: IdempotencyDeps) {
+  // One process: what is executing lives here (nothing to clean up after a crash).
   const running = new Map<string, string>();
 
   return {
@@ -52,32 +72,31 @@ export function createIdempotency({ storage, clock, lock }: { storage: Storage; 
       const id = sha256Hex(`${scope.method} ${scope.path} ${scope.key}`);
       const storageKey = `idem:${scope.account_id}:${id}`;
       const fingerprint = sha256Hex(`${scope.method} ${scope.path}\n${rawBody}`);
-      return lock.withLock(storageKey, async (): Promise<IdempotencyDecision> => {
+      return lock.withLock(storageKey, async (lease): Promise<IdempotencyDecision> => {
         const inFlight = running.get(storageKey);
-        if (inFlight !== undefined) {
-          if (inFlight !== fingerprint) throw reused();
-          throw new LpError("idempotency_key_in_use", "A request with this Idempotency-Key is still being processed; retry shortly.");
-        }
+        if (inFlight !== undefined) throw inUse(inFlight, fingerprint);
         const stored = await storage.getItem<StoredRecord>(storageKey);
         if (stored && Date.parse(stored.expires_at) > clock.now().getTime()) {
+          if (!stored.response) throw inUse(stored.fingerprint, fingerprint);
           if (stored.fingerprint !== fingerprint) throw reused();
           return { kind: "replay", response: stored.response };
         }
-        running.set(storageKey, fingerprint);
+        const at = clock.now();
+        if (shared) {
+          // Other processes see the marker; fenced (or checked), so no one else can have decided meanwhile.
+          const marker = record(fingerprint, null, at, IDEMPOTENCY_EXECUTING_MS);
+          if (batch && lease.fence) await batch([{ key: storageKey, value: marker }], lease.fence);
+          else {
+            await lease.assertHeld();
+            await storage.setItem(storageKey, marker);
+          }
+        } else running.set(storageKey, fingerprint);
         return {
           kind: "proceed",
           finish: async (response) => {
             try {
-              if (response) {
-                const at = clock.now();
-                const record: StoredRecord = {
-                  fingerprint,
-                  response,
-                  created_at: toTimestamp(at),
-                  expires_at: toTimestamp(new Date(at.getTime() + IDEMPOTENCY_TTL_MS)),
-                };
-                await storage.setItem(storageKey, record);
-              }
+              if (response) await storage.setItem(storageKey, record(fingerprint, response, clock.now(), IDEMPOTENCY_TTL_MS));
+              else if (shared) await storage.removeItem(storageKey);
             } finally {
               running.delete(storageKey);
             }
@@ -86,6 +105,15 @@ export function createIdempotency({ storage, clock, lock }: { storage: Storage; 
       });
     },
   };
+}
+
+function record(fingerprint: string, response: StoredResponse | null, at: Date, ttlMs: number): StoredRecord {
+  return { fingerprint, response, created_at: toTimestamp(at), expires_at: toTimestamp(new Date(at.getTime() + ttlMs)) };
+}
+
+function inUse(running: string, fingerprint: string): LpError {
+  if (running !== fingerprint) return reused();
+  return new LpError("idempotency_key_in_use", "A request with this Idempotency-Key is still being processed; retry shortly.");
 }
 
 function reused(): LpError {

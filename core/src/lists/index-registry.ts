@@ -1,32 +1,118 @@
 import type { Storage } from "unstorage";
+import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
 import { CollectionIndex, type IndexEntry } from "./collection-index.js";
+
+type ToEntry = (record: unknown) => IndexEntry | null;
+
+interface Held {
+  /** The index once loaded (what feed changes are applied to). */
+  index: Promise<CollectionIndex<IndexEntry>>;
+  /** The index once loaded and, on a shared store, the others brought up to it (what get() hands out). */
+  ready: Promise<CollectionIndex<IndexEntry>>;
+  toEntry: ToEntry;
+}
+
+/**
+ * Called with every change read from the feed (this process's writes included), or with null when the feed
+ * had a gap: then anything derived from records must be forgotten.
+ */
+export type ChangeListener = (change: RecordChange | null) => void;
+
+/** Changes read per feed call while catching up. */
+const FEED_PAGE = 1000;
 
 /**
  * Holds one {@link CollectionIndex} per storage prefix, built on first use by reading the prefix once and
- * kept current by the services that write to it. Single process: the index is the process's view.
+ * kept current by the services that write to it. On a store several processes share (it has a change
+ * feed), every {@link get} first reads the feed and applies each change to the index of the key's parent
+ * prefix, so an index answers with every write acknowledged anywhere before the call (read your writes).
+ * With nothing new that is one feed read; a `gap` (the feed was trimmed past our cursor) drops every index,
+ * which then reloads from storage.
  */
 export class IndexRegistry {
-  private readonly indexes = new Map<string, Promise<CollectionIndex<IndexEntry>>>();
+  private readonly indexes = new Map<string, Held>();
+  private readonly listeners: ChangeListener[] = [];
+  private cursor: string | null = null;
+  /** The feed read under way, and the one queued behind it for callers that came during it. */
+  private running: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
+  private timer: ReturnType<typeof setInterval> | null = null;
 
-  constructor(private readonly storage: Storage) {}
+  constructor(
+    private readonly storage: Storage,
+    private readonly feed?: ChangeFeed,
+  ) {}
 
-  /** The index of records under `prefix`, each turned into an entry by `toEntry` (null skips it). */
-  get<R, E extends IndexEntry>(prefix: string, toEntry: (record: R) => E | null): Promise<CollectionIndex<E>> {
-    let index = this.indexes.get(prefix);
-    if (!index) {
-      index = this.load(prefix, toEntry as (record: unknown) => IndexEntry | null);
-      this.indexes.set(prefix, index);
-      index.catch(() => this.indexes.delete(prefix));
+  /** Sets the feed position to its head: call once at start, before any index is loaded. */
+  async start(): Promise<void> {
+    if (this.feed) this.cursor = await this.feed.head();
+  }
+
+  /**
+   * Also reads the feed every `ms` in the background, so caches that are used without an index (the token
+   * cache, on every request) are never more than about `ms` behind other processes. Stopped by {@link stop}.
+   */
+  poll(ms: number): void {
+    if (!this.feed || this.timer) return;
+    // An outage is reported by the store's client; the next read (here or by a request) catches up.
+    this.timer = setInterval(() => void this.sync().catch(() => {}), ms);
+    this.timer.unref?.();
+  }
+
+  /** Stops {@link poll}. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Registers a listener for changes read from the feed (caches keyed on records invalidate from it). */
+  onChange(listener: ChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * The index of records under `prefix`, each turned into an entry by `toEntry` (null skips it). On a shared
+   * store every index this returns, and every other loaded one, reflects the feed up to a point after the
+   * call began: an index loaded now reads the store after the feed read, so the feed is read once more to
+   * bring the others as far, and indexes read together agree with each other.
+   */
+  async get<R, E extends IndexEntry>(prefix: string, toEntry: (record: R) => E | null): Promise<CollectionIndex<E>> {
+    if (this.feed) await this.sync();
+    let held = this.indexes.get(prefix);
+    if (!held) {
+      const fn = toEntry as ToEntry;
+      const index = this.load(prefix, fn);
+      const ready = this.feed ? index.then(async (loaded) => (await this.sync(), loaded)) : index;
+      held = { index, ready, toEntry: fn };
+      this.indexes.set(prefix, held);
+      ready.catch(() => {
+        if (this.indexes.get(prefix)?.index === index) this.indexes.delete(prefix);
+      });
     }
-    return index as unknown as Promise<CollectionIndex<E>>;
+    return held.ready as unknown as Promise<CollectionIndex<E>>;
+  }
+
+  /**
+   * Applies this process's own write to the index of `prefix`. On a shared store it does nothing: the feed
+   * delivers the write to every process, this one included, before its next {@link get}, so a write costs
+   * no feed read.
+   */
+  async update<R, E extends IndexEntry>(prefix: string, toEntry: (record: R) => E | null, change: (index: CollectionIndex<E>) => void): Promise<void> {
+    if (this.feed) return;
+    change(await this.get(prefix, toEntry));
   }
 
   /**
    * Registers an empty index for a prefix known to hold nothing yet (a collection that was just made),
    * so its first use does not scan storage: the memory driver lists every key for any prefix.
    */
-  seedEmpty(prefix: string): void {
-    if (!this.indexes.has(prefix)) this.indexes.set(prefix, Promise.resolve(new CollectionIndex<IndexEntry>()));
+  seedEmpty(prefix: string, toEntry?: (record: never) => IndexEntry | null): void {
+    // On a shared store the feed needs the prefix's toEntry to keep the index current; without it, load.
+    if (this.feed && !toEntry) return;
+    if (!this.indexes.has(prefix)) {
+      const index = Promise.resolve(new CollectionIndex<IndexEntry>());
+      this.indexes.set(prefix, { index, ready: index, toEntry: (toEntry ?? (() => null)) as ToEntry });
+    }
   }
 
   /** Forgets the index of one prefix (its records were removed). */
@@ -39,7 +125,64 @@ export class IndexRegistry {
     this.indexes.clear();
   }
 
-  private async load(prefix: string, toEntry: (record: unknown) => IndexEntry | null) {
+  /**
+   * Brings every index up to the feed. A call that arrives while a read is under way waits for the next
+   * one, which starts after it: a read begun before the call might miss a write acknowledged just before.
+   */
+  sync(): Promise<void> {
+    if (!this.feed) return Promise.resolve();
+    if (!this.running) {
+      this.running = this.catchUp().finally(() => (this.running = null));
+      return this.running;
+    }
+    if (!this.queued) {
+      this.queued = this.running
+        .catch(() => {})
+        .then(() => {
+          this.queued = null;
+          return this.sync();
+        });
+    }
+    return this.queued;
+  }
+
+  private async catchUp(): Promise<void> {
+    const feed = this.feed!;
+    if (this.cursor === null) this.cursor = await feed.head();
+    // Indexes created after this point load from storage after the read below, so they already hold
+    // every change it returns; replaying older changes onto them could step back over newer ones.
+    const targets = new Map(this.indexes);
+    for (;;) {
+      const { cursor, changes, gap } = await feed.read(this.cursor, FEED_PAGE);
+      if (gap) {
+        this.cursor = await feed.head();
+        this.indexes.clear();
+        for (const listener of this.listeners) listener(null);
+        return;
+      }
+      this.cursor = cursor;
+      for (const change of changes) await this.apply(change, targets);
+      if (changes.length < FEED_PAGE) return;
+    }
+  }
+
+  private async apply(change: RecordChange, targets: Map<string, Held>): Promise<void> {
+    for (const listener of this.listeners) listener(change);
+    const cut = change.key.lastIndexOf(":");
+    if (cut < 0) return;
+    const prefix = change.key.slice(0, cut);
+    const held = targets.get(prefix);
+    // A prefix dropped or reloaded since the read began is left to its own load.
+    if (!held || this.indexes.get(prefix) !== held) return;
+    const index = await held.index.catch(() => null);
+    if (!index) return;
+    const id = change.key.slice(cut + 1);
+    const entry = change.value === null ? null : held.toEntry(change.value);
+    if (entry) index.upsert(entry);
+    else index.remove(id);
+  }
+
+  private async load(prefix: string, toEntry: ToEntry) {
     const index = new CollectionIndex<IndexEntry>();
     const keys = await this.storage.getKeys(prefix);
     const depth = prefix.split(":").filter(Boolean).length + 1;

@@ -8,6 +8,7 @@ import { isUuid } from "../ids.js";
 import { paginate, withinBounds } from "../lists/paginate.js";
 import type { MediaStore } from "../media/media-store.js";
 import type { ProductsService } from "../products/products-service.js";
+import type { LockLease } from "../ports/lock.js";
 import { applyMergePatch } from "../render/merge-patch.js";
 import { toGlobalTheme, type SeoConfig } from "../render/theme.js";
 import type { BackgroundDeps, ServiceDeps } from "../service-deps.js";
@@ -17,6 +18,7 @@ import { pageJournalKeys, type JobMarker } from "./page-journal.js";
 import { toJobEntry, toJobView, toPageEntry, toPageSummary, toPageView, type JobRecord, type PageRecord } from "./page-view.js";
 import type { PageCreateInput, PageListQuery, PageUpdateInput } from "./schemas.js";
 import { toSlug, toUniqueSlug } from "./slug.js";
+import { createPageStore, pageKeys } from "./page-store.js";
 
 /** Dependencies of the pages service. */
 export interface PagesDeps extends ServiceDeps, BackgroundDeps {
@@ -31,21 +33,17 @@ export interface PagesDeps extends ServiceDeps, BackgroundDeps {
 /** Pages and their generation jobs. */
 export function createPagesService(deps: PagesDeps) {
   const { storage, clock, ids } = deps;
-  const pageKey = (a: string, id: string) => `acct:${a}:pages:${id}`;
-  const jobKey = (a: string, id: string) => `acct:${a}:jobs:${id}`;
+  const store = createPageStore(deps);
+  const pageKey = pageKeys.page;
+  const jobKey = pageKeys.job;
   const inflightKey = pageJournalKeys.job;
-  const pagesIndex = (a: string) => deps.indexes.get(`acct:${a}:pages`, toPageEntry);
-  const jobsIndex = (a: string) => deps.indexes.get(`acct:${a}:jobs`, toJobEntry);
+  const { pagesIndex, jobsIndex } = store;
   const builderUrl = (id: string) => `${deps.publicUrl()}/builder/${id}`;
 
-  async function saveJob(job: JobRecord) {
-    await storage.setItem(jobKey(job.account_id, job.job_id), job);
-    (await jobsIndex(job.account_id)).upsert(toJobEntry(job));
-    if (job.status !== "processing") await storage.removeItem(inflightKey(job.account_id, job.job_id));
-  }
+  const saveJob = store.saveJob;
 
   async function readPage(a: string, id: string): Promise<PageRecord | null> {
-    return isUuid(id) ? storage.getItem<PageRecord>(pageKey(a, id)) : null;
+    return isUuid(id) ? store.readPage(a, id) : null;
   }
 
   async function requirePage(a: string, id: string): Promise<PageRecord> {
@@ -55,38 +53,33 @@ export function createPagesService(deps: PagesDeps) {
   }
 
   /** The one place a page is written: record, index, event. */
-  async function commitPage(page: PageRecord, type: "page.created" | "page.updated") {
-    await storage.setItem(pageKey(page.account_id, page.id), page);
-    (await pagesIndex(page.account_id)).upsert(toPageEntry(page));
+  async function commitPage(page: PageRecord, type: "page.created" | "page.updated", lease?: LockLease) {
+    await store.savePage(page, lease?.fence);
     await deps.events.emit({ type, account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) });
   }
 
   async function createPage(job: JobRecord, draft: Omit<PageRecord, "slug">, title: string): Promise<PageRecord> {
-    return deps.lock.withLock(`slugs:${job.account_id}`, async () => {
+    return deps.lock.withLock(`slugs:${job.account_id}`, async (lease) => {
       const index = await pagesIndex(job.account_id);
       const taken = new Set([...index.values()].map((e) => e.slug));
       const page: PageRecord = { ...draft, slug: toUniqueSlug(toSlug(title), (s) => taken.has(s)) };
-      await storage.setItem(`pageowners:${page.id}`, { account_id: page.account_id });
-      await commitPage(page, "page.created");
+      await store.createPage(page, job, builderUrl(page.id), lease);
+      await deps.events.emit({ type: "page.created", account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) });
       return page;
     });
   }
 
   /** Notes in the job's journal entry which page it is about to write (see {@link replayPageJournal}). */
-  async function reservePage(job: JobRecord, pageId: string) {
-    await storage.setItem(inflightKey(job.account_id, job.job_id), { at: job.created_at, page_id: pageId } satisfies JobMarker);
-  }
+  const reservePage = store.reservePage;
 
   /** Every step of a page's deletion, each safe to repeat; the journal entry goes last. */
   async function finishDeletion(page: PageRecord) {
     const { account_id: accountId, id } = page;
     await deps.onPageDeleted?.(page);
-    await storage.removeItem(pageKey(accountId, id));
-    await storage.removeItem(`pageowners:${id}`);
-    (await pagesIndex(accountId)).remove(id);
+    await store.removePage(page);
     await deps.media.removePrefix(`pages/${id}`);
     await deps.events.emit({ type: "page.deleted", account_id: accountId, data: toPageSummary(page) });
-    await storage.removeItem(pageJournalKeys.deletion(accountId, id));
+    await store.endDeletion(page);
   }
 
   const work = createGenerationWork({
@@ -117,7 +110,7 @@ export function createPagesService(deps: PagesDeps) {
     /** A page by id alone, for the builder preview (its URL names no account). */
     async findPage(id: string): Promise<PageRecord | null> {
       if (!isUuid(id)) return null;
-      const owner = await storage.getItem<{ account_id: string }>(`pageowners:${id}`);
+      const owner = await store.readOwner(id);
       return owner ? readPage(owner.account_id, id) : null;
     },
     readPage,
@@ -135,9 +128,12 @@ export function createPagesService(deps: PagesDeps) {
       if (input.product_id !== undefined && !(await deps.products.read(accountId, input.product_id))) {
         throw notFound("product", input.product_id);
       }
-      return deps.lock.withLock(`quota:${accountId}`, async () => {
+      return deps.lock.withLock(`quota:${accountId}`, async (lease) => {
         const account = await deps.accounts.require(accountId);
-        const used = (await pagesIndex(accountId)).size + [...(await jobsIndex(accountId)).values()].filter((j) => j.status === "processing").length;
+        // Both indexes first, then the count: on a shared store each get() reads the feed, and a job that
+        // completed between two reads would be counted as neither a page nor a processing job.
+        const [pagesNow, jobsNow] = [await pagesIndex(accountId), await jobsIndex(accountId)];
+        const used = pagesNow.size + [...jobsNow.values()].filter((j) => j.status === "processing").length;
         if (used >= account.page_quota) {
           throw new LpError("quota_exceeded", `The account's page quota of ${account.page_quota} is reached; delete a page first.`, {
             limit: account.page_quota,
@@ -170,6 +166,8 @@ export function createPagesService(deps: PagesDeps) {
             simulate,
           },
         };
+        // The job takes a quota slot: written only while the quota lock is still ours.
+        await lease.assertHeld();
         await storage.setItem(inflightKey(accountId, job.job_id), { at });
         await saveJob(job);
         await work.schedule(job);
@@ -178,7 +176,7 @@ export function createPagesService(deps: PagesDeps) {
     },
 
     async getJob(accountId: string, jobId: string) {
-      const job = isUuid(jobId) ? await storage.getItem<JobRecord>(jobKey(accountId, jobId)) : null;
+      const job = isUuid(jobId) ? await store.readJob(accountId, jobId) : null;
       if (!job) throw notFound("job", jobId);
       return toJobView(job);
     },
@@ -211,21 +209,21 @@ export function createPagesService(deps: PagesDeps) {
     /** Applies a checked merge patch (`pageUpdateSchema`'s output). */
     async update(accountId: string, id: string, patch: PageUpdateInput) {
       if (!isUuid(id)) throw notFound("page", id);
-      return deps.lock.withLock(pageKey(accountId, id), async () => {
+      return deps.lock.withLock(pageKey(accountId, id), async (lease) => {
         const page = await requirePage(accountId, id);
         const next: PageRecord = { ...page, updated_at: toTimestamp(clock.now()) };
         if (patch.global_theme) next.global_theme = toGlobalTheme(applyMergePatch(page.global_theme, patch.global_theme), page.global_theme.currency);
         if (patch.seo_config) next.seo_config = applyMergePatch(page.seo_config, patch.seo_config) as SeoConfig;
-        await commitPage(next, "page.updated");
+        await commitPage(next, "page.updated", lease);
         return toPageView(next, builderUrl(id));
       });
     },
 
     /** Records a successful deployment on the page: its address, and `published`. */
     async markDeployed(accountId: string, id: string, url: string) {
-      await deps.lock.withLock(pageKey(accountId, id), async () => {
+      await deps.lock.withLock(pageKey(accountId, id), async (lease) => {
         const page = await readPage(accountId, id);
-        if (page) await commitPage({ ...page, status: "published", deployed_url: url, updated_at: toTimestamp(clock.now()) }, "page.updated");
+        if (page) await commitPage({ ...page, status: "published", deployed_url: url, updated_at: toTimestamp(clock.now()) }, "page.updated", lease);
       });
     },
 
@@ -235,7 +233,7 @@ export function createPagesService(deps: PagesDeps) {
       await deps.lock.withLock(pageKey(accountId, id), async () => {
         const page = await requirePage(accountId, id);
         // Journaled: a deletion cut short by a kill is finished at the next start.
-        await storage.setItem(pageJournalKeys.deletion(accountId, id), { page });
+        await store.beginDeletion(page);
         await finishDeletion(page);
       });
     },

@@ -6,10 +6,12 @@ import { listQuerySchema } from "../lists/list-query.js";
 import { paginate, withinBounds } from "../lists/paginate.js";
 import { isoDateOrDateTime } from "../lists/list-query.js";
 import type { MediaStore } from "../media/media-store.js";
+import type { LockLease } from "../ports/lock.js";
 import { mediaTypeFromUrl } from "../media/sniff.js";
 import type { ServiceDeps } from "../service-deps.js";
 import { checkUploads, type CheckedUpload, type ImageUpload } from "./product-input.js";
-import { sortImages, toProductEntry, toProductSummary, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
+import { createProductStore, productKeys } from "./product-store.js";
+import { sortImages, toProductSummary, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
 import { MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type ProductUpdateInput } from "./schemas.js";
 
 interface Deps extends ServiceDeps {
@@ -28,14 +30,15 @@ export type ProductListQuery = z.output<typeof productListSchema>;
 
 /** Products of an account: create, read, list, update (with media), soft delete. */
 export function createProductsService(deps: Deps) {
-  const { storage, clock, ids } = deps;
-  const key = (accountId: string, id: string) => `acct:${accountId}:products:${id}`;
-  const indexOf = (accountId: string) => deps.indexes.get(`acct:${accountId}:products`, toProductEntry);
+  const { clock, ids } = deps;
+  const store = createProductStore(deps);
+  const key = productKeys.product;
+  const indexOf = store.index;
   const view = (p: ProductRecord) => toProductView(p, deps.publicUrl());
 
   async function read(accountId: string, id: string): Promise<ProductRecord | null> {
     if (!isUuid(id)) return null;
-    const record = await storage.getItem<ProductRecord>(key(accountId, id));
+    const record = await store.read(accountId, id);
     return record && !record.deleted_at ? record : null;
   }
 
@@ -46,12 +49,8 @@ export function createProductsService(deps: Deps) {
   }
 
   /** The one place a product changes: storage, index, and the event. */
-  async function commit(record: ProductRecord, type: "product.created" | "product.updated" | "product.deleted") {
-    await storage.setItem(key(record.account_id, record.id), record);
-    const index = await indexOf(record.account_id);
-    const entry = toProductEntry(record);
-    if (entry) index.upsert(entry);
-    else index.remove(record.id);
+  async function commit(record: ProductRecord, type: "product.created" | "product.updated" | "product.deleted", lease?: LockLease) {
+    await store.write(record, lease?.fence);
     await deps.events.emit({ type, account_id: record.account_id, data: view(record) });
   }
 
@@ -74,7 +73,7 @@ export function createProductsService(deps: Deps) {
     require: requireProduct,
     /** A product even when soft-deleted (placeholders of pages built from it keep working). */
     async readAny(accountId: string, id: string): Promise<ProductRecord | null> {
-      return isUuid(id) ? storage.getItem<ProductRecord>(key(accountId, id)) : null;
+      return isUuid(id) ? store.read(accountId, id) : null;
     },
     view,
 
@@ -122,7 +121,7 @@ export function createProductsService(deps: Deps) {
           (!needle || e.text.includes(needle)) &&
           withinBounds(e.created_at, q.created_after, q.created_before),
         load: async (entries) => {
-          const records = await Promise.all(entries.map((e) => storage.getItem<ProductRecord>(key(accountId, e.id))));
+          const records = await Promise.all(entries.map((e) => store.read(accountId, e.id)));
           return records.filter((r): r is ProductRecord => r !== null).map((r) => toProductSummary(r, deps.publicUrl()));
         },
       });
@@ -133,7 +132,7 @@ export function createProductsService(deps: Deps) {
       const uploads = checkUploads(files);
       if (!isUuid(id)) throw notFound("product", id);
       // Serialised per product so concurrent edits of the image list never lose one.
-      return deps.lock.withLock(key(accountId, id), async () => {
+      return deps.lock.withLock(key(accountId, id), async (lease) => {
         const current = await requireProduct(accountId, id);
         const at = toTimestamp(clock.now());
         const issues: ValidationIssue[] = [];
@@ -158,25 +157,25 @@ export function createProductsService(deps: Deps) {
           if (body[field] !== undefined) (record as unknown as Record<string, unknown>)[field] = body[field];
         }
         record.updated_at = at;
-        await commit(record, "product.updated");
+        await commit(record, "product.updated", lease);
         return view(record);
       });
     },
 
     async remove(accountId: string, id: string): Promise<void> {
       if (!isUuid(id)) throw notFound("product", id);
-      await deps.lock.withLock(key(accountId, id), async () => {
+      await deps.lock.withLock(key(accountId, id), async (lease) => {
         const current = await requireProduct(accountId, id);
         const at = toTimestamp(clock.now());
-        await commit({ ...current, deleted_at: at, updated_at: at }, "product.deleted");
+        await commit({ ...current, deleted_at: at, updated_at: at }, "product.deleted", lease);
       });
     },
 
     /** Saves the checkout fields that belong to a product (used by page generation). */
     async setCheckoutFields(accountId: string, id: string, fields: ProductRecord["checkout_fields"]) {
       await deps.lock.withLock(key(accountId, id), async () => {
-        const current = await storage.getItem<ProductRecord>(key(accountId, id));
-        if (current) await storage.setItem(key(accountId, id), { ...current, checkout_fields: fields });
+        const current = await store.read(accountId, id);
+        if (current) await store.write({ ...current, checkout_fields: fields });
       });
     },
   };

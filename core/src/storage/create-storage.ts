@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { destr } from "destr";
 import { createStorage, normalizeBaseKey, type Driver, type Storage } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
 import { fsDurableDriver } from "./fs-durable-driver.js";
@@ -9,6 +10,15 @@ export type StorageKind = "memory" | "fs" | "redis";
 
 /** One write of a {@link Stores.batch}: a record to store, or (with `remove`) a key to delete. */
 export type BatchOp = { key: string; value: unknown } | { key: string; remove: true };
+
+/**
+ * The lock a {@link Stores.batch} is made under, on a shared store: its key and the holder's fencing token.
+ * The store writes nothing unless the lock still holds that token.
+ */
+export interface BatchFence {
+  key: string;
+  token: string;
+}
 
 /** A change to one record, as another process of a cluster learns of it: `value` null means removed. */
 export interface RecordChange {
@@ -39,8 +49,10 @@ export interface Stores {
    * Applies several writes to `data` as one change: on a shared store (Redis) atomically (MULTI/EXEC or one script), so no
    * process ever sees some of them without the others; on memory and fs in order, each write durable before
    * the next (crash recovery of a torn batch is the job of the journal of the aggregate that wrote it).
+   * With a `fence` (a shared lock's lease), a shared store refuses the batch with `service_unavailable` once
+   * the lock no longer holds the holder's token; local stores have local locks, which no one takes away.
    */
-  batch(ops: readonly BatchOp[]): Promise<void>;
+  batch(ops: readonly BatchOp[], fence?: BatchFence): Promise<void>;
   /** Present on stores that several processes share. */
   changes?: ChangeFeed;
   /** On Redis stores: where the Redis is, for parts that open their own connections (the lock, BullMQ queues). */
@@ -56,12 +68,29 @@ export async function applyInOrder(storage: Storage, ops: readonly BatchOp[]): P
   }
 }
 
+/** A key unstorage's `normalizeKey` leaves as it is and that has no `.`/`..` segment. */
+const PLAIN_KEY = /^[\w-][\w.-]*(?::[\w-][\w.-]*)*$/;
+
 /**
  * A Storage over one driver. unstorage 1.17's `clear(prefix)` only clears mounts that live under the
  * prefix, so with a single root mount it silently does nothing; here it removes the prefix's keys.
  */
 export function toStorage(driver: Driver): Storage {
   const storage = createStorage({ driver });
+  const getItem = storage.getItem.bind(storage);
+  // The read of every GET: a key that is already in unstorage's normal form (colon-separated segments of
+  // word characters, dots and hyphens, none only dots) goes straight to the single driver and `destr`, as
+  // unstorage would do after normalising it, without its key rewriting, mount lookup and extra promises.
+  // Any other key takes unstorage's path (which also refuses the invalid ones).
+  storage.getItem = ((key: string, opts?: Record<string, unknown>) => {
+    if (typeof key !== "string" || !PLAIN_KEY.test(key)) return getItem(key, opts);
+    try {
+      const value = driver.getItem(key, opts ?? {});
+      return value instanceof Promise ? value.then(destr) : Promise.resolve(destr(value));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }) as Storage["getItem"];
   const clearAll = storage.clear.bind(storage);
   storage.clear = async (base?: string, opts?: Record<string, unknown>) => {
     if (!base || !normalizeBaseKey(base)) return clearAll(base, opts);

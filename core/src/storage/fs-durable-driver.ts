@@ -50,6 +50,15 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
 
   const readOrNull = (key: string): Promise<Buffer | null> => readFileOrNull(toPath(key), isMissing);
 
+  async function readUncached(key: string): Promise<string | null> {
+    const seen = cache?.changes;
+    const data = await readOrNull(key);
+    if (data === null) return null;
+    const text = data.toString("utf8");
+    if (cache && cache.changes === seen) cache.set(key, text);
+    return text;
+  }
+
   // The cache follows the file: it learns the new text only once the rename has made it the record, and
   // forgets the key when a write fails (the file may hold either value then).
   const writeAtomic = async (key: string, data: string | Uint8Array): Promise<void> => {
@@ -94,15 +103,11 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
         throw error;
       }
     },
-    async getItem(key) {
+    getItem(key) {
+      // A cached record is answered without a promise of its own (the Storage wraps it once).
       const hit = cache?.get(key);
       if (hit !== undefined) return hit;
-      const seen = cache?.changes;
-      const data = await readOrNull(key);
-      if (data === null) return null;
-      const text = data.toString("utf8");
-      if (cache && cache.changes === seen) cache.set(key, text);
-      return text;
+      return readUncached(key);
     },
     async getItemRaw(key) {
       return readOrNull(key);

@@ -59,7 +59,7 @@ export type WriteOp = { op: "set" | "setnx"; key: string; value: string | Buffer
 // that change something reach the feed (a removal of nothing does not). Records of the data store are small,
 // so SET ... GET tells whether the key is new; media use EXISTS rather than move a large old value around.
 // Returns, per op, 1 when it wrote and 0 when it did not (setnx on an existing key, remove of nothing).
-const WRITE_SCRIPT = `
+export const WRITE_SCRIPT = `
 local records, leaves, branches, feed, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local function parentOf(k) return string.match(k, '^(.*):[^:]*$') or '' end
 local function link(k)

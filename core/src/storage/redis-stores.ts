@@ -1,9 +1,10 @@
 import { normalizeKey } from "unstorage";
-import type { BatchOp, Stores } from "./create-storage.js";
+import type { BatchFence, BatchOp, Stores } from "./create-storage.js";
 import { toStorage } from "./create-storage.js";
 import { createRedisClient, redisCall } from "./redis-client.js";
 import { redisDriver } from "./redis-driver.js";
 import { redisChangeFeed } from "./redis-feed.js";
+import { fencedWriteOps } from "./redis-fenced-batch.js";
 import { checkKey, redisLayout, toStoredText, writeOps, type WriteOp } from "./redis-keys.js";
 
 /** Options of a Redis store (`lp serve --storage redis`). */
@@ -42,12 +43,13 @@ export function createRedisStores(options: RedisStoreOptions): Stores {
     kind: "redis",
     data,
     media,
-    async batch(ops: readonly BatchOp[]) {
+    async batch(ops: readonly BatchOp[], fence?: BatchFence) {
       if (ops.length === 0) return;
       const writes: WriteOp[] = ops.map((op) => {
         const key = checkKey(normalizeKey(op.key));
         return "remove" in op ? { op: "remove", key } : { op: "set", key, value: toStoredText(op.value) };
       });
+      if (fence) return fencedWriteOps(dataClient, dataLayout, writes, fence);
       await redisCall(() => writeOps(dataClient, dataLayout, writes));
     },
     changes: redisChangeFeed(dataClient, dataLayout.feed!),

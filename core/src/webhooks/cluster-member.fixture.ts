@@ -12,6 +12,7 @@ import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createCore } from "../core.js";
 import { cryptoIds } from "../deps.js";
 import { createStores } from "../storage/create-storage.js";
+import { endpointCreateSchema } from "./schemas.js";
 
 const [redisUrl, receiverUrl, mode, count] = process.argv.slice(2);
 const stores = createStores("redis", { url: redisUrl, prefix: "lp:" });
@@ -47,7 +48,7 @@ if (mode === "member") {
 
 async function emit(): Promise<void> {
   for (let i = 0; i < endpoints; i++) {
-    await core.webhooks.endpoints.create(creds.application_id, { url: mode === "fanout" ? `${receiverUrl}/${i}` : receiverUrl, events: ["product.created"] });
+    await core.webhooks.endpoints.create(creds.application_id, endpointCreateSchema.parse({ url: mode === "fanout" ? `${receiverUrl}/${i}` : receiverUrl, events: ["product.created"] }));
 }
 armed = mode === "fanout";
 await core.products.create(creds.account_id, { title: "Owed", price: 5, product_type: "service" });

@@ -10,6 +10,7 @@ import { createStores } from "../storage/create-storage.js";
 import type { ResolveHost } from "./address-guard.js";
 import { createGuardedFetch } from "./guarded-fetch.js";
 import { createManualScheduler } from "./scheduler.js";
+import { deliveryListSchema, endpointCreateSchema } from "./schemas.js";
 
 const PUBLIC = "93.184.216.34";
 
@@ -49,7 +50,7 @@ describe("--public checks the address actually dialled (DNS rebinding)", () => {
     // The check on create and the check before the challenge see a public address; the connect does not.
     const dns = rebinding(2);
     const { core, creds, stop } = await boot(true, dns);
-    const created = await core.webhooks.endpoints.create(creds.application_id, { url: hookUrl(), events: ["product.created"] });
+    const created = await core.webhooks.endpoints.create(creds.application_id, endpointCreateSchema.parse({ url: hookUrl(), events: ["product.created"] }));
     expect(created.status).toBe("pending_verification");
     expect(created.verification).toMatchObject({ outcome: "failed", status_code: null, error: expect.stringMatching(/^blocked: .*127\.0\.0\.1 when connecting/) });
     expect(dns.calls).toBe(3);
@@ -59,7 +60,7 @@ describe("--public checks the address actually dialled (DNS rebinding)", () => {
 
   it("fails a delivery attempt the same way, and records why", async () => {
     const first = await boot(false);
-    const endpoint = await first.core.webhooks.endpoints.create(first.creds.application_id, { url: hookUrl(), events: ["product.created"] });
+    const endpoint = await first.core.webhooks.endpoints.create(first.creds.application_id, endpointCreateSchema.parse({ url: hookUrl(), events: ["product.created"] }));
     expect(endpoint.status).toBe("active");
     await first.stop();
     const challenges = receiver.deliveries.length;
@@ -68,7 +69,7 @@ describe("--public checks the address actually dialled (DNS rebinding)", () => {
     const second = await boot(true, rebinding(1));
     await second.core.products.create(second.creds.account_id, { title: "Rebound", price: 5, product_type: "service" });
     await second.core.onIdle();
-    const [delivery] = (await second.core.webhooks.endpoints.deliveries(second.creds.application_id, endpoint.id, {})).data;
+    const [delivery] = (await second.core.webhooks.endpoints.deliveries(second.creds.application_id, endpoint.id, deliveryListSchema.parse({}))).data;
     expect(delivery.attempts[0]).toMatchObject({ outcome: "failed", status_code: null, error: expect.stringMatching(/^blocked: the host 'localhost' resolved to 127\.0\.0\.1 when connecting/) });
     expect(receiver.deliveries).toHaveLength(challenges);
     await second.stop();

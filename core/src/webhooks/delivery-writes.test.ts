@@ -6,6 +6,7 @@ import { createManualClock } from "../deps.js";
 import { applyInOrder, toStorage, type Stores } from "../storage/create-storage.js";
 import type { FetchLike } from "./http-attempt.js";
 import { createManualScheduler } from "./scheduler.js";
+import { deliveryListSchema, endpointCreateSchema } from "./schemas.js";
 
 /** Memory stores whose data driver records every write and removal under `webhooks:`. */
 function countingStores(log: string[]): Stores {
@@ -31,13 +32,13 @@ describe("storage writes of one delivery (memory)", () => {
     const stores = countingStores(log);
     const core = await createCore({ stores, clock, fetch, scheduler: createManualScheduler(clock), publicUrl: () => "http://lp.test" });
     const creds = await ensureDevCredentials(stores.data, clock, core.ids);
-    const endpoint = await core.webhooks.endpoints.create(creds.application_id, { url: "https://r.example/hook", events: ["product.created"] });
+    const endpoint = await core.webhooks.endpoints.create(creds.application_id, endpointCreateSchema.parse({ url: "https://r.example/hook", events: ["product.created"] }));
     expect(endpoint.status).toBe("active");
     log.length = 0;
     await core.products.create(creds.account_id, { title: "Counted", price: 1, product_type: "service" });
     await core.onIdle();
     expect(log).toEqual(["set webhooks:outbox", "set webhooks:deliveries", "set webhooks:deliveries", "remove webhooks:outbox"]);
-    const [delivery] = (await core.webhooks.endpoints.deliveries(creds.application_id, endpoint.id, {})).data;
+    const [delivery] = (await core.webhooks.endpoints.deliveries(creds.application_id, endpoint.id, deliveryListSchema.parse({}))).data;
     expect(delivery.status).toBe("succeeded");
     await core.close();
   });

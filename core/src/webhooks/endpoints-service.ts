@@ -5,7 +5,6 @@ import { isPrefixedId } from "../ids.js";
 import type { CursorCodec } from "../lists/cursor.js";
 import type { Lock } from "../ports/lock.js";
 import { paginate } from "../lists/paginate.js";
-import { parseInput } from "../validation.js";
 import type { AddressGuard } from "./address-guard.js";
 import type { DeliveryEngine } from "./delivery-engine.js";
 import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
@@ -13,7 +12,7 @@ import { toNewDelivery } from "./event-outbox.js";
 import { toOrderedId } from "./ordered-id.js";
 import { toDeliveryView, toEndpointView, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
 import { closedCircuit } from "./retry-policy.js";
-import { deliveryListSchema, endpointCreateSchema, endpointListSchema, endpointUpdateSchema } from "./schemas.js";
+import type { DeliveryListQuery, EndpointCreateInput, EndpointListQuery, EndpointUpdateInput } from "./schemas.js";
 import { runChallenge, type ChallengeDeps } from "./verification.js";
 import type { WebhookStore } from "./webhook-store.js";
 
@@ -75,8 +74,8 @@ export function createEndpointsService(deps: EndpointsDeps) {
   }
 
   return {
-    async create(appId: string, input: unknown) {
-      const body = parseInput(endpointCreateSchema, input ?? {});
+    /** Creates an endpoint from a checked body (`endpointCreateSchema`'s output) and runs its challenge. */
+    async create(appId: string, body: EndpointCreateInput) {
       await assertReachable(body.url);
       const at = now();
       const secret = generateSecret();
@@ -110,8 +109,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
       return { ...view, secret, verification };
     },
 
-    async list(appId: string, query: unknown) {
-      const q = parseInput(endpointListSchema, query ?? {});
+    async list(appId: string, q: EndpointListQuery) {
       return paginate({
         index: await store.endpointIndex(appId),
         codec: deps.cursors,
@@ -128,9 +126,9 @@ export function createEndpointsService(deps: EndpointsDeps) {
 
     get: async (appId: string, id: string) => toEndpointView(await requireEndpoint(appId, id)),
 
-    async update(appId: string, id: string, input: unknown) {
+    /** Applies a checked patch (`endpointUpdateSchema`'s output); a new url returns it to pending_verification. */
+    async update(appId: string, id: string, body: EndpointUpdateInput) {
       await requireEndpoint(appId, id);
-      const body = parseInput(endpointUpdateSchema, input ?? {});
       if (body.url !== undefined) await assertReachable(body.url);
       // Read again after the awaits, alone: the engine (in any process) may have moved the circuit meanwhile.
       const next = await deps.engine.exclusive(id, async () => {
@@ -194,9 +192,8 @@ export function createEndpointsService(deps: EndpointsDeps) {
       return toDeliveryView(delivery);
     },
 
-    async deliveries(appId: string, id: string, query: unknown) {
+    async deliveries(appId: string, id: string, q: DeliveryListQuery) {
       await requireEndpoint(appId, id);
-      const q = parseInput(deliveryListSchema, query ?? {});
       return paginate({
         index: await store.deliveryIndex(id),
         codec: deps.cursors,

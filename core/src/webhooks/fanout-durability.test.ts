@@ -9,6 +9,7 @@ import { createStores } from "../storage/create-storage.js";
 import { FAN_OUT_BATCH } from "./event-outbox.js";
 import type { FetchLike } from "./http-attempt.js";
 import { createManualScheduler } from "./scheduler.js";
+import { endpointCreateSchema } from "./schemas.js";
 
 describe("a fan-out in batches stays durable (fs storage)", () => {
   let dir: string;
@@ -36,7 +37,7 @@ describe("a fan-out in batches stays durable (fs storage)", () => {
   it("finishes after a restart a fan-out stopped between batches, each endpoint exactly once", async () => {
     const N = FAN_OUT_BATCH * 2 + 50;
     const first = await boot();
-    for (let i = 0; i < N; i++) await first.core.webhooks.endpoints.create(first.creds.application_id, { url: `https://r.example/${i}`, events: ["product.created"] });
+    for (let i = 0; i < N; i++) await first.core.webhooks.endpoints.create(first.creds.application_id, endpointCreateSchema.parse({ url: `https://r.example/${i}`, events: ["product.created"] }));
     await first.core.products.create(first.creds.account_id, { title: "Accepted", price: 1, product_type: "service" });
     // Stopped while the fan-out is on its first batch: the event stays in the outbox.
     await first.stop();

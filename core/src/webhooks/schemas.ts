@@ -86,5 +86,11 @@ export const deliveryListSchema = z.object({
   event_type: z.enum(ALL_EVENT_TYPES.filter((t) => t !== "webhook.verification") as [string, ...string[]]).optional(),
 });
 
+/** A create body as `endpointCreateSchema` outputs it (defaults filled in). */
 export type EndpointCreateInput = z.output<typeof endpointCreateSchema>;
+/** A patch as `endpointUpdateSchema` outputs it. */
 export type EndpointUpdateInput = z.output<typeof endpointUpdateSchema>;
+/** An endpoints query as `endpointListSchema` outputs it. */
+export type EndpointListQuery = z.output<typeof endpointListSchema>;
+/** A deliveries query as `deliveryListSchema` outputs it. */
+export type DeliveryListQuery = z.output<typeof deliveryListSchema>;

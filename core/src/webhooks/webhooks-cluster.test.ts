@@ -10,6 +10,7 @@ import { cryptoIds } from "../deps.js";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
 import { createStores, type Stores } from "../storage/create-storage.js";
 import type { DeliveryRecord } from "./records.js";
+import { endpointCreateSchema } from "./schemas.js";
 
 /** A cluster member in its own process (see the fixture for its modes). */
 const memberScript = fileURLToPath(new URL("./cluster-member.fixture.ts", import.meta.url));
@@ -106,7 +107,7 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
     open.push(receiver);
     const a = await boot();
     const b = await boot();
-    const endpoint = await a.core.webhooks.endpoints.create(a.creds.application_id, { url: receiver.url, events: ["product.created"], concurrency_limit: 1 });
+    const endpoint = await a.core.webhooks.endpoints.create(a.creds.application_id, endpointCreateSchema.parse({ url: receiver.url, events: ["product.created"], concurrency_limit: 1 }));
     expect(endpoint.status).toBe("active");
     for (let i = 0; i < 12; i++) await (i % 2 ? a : b).core.products.create(a.creds.account_id, product(`Lamp ${i}`));
     await a.core.webhooks.onIdle();
@@ -125,7 +126,7 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
     const a = await boot([0, 300]);
     // Running already: it picks the retry up as a live member of the cluster, not by a recovery at start.
     const b = await boot([0, 300]);
-    const endpoint = await a.core.webhooks.endpoints.create(a.creds.application_id, { url: receiver.url, events: ["product.created"] });
+    const endpoint = await a.core.webhooks.endpoints.create(a.creds.application_id, endpointCreateSchema.parse({ url: receiver.url, events: ["product.created"] }));
     await a.core.products.create(a.creds.account_id, product("Retried elsewhere"));
     await a.core.webhooks.onIdle();
     expect(receiver.arrivals).toHaveLength(1);
@@ -146,7 +147,7 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
     receiver.answer(() => 500);
     const a = await boot([0]);
     const b = await boot([0]);
-    const endpoint = await a.core.webhooks.endpoints.create(a.creds.application_id, { url: receiver.url, events: ["product.created"], concurrency_limit: 1 });
+    const endpoint = await a.core.webhooks.endpoints.create(a.creds.application_id, endpointCreateSchema.parse({ url: receiver.url, events: ["product.created"], concurrency_limit: 1 }));
     for (let i = 0; i < 5; i++) await a.core.products.create(a.creds.account_id, product(`Failing ${i}`));
     await a.core.webhooks.onIdle();
     expect(receiver.arrivals).toHaveLength(5);

@@ -9,6 +9,7 @@ import { createManualClock, type ManualClock } from "../deps.js";
 import { createStores } from "../storage/create-storage.js";
 import type { FetchLike } from "./http-attempt.js";
 import { createManualScheduler } from "./scheduler.js";
+import { deliveryListSchema, endpointCreateSchema, endpointUpdateSchema } from "./schemas.js";
 
 /** Events the receiver accepted, leaving out verification challenges. */
 const eventsOf = (receiver: Receiver) => receiver.events.filter((e) => e.type !== "webhook.verification");
@@ -41,14 +42,14 @@ describe("webhook durability across restarts (fs storage)", () => {
     let down = false;
     const flaky: FetchLike = (url, init) => (down ? Promise.reject(new TypeError("fetch failed")) : globalThis.fetch(url, init));
     const first = await boot(flaky);
-    const created = await first.core.webhooks.endpoints.create(first.creds.application_id, { url: receiver.url, events: ["product.created"] });
+    const created = await first.core.webhooks.endpoints.create(first.creds.application_id, endpointCreateSchema.parse({ url: receiver.url, events: ["product.created"] }));
     expect(created.status).toBe("active");
     receiver.setSecret(created.secret);
 
     down = true;
     await first.core.products.create(first.creds.account_id, product("Failed once"));
     await first.core.onIdle();
-    const [failed] = (await first.core.webhooks.endpoints.deliveries(first.creds.application_id, created.id, {})).data;
+    const [failed] = (await first.core.webhooks.endpoints.deliveries(first.creds.application_id, created.id, deliveryListSchema.parse({}))).data;
     expect(failed).toMatchObject({ status: "pending", attempts: [{ outcome: "failed", error: expect.stringContaining("fetch failed") }] });
 
     // Closed before delivery: these events are recorded, and nothing more happens in this process.
@@ -66,7 +67,7 @@ describe("webhook durability across restarts (fs storage)", () => {
     const titles = eventsOf(receiver).map((e) => (e.data as { title: string }).title).sort();
     expect(titles).toEqual(["After close 1", "After close 2", "Failed once"]);
     expect(receiver.deliveries.filter((d) => !d.challenge).every((d) => d.verified)).toBe(true);
-    const deliveries = (await second.core.webhooks.endpoints.deliveries(second.creds.application_id, created.id, {})).data;
+    const deliveries = (await second.core.webhooks.endpoints.deliveries(second.creds.application_id, created.id, deliveryListSchema.parse({}))).data;
     expect(deliveries.map((d) => d.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
     expect(await second.stores.data.getKeys("webhooks:outbox")).toEqual([]);
     expect(await second.stores.data.getKeys("webhooks:pending")).toEqual([]);
@@ -82,9 +83,9 @@ describe("webhook durability across restarts (fs storage)", () => {
 
   it("keeps the circuit and held deliveries of a paused endpoint across a restart", async () => {
     const first = await boot();
-    const created = await first.core.webhooks.endpoints.create(first.creds.application_id, { url: receiver.url, events: ["product.created"] });
+    const created = await first.core.webhooks.endpoints.create(first.creds.application_id, endpointCreateSchema.parse({ url: receiver.url, events: ["product.created"] }));
     receiver.setSecret(created.secret);
-    await first.core.webhooks.endpoints.update(first.creds.application_id, created.id, { status: "paused" });
+    await first.core.webhooks.endpoints.update(first.creds.application_id, created.id, endpointUpdateSchema.parse({ status: "paused" }));
     await first.core.products.create(first.creds.account_id, product("Held"));
     await first.stop();
 
@@ -102,7 +103,7 @@ describe("webhook durability across restarts (fs storage)", () => {
     const slow = await createReceiver({ now: () => clock.now(), delayMs: 20 });
     try {
       const first = await boot();
-      const created = await first.core.webhooks.endpoints.create(first.creds.application_id, { url: slow.url, events: ["product.created"], concurrency_limit: 1 });
+      const created = await first.core.webhooks.endpoints.create(first.creds.application_id, endpointCreateSchema.parse({ url: slow.url, events: ["product.created"], concurrency_limit: 1 }));
       for (let i = 0; i < 6; i++) await first.core.products.create(first.creds.account_id, product(`P${i}`));
       // Stopped while most of the six are still queued behind the one in flight (limit 1, slow receiver).
       await first.stop();
@@ -112,7 +113,7 @@ describe("webhook durability across restarts (fs storage)", () => {
       const titles = eventsOf(slow).map((e) => (e.data as { title: string }).title).sort();
       expect(titles).toEqual(["P0", "P1", "P2", "P3", "P4", "P5"]);
       expect(slow.deliveries.filter((d) => !d.challenge)).toHaveLength(6);
-      const statuses = (await second.core.webhooks.endpoints.deliveries(second.creds.application_id, created.id, {})).data.map((d) => d.status);
+      const statuses = (await second.core.webhooks.endpoints.deliveries(second.creds.application_id, created.id, deliveryListSchema.parse({}))).data.map((d) => d.status);
       expect(statuses).toEqual(Array(6).fill("succeeded"));
       await second.stop();
     } finally {

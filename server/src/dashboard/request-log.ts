@@ -62,7 +62,7 @@ function toMessage(headers: Iterable<[string, string]> | Record<string, string>,
 }
 
 /**
- * The last `capacity` API requests, newest last, for the dashboard. Fed from the app's `onResponse`; the
+ * The last `capacity` API requests, newest last, for the dashboard. Fed from the app's `finish` (app.ts); the
  * response body is the route's own string (no clone of the stream, which would cost the fast path), and
  * secrets are redacted before anything leaves the server. Nothing here is persisted.
  */

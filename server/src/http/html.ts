@@ -29,5 +29,5 @@ const prepared: Record<FramePolicy, Record<string, string>> = { none: htmlHeader
  * `Response` with a string body goes through a web stream, several times slower.
  */
 export function htmlResponse(body: string, frames: FramePolicy, status = 200, headers: Record<string, string> = {}): PlainResponse {
-  return new PlainResponse(body, { status, headers: { ...prepared[frames], ...headers } });
+  return new PlainResponse(body, { status, headers: { ...prepared[frames], ...headers } }, true);
 }

@@ -52,11 +52,44 @@ export function toHandler(route: RouteDef, server: ServerContext) {
     // The route's body string, by reference, for the dashboard's request log (app.ts).
     if (!(response instanceof Response) && typeof response.body === "string") event.context.responseBody = response.body;
     const wire = toWire(response, requestIdOf(event));
-    // Headers already carrying the request id, as a plain object: app.ts's onResponse and the request log
+    // Headers already carrying the request id, as a plain object: app.ts's finish and the request log
     // read them here instead of making the response build a Headers object.
     if (wire.headers) event.context.wireHeaders = wire.headers;
     return wire.response;
   };
+}
+
+/**
+ * A route's context. A class rather than an object literal with a `query` getter and setter: the literal
+ * made two closures and an accessor pair on every request; the class keeps them on its prototype.
+ */
+class Context {
+  readonly req: Request;
+  readonly url: URL;
+  input: unknown = null;
+  files: RouteContext["files"] = [];
+  readonly accountId: string;
+  readonly simulate: string | null;
+  #query: RouteContext["query"] | undefined;
+  constructor(
+    event: H3Event,
+    readonly params: Record<string, string>,
+    readonly requestId: string,
+    readonly principal: RouteContext["principal"],
+    readonly server: ServerContext,
+  ) {
+    this.req = event.req;
+    this.url = event.url;
+    this.accountId = params.account_id ?? "";
+    this.simulate = server.settings.simulate ? event.req.headers.get("lp-simulate") : null;
+  }
+  /** Parsed on first use: most routes never read the query string. A declared one is set by `run`. */
+  get query(): RouteContext["query"] {
+    return (this.#query ??= toQuery(this.url));
+  }
+  set query(value: RouteContext["query"]) {
+    this.#query = value;
+  }
 }
 
 function answer(route: RouteDef, server: ServerContext) {
@@ -72,26 +105,7 @@ function answer(route: RouteDef, server: ServerContext) {
       const kind = bodyKindOf(route);
       const { input: body, raw } = kind !== "none" ? await readBody(req, kind, route.bodyLimit) : NO_BODY;
       event.context.rawBody = raw;
-      let query: RouteContext["query"] | undefined;
-      const ctx: RouteContext = {
-        req,
-        url: event.url,
-        params,
-        // Parsed on first use: most routes never read the query string. A declared one is set by `run`.
-        get query() {
-          return (query ??= toQuery(event.url));
-        },
-        set query(value) {
-          query = value;
-        },
-        input: null,
-        files: [],
-        requestId,
-        accountId: params.account_id ?? "",
-        principal,
-        simulate: server.settings.simulate ? req.headers.get("lp-simulate") : null,
-        server,
-      };
+      const ctx = new Context(event, params, requestId, principal, server) as unknown as RouteContext;
       const key = req.headers.get("idempotency-key");
       if (key === null || route.plane !== "account" || (route.method !== "POST" && route.method !== "PATCH")) {
         return await run(route, ctx, body);

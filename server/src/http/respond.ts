@@ -13,9 +13,14 @@ export type RouteResponse = Response | HTTPResponse;
  * pipeline can send it without a `Headers` object ever being made ({@link toWire}).
  */
 export class PlainResponse extends HTTPResponse {
+  /**
+   * `owned`: the header object was made for this response alone, so {@link toWire} may add the request id to
+   * it instead of copying it. Shared objects (prepared once, sent many times) leave it false.
+   */
   constructor(
     body: string | null,
     readonly plain: { status: number; headers: Record<string, string> },
+    readonly owned = false,
   ) {
     super(body, plain);
   }
@@ -29,16 +34,21 @@ export class PlainResponse extends HTTPResponse {
  */
 export function toWire(response: RouteResponse, requestId: string): { response: RouteResponse; headers?: Record<string, string> } {
   if (!(response instanceof PlainResponse)) return { response };
-  const headers = { ...response.plain.headers, "x-request-id": requestId };
+  let headers: Record<string, string>;
+  if (response.owned) {
+    headers = response.plain.headers;
+    headers["x-request-id"] = requestId;
+  } else headers = { ...response.plain.headers, "x-request-id": requestId };
   return { response: new FastResponse(response.body as string | null, { status: response.plain.status, headers }) as Response, headers };
 }
 
 /** A JSON response. */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): RouteResponse {
-  return new PlainResponse(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", ...headers },
-  });
+  return new PlainResponse(
+    JSON.stringify(body),
+    { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } },
+    true,
+  );
 }
 
 /** `{ data }`: the envelope of account-plane success bodies. */

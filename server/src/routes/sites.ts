@@ -1,7 +1,8 @@
 import { renderCheckoutErrors, renderNotFoundPage, renderPage } from "@lp/core";
 import { HTTPResponse } from "h3";
 import { readForm, type FormLimits } from "../http/form.js";
-import { htmlResponse } from "../http/html.js";
+import { htmlHeaders, htmlResponse } from "../http/html.js";
+import { PlainResponse } from "../http/respond.js";
 import { createRateLimiter, type RateLimiter } from "../http/rate-limit.js";
 import { defineRoute, type RouteDef, type ServerContext } from "../http/route.js";
 
@@ -9,6 +10,23 @@ import { defineRoute, type RouteDef, type ServerContext } from "../http/route.js
 const html = (body: string, status = 200, headers: Record<string, string> = {}) => htmlResponse(body, "none", status, headers);
 /** The builder preview: the dashboard, on this origin, frames it. */
 const builderHtml = (body: string, status = 200, headers: Record<string, string> = {}) => htmlResponse(body, "self", status, headers);
+
+/**
+ * The headers of a site's 200 and 304, built once per deployment's snapshot: the sites service keeps the
+ * snapshots it last served (the same object on every GET), and each deployment's files are immutable, so
+ * its id is a strong validator.
+ */
+const servedHeaders = new WeakMap<object, { etag: string; ok: Record<string, string>; notModified: Record<string, string> }>();
+function headersOf(site: { deployment_id: string }) {
+  let known = servedHeaders.get(site);
+  if (!known) {
+    const etag = `"${site.deployment_id}"`;
+    const notModified = { etag, "cache-control": "public, max-age=0, must-revalidate" };
+    known = { etag, notModified, ok: { ...htmlHeaders("none"), ...notModified } };
+    servedHeaders.set(site, known);
+  }
+  return known;
+}
 
 /** One limiter per server, made on its first checkout post. */
 const limiters = new WeakMap<ServerContext, RateLimiter | null>();
@@ -63,11 +81,9 @@ export const siteRoutes: RouteDef[] = [
       if (!url.pathname.endsWith("/")) return new Response(null, { status: 301, headers: { location: `${url.pathname}/${url.search}` } });
       const site = await server.core.sites.find(params.account_id, params.slug);
       if (!site) return html(renderNotFoundPage(), 404, { "cache-control": "no-store" });
-      const etag = `"${site.deployment_id}"`;
-      // Each deployment's files are immutable, so its id is a strong validator.
-      const headers = { etag, "cache-control": "public, max-age=0, must-revalidate" };
-      if (req.headers.get("if-none-match") === etag) return new HTTPResponse(null, { status: 304, headers });
-      return html(site.html, 200, headers);
+      const { etag, ok, notModified } = headersOf(site);
+      if (req.headers.get("if-none-match") === etag) return new HTTPResponse(null, { status: 304, headers: notModified });
+      return new PlainResponse(site.html, { status: 200, headers: ok });
     },
   }),
   defineRoute({
