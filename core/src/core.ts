@@ -68,7 +68,8 @@ export async function createCore(deps: CoreDeps) {
   // On a shared store (Redis) the lock is shared too; memory and fs keep the in-process one.
   const sharedRedis = deps.redis ?? deps.stores.redis;
   const lock = deps.lock ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisLock(sharedRedis) : createLocalLock());
-  const queue = deps.queue ?? createLocalQueue();
+  // Background work likewise: BullMQ on the same Redis, shared by every process.
+  const queue = deps.queue ?? (deps.stores.kind === "redis" && sharedRedis ? await openSharedQueue(sharedRedis, clock) : createLocalQueue());
   const storage = deps.stores.data;
   const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids));
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
@@ -112,8 +113,16 @@ export async function createCore(deps: CoreDeps) {
   const sites = createSitesService({ storage, clock, ids, events });
   // Endpoints load first: the recoveries below may emit events that must fan out to them.
   await webhooks.start();
-  await pages.recover();
-  await deployments.recover();
+  // Jobs of a shared queue may start now (their handlers are registered); recovery settles only what no live process holds.
+  try {
+    await queue.start();
+    await pages.recover();
+    await deployments.recover();
+  } catch (error) {
+    // A core that does not open leaves no worker running nor client retrying.
+    await queue.close().catch(() => {});
+    throw error;
+  }
 
   return {
     clock,
@@ -158,7 +167,7 @@ export async function createCore(deps: CoreDeps) {
     },
     /** Finishes background work, then stops webhook timers; pending deliveries stay stored for the next start. */
     async close() {
-      await queue.onIdle();
+      await queue.close();
       await webhooks.close();
       indexes.stop();
       await lock.close?.();
@@ -185,7 +194,8 @@ export interface DrainReport {
 async function drainWithin(timeoutMs: number, queue: JobQueue, webhooks: { close(): Promise<void> }): Promise<DrainReport> {
   let webhooksClosed = false;
   const done = (async () => {
-    await queue.onIdle();
+    // This process's jobs; on a shared queue, jobs still waiting stay there for the other processes.
+    await queue.close();
     await webhooks.close().catch((error: unknown) => console.error("[lp] stopping webhook deliveries failed:", error));
     webhooksClosed = true;
   })();
@@ -206,6 +216,12 @@ async function drainWithin(timeoutMs: number, queue: JobQueue, webhooks: { close
 }
 
 export type Core = Awaited<ReturnType<typeof createCore>>;
+
+// Loaded only for a cluster: a single-process start never pays for BullMQ.
+async function openSharedQueue(redis: { url: string; prefix: string }, clock: Clock): Promise<JobQueue> {
+  const { createBullmqQueue } = await import("./ports/bullmq-queue.js");
+  return createBullmqQueue({ ...redis, now: () => clock.now() });
+}
 
 async function loadSecret(stores: Stores, key: string, ids: IdSource): Promise<Buffer> {
   // First writer wins, so every process of a cluster signs cursors with the same secret.

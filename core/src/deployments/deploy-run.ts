@@ -2,6 +2,8 @@ import type { DeployErrorCode } from "@lp/contract";
 import type { Storage } from "unstorage";
 import { toTimestamp, type Clock } from "../deps.js";
 import type { PagesService } from "../pages/pages-service.js";
+import { StorageUnavailableError } from "../errors.js";
+import { HoldLost } from "../ports/queue.js";
 import { renderPage } from "../render/render-page.js";
 import type { DeploymentStore } from "./deployment-store.js";
 import type { DeploymentRecord, DeployStep, SiteSnapshot } from "./deployment-view.js";
@@ -30,11 +32,13 @@ class DeployFailure extends Error {
 
 /**
  * Runs a deployment: renders the page as it stands into immutable files, stores them, then points the
- * site at them in one write. A deployment cancelled meanwhile (page deleted) stops at the next step.
+ * site at them in one write. A deployment cancelled meanwhile (page deleted), or taken away from this process
+ * by a shared queue (`signal`), stops at the next step.
  */
-export async function runDeployment(deps: DeployRunDeps, initial: DeploymentRecord): Promise<void> {
+export async function runDeployment(deps: DeployRunDeps, initial: DeploymentRecord, signal?: AbortSignal): Promise<void> {
   let d = initial;
   const step = async (name: DeployStep) => {
+    if (signal?.aborted) throw new HoldLost();
     const current = await deps.store.read(d);
     if (!current || current.status !== "deploying") throw new DeployFailure("cancelled", "The deployment was cancelled.");
     d = { ...current, deploy_step: name, updated_at: toTimestamp(deps.clock.now()) };
@@ -62,6 +66,10 @@ export async function runDeployment(deps: DeployRunDeps, initial: DeploymentReco
     // The pointer write is the moment of success: a kill after it is rolled forward at the next start.
     await deps.store.settle(await deps.store.activate(d, page.slug));
   } catch (error) {
+    // Another process settles the deployment now: nothing more is written from here.
+    if (error instanceof HoldLost) return;
+    // The shared store is away: nothing can be recorded now; the queue runs it again, resumed, once it is back.
+    if (error instanceof StorageUnavailableError) throw error;
     const failure = error instanceof DeployFailure ? error : new DeployFailure("render_failed", "The deployment failed unexpectedly.");
     if (!(error instanceof DeployFailure)) console.error(`[lp] deployment ${d.id} failed:`, error);
     const current = await deps.store.read(d);

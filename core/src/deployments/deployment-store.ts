@@ -100,41 +100,57 @@ export function createDeploymentStore(deps: DeploymentStoreDeps) {
      * succeeded (the kill came after the activation); one still deploying otherwise failed with
      * `worker_terminated` at its step; one already settled gets its derived writes done again.
      */
-    async recover(): Promise<number> {
+    async recover(abandoned?: (ref: Ref, since: Date) => Promise<boolean>): Promise<number> {
       let count = 0;
       for (const k of await storage.getKeys("inflight:deployments")) {
         const [, , accountId, pageId, id] = k.split(":");
-        const d = await read({ account_id: accountId, page_id: pageId, id });
-        if (!d) {
-          // Killed after the claim but before the record.
-          await release({ account_id: accountId, page_id: pageId, id });
-          continue;
+        const ref = { account_id: accountId, page_id: pageId, id };
+        if (abandoned) {
+          // A shared queue: only work no live process holds (its job is gone from the queue) is settled here.
+          const since = (await read(ref))?.updated_at ?? (await storage.getItem<{ at: string }>(k))?.at;
+          if (since && !(await abandoned(ref, new Date(since)))) continue;
         }
-        if (d.status !== "deploying") {
-          await finishSettle(d);
-          continue;
-        }
-        count++;
-        const page = await deps.pages.readPage(accountId, pageId);
-        const pointer = page ? await storage.getItem<SitePointer>(siteKeys.pointer(accountId, page.slug)) : null;
-        const now = toTimestamp(deps.clock.now());
-        const outcome =
-          page && pointer?.deployment_id === d.id
-            ? // Recovery runs before the server listens: the public URL of this start may not be known yet.
-              succeeded(d, pointer.url ?? siteUrl(deps.publicUrl(), accountId, page.slug), pointer.activated_at)
-            : ({
-                ...d,
-                status: "failed",
-                error_code: "worker_terminated",
-                error_message: `The server stopped while the deployment was at step ${d.deploy_step}.`,
-                updated_at: now,
-              } satisfies DeploymentRecord);
-        await write(outcome);
-        await finishSettle(outcome);
+        if (await recoverOne(ref)) count++;
       }
       return count;
     },
+    recoverOne,
   };
+
+  /**
+   * Settles one deployment whose run ended without finishing it (a restart, or a shared queue's job found
+   * stalled). Returns whether it was still deploying. Safe to repeat.
+   */
+  async function recoverOne(ref: Ref): Promise<boolean> {
+    const { account_id: accountId, page_id: pageId } = ref;
+    const d = await read(ref);
+    if (!d) {
+      // Killed after the claim but before the record.
+      await release(ref);
+      return false;
+    }
+    if (d.status !== "deploying") {
+      await finishSettle(d);
+      return false;
+    }
+    const page = await deps.pages.readPage(accountId, pageId);
+    const pointer = page ? await storage.getItem<SitePointer>(siteKeys.pointer(accountId, page.slug)) : null;
+    const now = toTimestamp(deps.clock.now());
+    const outcome =
+      page && pointer?.deployment_id === d.id
+        ? // Recovery runs before the server listens: the public URL of this start may not be known yet.
+          succeeded(d, pointer.url ?? siteUrl(deps.publicUrl(), accountId, page.slug), pointer.activated_at)
+        : ({
+            ...d,
+            status: "failed",
+            error_code: "worker_terminated",
+            error_message: `The server stopped while the deployment was at step ${d.deploy_step}.`,
+            updated_at: now,
+          } satisfies DeploymentRecord);
+    await write(outcome);
+    await finishSettle(outcome);
+    return true;
+  }
 }
 
 function succeeded(d: DeploymentRecord, url: string, at: string): DeploymentRecord {

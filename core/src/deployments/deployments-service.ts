@@ -2,7 +2,7 @@ import type { DeployErrorCode } from "@lp/contract";
 import { z } from "zod";
 import { toTimestamp } from "../deps.js";
 import { LpError, notFound } from "../errors.js";
-import { isUuid } from "../ids.js";
+import { isAccountId, isUuid } from "../ids.js";
 import { perPageSchema } from "../lists/list-query.js";
 import { paginate } from "../lists/paginate.js";
 import type { PageRecord } from "../pages/page-view.js";
@@ -41,6 +41,16 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
     await store.settle({ ...d, status: "failed", error_code: code, error_message: message, updated_at: toTimestamp(clock.now()) });
   }
 
+  // A job names its deployment; whichever process runs it reads the record. A resumed run (its first worker
+  // died, or it threw) settles the deployment as a restart would.
+  deps.queue.handle("deployment", async ({ account_id: accountId, page_id: pageId, deployment_id: id }, { resumed, signal }) => {
+    if (!isAccountId(accountId) || !isUuid(pageId) || !isUuid(id)) throw new Error(`deployment job with malformed ids: ${accountId} ${pageId} ${id}`);
+    const ref = { account_id: accountId, page_id: pageId, id };
+    if (resumed) return void (await store.recoverOne(ref));
+    const d = await read(ref);
+    if (d?.status === "deploying") await runDeployment(runDeps, d, signal);
+  });
+
   return {
     /**
      * Starts a deployment of the page as it stands, unless one is in flight (409 naming it in
@@ -75,7 +85,11 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
         };
         await store.open(d, lease);
         await deps.events.emit({ type: "deployment.started", account_id: accountId, data: toDeploymentView(d) });
-        deps.queue.add(`deployment ${d.id}`, () => runDeployment(runDeps, d));
+        await deps.queue.add("deployment", d.id, { account_id: accountId, page_id: pageId, deployment_id: d.id }).catch(async (error: unknown) => {
+          // Not queued (a shared queue's Redis is unreachable): the request fails, and the page is not left claimed.
+          await fail(d, "worker_terminated", "The deployment could not be queued.").catch(() => {});
+          throw error;
+        });
         return { deployment_id: d.id, deployed_url: null, deployed_at: null };
       });
     },
@@ -120,7 +134,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
     },
 
     /** Settles what a previous process left in flight (see {@link createDeploymentStore}). */
-    recover: () => store.recover(),
+    recover: () => store.recover(deps.queue.shared ? (ref, since) => deps.queue.abandoned("deployment", ref.id, since) : undefined),
   };
 }
 

@@ -6,6 +6,8 @@ import type { Generator } from "../generation/generation-input.js";
 import { storePageImages } from "../generation/page-images.js";
 import type { MediaStore } from "../media/media-store.js";
 import { toProductSnapshot } from "../products/product-view.js";
+import { StorageUnavailableError } from "../errors.js";
+import { HoldLost } from "../ports/queue.js";
 import type { ProductsService } from "../products/products-service.js";
 import { defaultTheme, type GlobalTheme } from "../render/theme.js";
 import type { JobRecord, PageRecord } from "./page-view.js";
@@ -52,12 +54,14 @@ const STEP_DETAIL = {
 
 /**
  * Runs one generation job through its steps, persisting each transition so a poll always shows where it
- * is. A failure keeps the step it died in and records `error: { code, message }`.
+ * is. A failure keeps the step it died in and records `error: { code, message }`. When `signal` is aborted
+ * (a shared queue gave the job to another process) the run stops before its next step, writing nothing more.
  */
-export async function runGeneration(deps: GenerationDeps, initial: JobRecord): Promise<void> {
+export async function runGeneration(deps: GenerationDeps, initial: JobRecord, signal?: AbortSignal): Promise<void> {
   let job = initial;
   const slow = job.request.simulate === "slow";
   const step = async (name: JobRecord["step"]) => {
+    if (signal?.aborted) throw new HoldLost();
     job = { ...job, step: name, step_detail: STEP_DETAIL[name], updated_at: toTimestamp(deps.clock.now()) };
     await deps.saveJob(job);
     const pause = slow ? 1000 : deps.stepDelayMs();
@@ -131,6 +135,10 @@ export async function runGeneration(deps: GenerationDeps, initial: JobRecord): P
     };
     await deps.saveJob(job);
   } catch (error) {
+    // Another process settles the job now: nothing more is written from here.
+    if (error instanceof HoldLost) return;
+    // The shared store is away: nothing can be recorded now; the queue runs the job again, resumed, once it is back.
+    if (error instanceof StorageUnavailableError) throw error;
     const failure = error instanceof JobFailure ? error : new JobFailure("internal_error", "The generation pipeline failed unexpectedly.");
     if (!(error instanceof JobFailure)) console.error(`[lp] generation job ${job.job_id} failed:`, error);
     job = { ...job, status: "failed", error: { code: failure.code, message: failure.message }, updated_at: toTimestamp(deps.clock.now()) };

@@ -38,6 +38,11 @@ export interface PageJournalDeps {
   removeMedia: (pageId: string) => Promise<void>;
   /** Runs (again) every step of a page's deletion, then drops its journal entry. */
   finishDeletion: (page: PageRecord) => Promise<void>;
+  /**
+   * On a shared queue: whether job `jobId`'s work is no live process's (see `JobQueue.abandoned`). Absent
+   * on a local queue, where everything in the journal at start was left by a process that is gone.
+   */
+  abandoned?: (jobId: string, since: Date) => Promise<boolean>;
 }
 
 /** Replays the journal: finishes deletions, then settles jobs a previous process left processing. */
@@ -54,30 +59,48 @@ export async function replayPageJournal(deps: PageJournalDeps): Promise<{ jobs: 
   let jobs = 0;
   for (const key of await storage.getKeys("inflight:jobs")) {
     const [, , accountId, jobId] = key.split(":");
-    const job = await deps.readJob(accountId, jobId);
-    if (job?.status !== "processing") {
-      await storage.removeItem(key);
-      continue;
+    if (deps.abandoned) {
+      // A shared queue: only work no live process holds (its job is gone from the queue) is settled here.
+      const job = await deps.readJob(accountId, jobId);
+      const marker = await storage.getItem<JobMarker>(key);
+      const since = job?.updated_at ?? marker?.at;
+      if (since && !(await deps.abandoned(jobId, new Date(since)))) continue;
     }
-    jobs++;
-    const marker = await storage.getItem<JobMarker>(key);
-    const page = marker?.page_id ? await deps.readPage(accountId, marker.page_id) : null;
-    const at = toTimestamp(deps.clock.now());
-    if (page && page.job_id === jobId) {
-      // Killed after the page was written: the job did its work.
-      await deps.announcePage(page);
-      await deps.saveJob({ ...job, status: "completed", step: "done", step_detail: "The page is ready", page_id: page.id, builder_url: deps.builderUrl(page.id), updated_at: at, completed_at: page.created_at });
-      continue;
-    }
-    if (marker?.page_id) await deps.removeMedia(marker.page_id);
-    const failed: JobRecord = {
-      ...job,
-      status: "failed",
-      error: { code: "worker_terminated", message: `The server stopped while the job was at step ${job.step}.` },
-      updated_at: at,
-    };
-    await deps.saveJob(failed);
-    await deps.events.emit({ type: "page.generation_failed", account_id: accountId, data: toJobView(failed) });
+    if (await settleJob(deps, accountId, jobId)) jobs++;
   }
   return { jobs, deletions };
+}
+
+/**
+ * Settles one job whose run ended without finishing it (a restart, or a shared queue's job found stalled):
+ * completed if its page was written, else failed with `worker_terminated` and `page.generation_failed`.
+ * Returns whether the job was still processing. Safe to repeat.
+ */
+export async function settleJob(deps: PageJournalDeps, accountId: string, jobId: string): Promise<boolean> {
+  const { storage } = deps;
+  const key = pageJournalKeys.job(accountId, jobId);
+  const job = await deps.readJob(accountId, jobId);
+  if (job?.status !== "processing") {
+    await storage.removeItem(key);
+    return false;
+  }
+  const marker = await storage.getItem<JobMarker>(key);
+  const page = marker?.page_id ? await deps.readPage(accountId, marker.page_id) : null;
+  const at = toTimestamp(deps.clock.now());
+  if (page && page.job_id === jobId) {
+    // Killed after the page was written: the job did its work.
+    await deps.announcePage(page);
+    await deps.saveJob({ ...job, status: "completed", step: "done", step_detail: "The page is ready", page_id: page.id, builder_url: deps.builderUrl(page.id), updated_at: at, completed_at: page.created_at });
+    return true;
+  }
+  if (marker?.page_id) await deps.removeMedia(marker.page_id);
+  const failed: JobRecord = {
+    ...job,
+    status: "failed",
+    error: { code: "worker_terminated", message: `The server stopped while the job was at step ${job.step}.` },
+    updated_at: at,
+  };
+  await deps.saveJob(failed);
+  await deps.events.emit({ type: "page.generation_failed", account_id: accountId, data: toJobView(failed) });
+  return true;
 }

@@ -13,8 +13,8 @@ import { applyMergePatch } from "../render/merge-patch.js";
 import { toGlobalTheme, type SeoConfig } from "../render/theme.js";
 import type { BackgroundDeps, ServiceDeps } from "../service-deps.js";
 import { toRenderable } from "../deployments/deployment-view.js";
-import { runGeneration } from "./generation-job.js";
-import { pageJournalKeys, replayPageJournal, type JobMarker } from "./page-journal.js";
+import { createGenerationWork } from "./generation-work.js";
+import { pageJournalKeys, type JobMarker } from "./page-journal.js";
 import { toJobEntry, toJobView, toPageEntry, toPageSummary, toPageView, type JobRecord, type PageRecord } from "./page-view.js";
 import type { PageCreateInput, PageListQuery, PageUpdateInput } from "./schemas.js";
 import { toSlug, toUniqueSlug } from "./slug.js";
@@ -82,20 +82,29 @@ export function createPagesService(deps: PagesDeps) {
     await store.endDeletion(page);
   }
 
-  const schedule = (job: JobRecord) =>
-    deps.queue.add(`generation ${job.job_id}`, () =>
-      runGeneration(
-        {
-          ...deps,
-          saveJob,
-          reservePage,
-          createPage,
-          builderUrl,
-          currencyOf: async (a) => (await deps.accounts.get(a))?.currency ?? "USD",
-        },
-        job,
-      ),
-    );
+  const work = createGenerationWork({
+    queue: deps.queue,
+    run: {
+      ...deps,
+      saveJob,
+      reservePage,
+      createPage,
+      builderUrl,
+      currencyOf: async (a) => (await deps.accounts.get(a))?.currency ?? "USD",
+    },
+    journal: {
+      storage,
+      clock,
+      events: deps.events,
+      readJob: (a, jobId) => storage.getItem<JobRecord>(jobKey(a, jobId)),
+      saveJob,
+      readPage,
+      announcePage: (page) => deps.events.emit({ type: "page.created", account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) }),
+      builderUrl,
+      removeMedia: (pageId) => deps.media.removePrefix(`pages/${pageId}`),
+      finishDeletion,
+    },
+  });
 
   return {
     /** A page by id alone, for the builder preview (its URL names no account). */
@@ -161,7 +170,7 @@ export function createPagesService(deps: PagesDeps) {
         await lease.assertHeld();
         await storage.setItem(inflightKey(accountId, job.job_id), { at });
         await saveJob(job);
-        schedule(job);
+        await work.schedule(job);
         return { job_id: job.job_id };
       });
     },
@@ -230,19 +239,7 @@ export function createPagesService(deps: PagesDeps) {
     },
 
     /** Replays the journal a previous process left: deletions are finished, jobs completed or failed. */
-    recover: () =>
-      replayPageJournal({
-        storage,
-        clock,
-        events: deps.events,
-        readJob: (a, jobId) => storage.getItem<JobRecord>(jobKey(a, jobId)),
-        saveJob,
-        readPage,
-        announcePage: (page) => deps.events.emit({ type: "page.created", account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) }),
-        builderUrl,
-        removeMedia: (pageId) => deps.media.removePrefix(`pages/${pageId}`),
-        finishDeletion,
-      }),
+    recover: () => work.recover(),
   };
 }
 

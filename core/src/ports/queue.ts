@@ -1,15 +1,63 @@
 import PQueue from "p-queue";
 
-/** Background work: page generation, deployments, webhook deliveries. */
+/** A job's data: plain JSON (ids), so that any process can run it from a shared queue. */
+export type JobData = Record<string, string>;
+
+/** What a handler learns about the run it is asked for. */
+export interface JobContext {
+  /**
+   * True when the job was started before and its run did not finish: its worker died holding it (a shared
+   * queue found it stalled) or the run threw. The handler settles the work as a restart would, instead of
+   * starting it over.
+   */
+  resumed: boolean;
+  /**
+   * Aborted when this process no longer holds the job: a shared queue could not renew its lock (Redis was away
+   * longer than the lock), so another process may be settling it. The run stops before its next write.
+   */
+  signal: AbortSignal;
+}
+
+/** Thrown inside a run whose job was taken away from this process (see {@link JobContext.signal}). */
+export class HoldLost extends Error {
+  constructor() {
+    super("this process no longer holds the job");
+  }
+}
+
+/** Runs the jobs of one name. Its failure is reported to the queue's `onError`, never thrown at the caller of `add`. */
+export type JobHandler = (data: JobData, context: JobContext) => Promise<void>;
+
+/**
+ * Background work as named jobs with JSON data: page generation, deployments. Handlers are registered by
+ * name, so any process that registered them can run any job.
+ */
 export interface JobQueue {
-  /** Schedules `task`; its failure is reported to `onError`, never thrown at the caller. */
-  add(name: string, task: () => Promise<void>): void;
-  /** Resolves when nothing is queued or running. */
+  /** Whether the queue is shared by several processes (jobs may run, or be running, in another one). */
+  readonly shared: boolean;
+  /** Registers the handler of the jobs named `name` (before {@link start}). */
+  handle(name: string, handler: JobHandler): void;
+  /**
+   * Schedules job `id` of `name` (one job per id: adding an id again while it exists adds nothing). Rejects
+   * when the job cannot be stored (a shared queue whose Redis is unreachable): the request that asked for it fails.
+   */
+  add(name: string, id: string, data: JobData): Promise<void>;
+  /** Starts taking jobs (after start-time recovery). */
+  start(): Promise<void>;
+  /**
+   * Whether start-time recovery may settle the work of job `id`: no queued or running job has it. `since` is
+   * the last write of the record; on a shared queue a record younger than a grace period is left alone (its
+   * request may be between writing the record and adding the job).
+   */
+  abandoned(name: string, id: string, since: Date): Promise<boolean>;
+  /** Resolves when the jobs this process added, and those it runs, are finished. */
   onIdle(): Promise<void>;
-  /** Number of tasks queued or running. */
+  /** Number of jobs this process added or runs that are not finished. */
   readonly pending: number;
-  /** Names of the tasks queued or running (what a shutdown that runs out of time leaves behind). */
+  /** `name id` of the jobs this process is running or holds (what a shutdown that runs out of time leaves behind). */
   names(): string[];
+  /** Stops taking jobs and waits for this process's running ones; then releases the queue's connections. */
+  close(): Promise<void>;
 }
 
 /** Options of {@link createLocalQueue}. */
@@ -18,26 +66,44 @@ export interface LocalQueueOptions {
   onError?: (name: string, error: unknown) => void;
 }
 
-/** A {@link JobQueue} on p-queue, inside this process. */
+/** Reports a failed job once, on stderr. */
+export const logJobError = (name: string, error: unknown) => console.error(`[lp] background task ${name} failed:`, error);
+
+/** A {@link JobQueue} on p-queue, inside this process: jobs start as soon as they are added. */
 export function createLocalQueue(options: LocalQueueOptions = {}): JobQueue {
   const queue = new PQueue({ concurrency: options.concurrency ?? 8 });
-  const onError = options.onError ?? ((name, error) => console.error(`[lp] background task ${name} failed:`, error));
-  // A multiset of names: two tasks may share one.
+  const onError = options.onError ?? logJobError;
+  const handlers = new Map<string, JobHandler>();
+  // One process: a job is never taken away from it.
+  const held = new AbortController().signal;
+  // A multiset of labels: two jobs may share one.
   const live = new Map<number, string>();
   let next = 0;
   return {
-    add(name, task) {
-      const id = next++;
-      live.set(id, name);
-      queue
-        .add(task)
-        .catch((error: unknown) => onError(name, error))
-        .finally(() => live.delete(id));
+    shared: false,
+    handle(name, handler) {
+      handlers.set(name, handler);
     },
+    add(name, id, data) {
+      const handler = handlers.get(name);
+      if (!handler) return Promise.reject(new Error(`no handler for background job ${name}`));
+      const label = `${name} ${id}`;
+      const key = next++;
+      live.set(key, label);
+      queue
+        .add(() => handler(data, { resumed: false, signal: held }))
+        .catch((error: unknown) => onError(label, error))
+        .finally(() => live.delete(key));
+      return Promise.resolve();
+    },
+    start: () => Promise.resolve(),
+    // One process: whatever a journal holds at start was left by a process that is gone.
+    abandoned: () => Promise.resolve(true),
     onIdle: () => queue.onIdle(),
     get pending() {
       return queue.size + queue.pending;
     },
     names: () => [...live.values()],
+    close: () => queue.onIdle(),
   };
 }

@@ -55,7 +55,7 @@ export interface Stores {
   batch(ops: readonly BatchOp[], fence?: BatchFence): Promise<void>;
   /** Present on stores that several processes share. */
   changes?: ChangeFeed;
-  /** On Redis stores: where the Redis is, for parts that open their own connections (the webhook engine's BullMQ). */
+  /** On Redis stores: where the Redis is, for parts that open their own connections (the lock, BullMQ queues). */
   redis?: { url: string; prefix: string };
   dispose(): Promise<void>;
 }
