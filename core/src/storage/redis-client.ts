@@ -1,4 +1,5 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { ioredis } from "./redis-modules.js";
 import { StorageUnavailableError } from "../errors.js";
 
 /** Options of {@link createRedisClient}. */
@@ -36,7 +37,7 @@ export function redactRedisUrl(url: string): string {
  */
 export function createRedisClient(url: string, options: RedisClientOptions): Redis {
   const log = options.log ?? ((line: string) => console.error(line));
-  const client = new Redis(url, {
+  const client = new (ioredis().Redis)(url, {
     enableOfflineQueue: true,
     connectTimeout: 2_000,
     commandTimeout: 10_000,

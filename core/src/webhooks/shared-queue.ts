@@ -1,5 +1,6 @@
-import { Queue, Worker, type Job } from "bullmq";
-import { Redis } from "ioredis";
+import type { Job, Queue, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { bullmq, ioredis } from "../storage/redis-modules.js";
 import { clusterKeys } from "./webhook-store.js";
 
 /** Where the Redis of a cluster is, for the webhook engine's own connections. */
@@ -27,7 +28,7 @@ export const WORKER_CONCURRENCY = 64;
 
 /** An ioredis client that logs a connection problem once per outage and never throws it at the process. */
 export function connectRedis(url: string, what: string, onError: (what: string, error: unknown) => void): Redis {
-  const client = new Redis(url, { maxRetriesPerRequest: null });
+  const client = new (ioredis().Redis)(url, { maxRetriesPerRequest: null });
   let reported = false;
   client.on("error", (error) => {
     if (!reported) onError(`${what} (Redis connection)`, error);
@@ -46,7 +47,7 @@ export function connectRedis(url: string, what: string, onError: (what: string, 
 export function createSharedQueue(cluster: WebhookCluster, onError: (what: string, error: unknown) => void) {
   const prefix = clusterKeys(cluster.prefix).bull;
   const queueConnection = connectRedis(cluster.url, "webhook queue", onError);
-  const queue = new Queue<SharedJob>(QUEUE, {
+  const queue = new (bullmq().Queue)<SharedJob>(QUEUE, {
     connection: queueConnection,
     prefix,
     defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000, attempts: 50, backoff: { type: "fixed", delay: 1000 } },
@@ -66,7 +67,7 @@ export function createSharedQueue(cluster: WebhookCluster, onError: (what: strin
     start(run: (job: SharedJob) => Promise<void>): void {
       if (worker) return;
       workerConnection = connectRedis(cluster.url, "webhook worker", onError);
-      worker = new Worker<SharedJob>(QUEUE, (job: Job<SharedJob>) => run(job.data), {
+      worker = new (bullmq().Worker)<SharedJob>(QUEUE, (job: Job<SharedJob>) => run(job.data), {
         connection: workerConnection,
         prefix,
         concurrency: WORKER_CONCURRENCY,
