@@ -2,15 +2,7 @@ import { rssMb, startChild } from "../lib/child.js";
 import type { BenchContext } from "../lib/context.js";
 import { sampleLatency } from "../lib/latency.js";
 import { fmt, type Row } from "../lib/table.js";
-
-interface LpInfo {
-  url: string;
-  account: string;
-  token: string;
-  productId: string;
-  seedMs: number;
-  firstListMs: number;
-}
+import type { LpInfo } from "../lib/lp-info.js";
 
 /** Reads: list latency at a small and a large collection (GET one product is get-one.ts). */
 export async function runReads(ctx: BenchContext): Promise<Row[]> {

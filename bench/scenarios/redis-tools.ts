@@ -3,21 +3,14 @@ import autocannon from "autocannon";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer, type StartRedisOptions } from "../../core/src/testing/redis-server.js";
 import { startChild, type Child } from "../lib/child.js";
 import type { Row } from "../lib/table.js";
+import type { LpInfo } from "../lib/lp-info.js";
 
 /** The row a Redis scenario prints instead of figures when redis-server cannot be run here; null when it can. */
 export function redisMissing(scenario: string): Row[] | null {
   return redisAvailable ? null : [{ scenario, measured: redisSkipReason(scenario), target: "-", met: null }];
 }
 
-/** What `bench/servers/lp-server.ts` reports. */
-export interface LpInfo {
-  url: string;
-  account: string;
-  token: string;
-  productId: string;
-  seedMs: number;
-  firstListMs: number;
-}
+export type { LpInfo };
 
 /** A product body the POST figures send. */
 export const POST_BODY = JSON.stringify({ title: "Bench product", price: 19.99, product_type: "physical", description: "Made by autocannon" });

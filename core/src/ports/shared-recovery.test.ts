@@ -1,11 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createCore, type Core } from "../core.js";
 import { createManualClock } from "../deps.js";
 import type { DeploymentRecord } from "../deployments/deployment-view.js";
 import type { JobRecord } from "../pages/page-view.js";
 import { createStores } from "../storage/create-storage.js";
-import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
+import { useRedisCores } from "../testing/redis-cores.js";
+import { redisAvailable, redisSkipReason } from "../testing/redis-server.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the shared start-time recovery suite"));
 
@@ -18,24 +19,11 @@ const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOS
  * job. The states are written by hand, as a process killed in that instant would leave them.
  */
 describe.skipIf(!redisAvailable)("start-time recovery on a shared queue", () => {
-  let redis: RedisServer;
-  const cores: Core[] = [];
-  beforeAll(async () => {
-    redis = await startRedisServer();
-  });
-  afterEach(async () => {
-    for (const core of cores.splice(0)) {
-      await core.close();
-      await core.stores.dispose();
-    }
-  });
-  afterAll(async () => {
-    await redis?.dispose();
-  });
+  const { redis, cores } = useRedisCores();
 
   async function open(now: string): Promise<Core> {
     const clock = createManualClock(now);
-    const core = await createCore({ stores: createStores("redis", { url: redis.url, prefix: "sr:" }), clock, publicUrl: () => "http://lp.test" });
+    const core = await createCore({ stores: createStores("redis", { url: redis().url, prefix: "sr:" }), clock, publicUrl: () => "http://lp.test" });
     await ensureDevCredentials(core.stores.data, clock, core.ids);
     cores.push(core);
     return core;

@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createCore, type Core } from "../core.js";
+import { describe, expect, it } from "vitest";
+import { createCore } from "../core.js";
 import type { DomainEvent } from "../events/event-sink.js";
 import { createStores } from "../storage/create-storage.js";
-import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
+import { useRedisCores } from "../testing/redis-cores.js";
+import { redisAvailable, redisSkipReason } from "../testing/redis-server.js";
 
 const fixture = fileURLToPath(new URL("./worker-death.fixture.ts", import.meta.url));
 // DESIGN §12: a dead process's work is settled by the others within this.
@@ -18,26 +19,13 @@ if (!redisAvailable) console.warn(redisSkipReason("the worker-death suite"));
  * work as a restart would, without a restart. Both keep their records on the same Redis.
  */
 describe.skipIf(!redisAvailable)("a process killed mid-work on a shared queue", () => {
-  let redis: RedisServer;
-  const cores: Core[] = [];
+  const { redis, cores } = useRedisCores();
   let run = 0;
-  beforeAll(async () => {
-    redis = await startRedisServer();
-  });
-  afterEach(async () => {
-    for (const core of cores.splice(0)) {
-      await core.close();
-      await core.stores.dispose();
-    }
-  });
-  afterAll(async () => {
-    await redis?.dispose();
-  });
 
   /** Starts the child, waits until its work is parked, and returns the ids it printed and how to kill it. */
   async function startChild(kind: "generation" | "deployment") {
     const prefix = `wd${++run}:`;
-    const child = spawn(process.execPath, ["--import", "tsx", fixture, redis.url, prefix, kind], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", fixture, redis().url, prefix, kind], { stdio: ["ignore", "pipe", "inherit"] });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
     let out = "";
     const ids = await new Promise<Record<string, string>>((resolve, reject) => {
@@ -60,7 +48,7 @@ describe.skipIf(!redisAvailable)("a process killed mid-work on a shared queue", 
     const events: DomainEvent[] = [];
     let seen: ((e: DomainEvent) => void) | null = null;
     const core = await createCore({
-      stores: createStores("redis", { url: redis.url, prefix }),
+      stores: createStores("redis", { url: redis().url, prefix }),
       publicUrl: () => "http://lp.test",
       events: {
         emit: async (e) => {
