@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { pageListSchema, type JobRecord, type PageRecord } from "../index.js";
+import type { DomainEvent } from "../events/event-sink.js";
 import { useRestarts } from "../testing/restarts.js";
 
 /**
@@ -50,6 +51,24 @@ describe("the page journal after a crash", () => {
     const core = await open(dir);
     expect(await core.pages.getJob("acct_dev", job.job_id)).toMatchObject({ status: "completed", step: "done", page_id: page.id, error: null });
     expect(await core.stores.data.getItem(`inflight:jobs:acct_dev:${job.job_id}`)).toBeNull();
+  });
+
+  it("a job killed after its page and completion were written, before page.created went out: the restart announces the page", async () => {
+    const { dir, job, page, data } = await withPage(false);
+    // The page, its owner and the completed job are one change; the journal entry outlives them until the event.
+    expect(job.status).toBe("completed");
+    await data.setItem(`inflight:jobs:acct_dev:${job.job_id}`, { at: job.created_at, page_id: page.id });
+
+    const emitted: DomainEvent[] = [];
+    const core = await open(dir, { emit: async (event) => void emitted.push(event) });
+    expect(emitted.filter((e) => e.type === "page.created").map((e) => (e.data as { id: string }).id)).toEqual([page.id]);
+    expect(await core.pages.getJob("acct_dev", job.job_id)).toMatchObject({ status: "completed", page_id: page.id });
+    expect(await core.stores.data.getItem(`inflight:jobs:acct_dev:${job.job_id}`)).toBeNull();
+  });
+
+  it("a generated page leaves no journal entry of its job behind once announced", async () => {
+    const { job, data } = await withPage(false);
+    expect(await data.getItem(`inflight:jobs:acct_dev:${job.job_id}`)).toBeNull();
   });
 
   it("a job killed after drawing its images, before its page: the restart fails it and removes the images", async () => {

@@ -80,12 +80,15 @@ export async function settleJob(deps: PageJournalDeps, accountId: string, jobId:
   const { storage } = deps;
   const key = pageJournalKeys.job(accountId, jobId);
   const job = await deps.readJob(accountId, jobId);
+  const marker = await storage.getItem<JobMarker>(key);
+  const page = marker?.page_id ? await deps.readPage(accountId, marker.page_id) : null;
   if (job?.status !== "processing") {
+    // Completed with its page in one change, then killed before `page.created` went out: announce it now
+    // (at least once: a kill just after the emit announces it twice).
+    if (job?.status === "completed" && page && page.job_id === jobId) await deps.announcePage(page);
     await storage.removeItem(key);
     return false;
   }
-  const marker = await storage.getItem<JobMarker>(key);
-  const page = marker?.page_id ? await deps.readPage(accountId, marker.page_id) : null;
   const at = toTimestamp(deps.clock.now());
   if (page && page.job_id === jobId) {
     // Killed after the page was written: the job did its work.

@@ -64,12 +64,19 @@ export function createPageStore(deps: PageStoreDeps) {
       await deps.indexes.update(pageKeys.jobs(job.account_id), toJobEntry, (index) => index.upsert(toJobEntry(job)));
     },
 
+    /** Closes a job's journal entry once everything it stood for (the page's announcement) is done. */
+    closeJournal: (job: JobRecord) => storage.removeItem(pageKeys.inflight(job.account_id, job.job_id)),
+
     /** Notes in the job's journal entry which page it is about to write. */
     async reservePage(job: JobRecord, pageId: string) {
       await storage.setItem(pageKeys.inflight(job.account_id, job.job_id), { at: job.created_at, page_id: pageId } satisfies JobMarker);
     },
 
-    /** A generated page, its owner entry, and its job completed: one change (the quota never counts both). */
+    /**
+     * A generated page, its owner entry, and its job completed: one change (the quota never counts both).
+     * The job's journal entry stays until `page.created` is emitted ({@link closeJournal}): a kill in between
+     * leaves it, and recovery announces the page.
+     */
     async createPage(page: PageRecord, job: JobRecord, builderUrl: string, lease?: LockLease) {
       const done = completedJob(job, page, builderUrl);
       // Fenced by the slug lock: a holder whose lease ended cannot write a slug another may have taken.
@@ -78,7 +85,6 @@ export function createPageStore(deps: PageStoreDeps) {
           { key: pageKeys.page(page.account_id, page.id), value: page },
           { key: pageKeys.owner(page.id), value: { account_id: page.account_id } },
           { key: pageKeys.job(job.account_id, job.job_id), value: done },
-          { key: pageKeys.inflight(job.account_id, job.job_id), remove: true },
         ],
         lease?.fence,
       );

@@ -65,6 +65,7 @@ export function createPagesService(deps: PagesDeps) {
       const page: PageRecord = { ...draft, slug: toUniqueSlug(toSlug(title), (s) => taken.has(s)) };
       await store.createPage(page, job, builderUrl(page.id), lease);
       await deps.events.emit({ type: "page.created", account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) });
+      await store.closeJournal(job);
       return page;
     });
   }

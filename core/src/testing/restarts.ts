@@ -6,13 +6,14 @@ import { createCore, type Core } from "../core.js";
 import { createManualClock } from "../deps.js";
 import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createStores } from "../storage/create-storage.js";
+import type { EventSink } from "../events/event-sink.js";
 
 /** Cores opened on fs folders as `lp serve` would after a restart, closed and removed after each test. */
 export interface Restarts {
   /** A new empty data folder. */
   folder(prefix: string): string;
   /** A core on `dir` (recovery runs as it opens), with the dev credentials, on a frozen clock. */
-  open(dir: string): Promise<Core>;
+  open(dir: string, events?: EventSink): Promise<Core>;
   /** Closes a core opened here, as a clean stop would. */
   shut(core: Core): Promise<void>;
 }
@@ -34,9 +35,9 @@ export function useRestarts(): Restarts {
       dirs.push(dir);
       return dir;
     },
-    async open(dir) {
+    async open(dir, events) {
       const clock = createManualClock("2026-05-01T00:00:00.000Z");
-      const core = await createCore({ stores: createStores("fs", dir), clock, publicUrl: () => "http://lp.test", sleep: async () => {} });
+      const core = await createCore({ stores: createStores("fs", dir), clock, events, publicUrl: () => "http://lp.test", sleep: async () => {} });
       await ensureDevCredentials(core.stores.data, clock, core.ids);
       cores.push(core);
       return core;
