@@ -1,6 +1,6 @@
 import type { Storage } from "unstorage";
 import type { IndexRegistry } from "../lists/index-registry.js";
-import type { BatchFence, BatchOp } from "../storage/create-storage.js";
+import { readText, type BatchFence, type BatchOp } from "../storage/create-storage.js";
 import { toProductEntry, type ProductRecord } from "./product-view.js";
 
 /** Storage keys of the product aggregate. */
@@ -21,6 +21,8 @@ export function createProductStore(deps: { storage: Storage; batch: (ops: readon
     index: (accountId: string) => indexes.get(productKeys.products(accountId), toProductEntry),
     /** The stored record, soft-deleted or not. */
     read: (accountId: string, id: string) => storage.getItem<ProductRecord>(productKeys.product(accountId, id)),
+    /** The stored record's text, unparsed (soft-deleted or not): for readers that memoise what they derive from it. */
+    readText: (accountId: string, id: string) => readText(storage, productKeys.product(accountId, id)),
     /**
      * Stores the record and keeps this process's index in step (a soft-deleted product leaves it). An edit
      * passes the fence of the product's lock: a shared store refuses it once that lease has ended.

@@ -66,3 +66,32 @@ describe("products service over fs", () => {
     await stores.dispose();
   });
 });
+
+describe.each(["memory", "fs"] as const)("getJson (%s)", (kind) => {
+  it("answers get's product as JSON, following every write to the record, the public URL and deletion", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lp-products-"));
+    dirs.push(dir);
+    const stores = createStores(kind, dir);
+    let url = "http://lp.test";
+    const core = await createCore({ stores, clock: createManualClock(), publicUrl: () => url, events: { emit: async () => {} } });
+    const p = await core.products.create("acct_a", { title: "Lamp", price: 1, product_type: "physical" });
+    const same = async () => expect(await core.products.getJson("acct_a", p.id)).toBe(JSON.stringify(await core.products.get("acct_a", p.id)));
+    await same();
+    await same();
+    await core.products.update("acct_a", p.id, { title: "Lamp 2" });
+    await same();
+    expect(JSON.parse(await core.products.getJson("acct_a", p.id)).title).toBe("Lamp 2");
+    // Another process of a shared store writes the record: the next read answers with its text.
+    const key = `acct:acct_a:products:${p.id}`;
+    await stores.data.setItem(key, { ...(await stores.data.getItem<Record<string, unknown>>(key)), price: 99 });
+    expect(JSON.parse(await core.products.getJson("acct_a", p.id)).price).toBe(99);
+    url = "http://other.test";
+    expect(JSON.parse(await core.products.getJson("acct_a", p.id)).preview_image_url).toMatch(/^http:\/\/other\.test\/media\/placeholders\//);
+    await same();
+    await core.products.remove("acct_a", p.id);
+    await expect(core.products.getJson("acct_a", p.id)).rejects.toMatchObject({ code: "not_found" });
+    await expect(core.products.getJson("acct_a", "not-a-uuid")).rejects.toMatchObject({ code: "not_found" });
+    await expect(core.products.getJson("acct_b", p.id)).rejects.toMatchObject({ code: "not_found" });
+    await stores.dispose();
+  });
+});

@@ -1,3 +1,4 @@
+import { destr } from "destr";
 import type { z } from "zod";
 import { toTimestamp } from "../deps.js";
 import { notFound, validationError, type ValidationIssue } from "../errors.js";
@@ -9,6 +10,7 @@ import type { MediaStore } from "../media/media-store.js";
 import type { LockLease } from "../ports/lock.js";
 import { mediaTypeFromUrl } from "../media/sniff.js";
 import type { ServiceDeps } from "../service-deps.js";
+import { createTextMemo } from "../storage/text-memo.js";
 import { checkUploads, type CheckedUpload, type ImageUpload } from "./product-input.js";
 import { createProductStore, productKeys } from "./product-store.js";
 import { sortImages, toProductSummary, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
@@ -35,6 +37,13 @@ export function createProductsService(deps: Deps) {
   const key = productKeys.product;
   const indexOf = store.index;
   const view = (p: ProductRecord) => toProductView(p, deps.publicUrl());
+  // GET's answer, serialised, per product while its stored text stays the same (the view is a function of
+  // that text and the public URL): a GET then reads the record's text and parses nothing.
+  let viewsUrl = "";
+  const views = createTextMemo((text: string): string | null => {
+    const record = destr<ProductRecord>(text);
+    return record.deleted_at ? null : JSON.stringify(toProductView(record, viewsUrl));
+  });
 
   async function read(accountId: string, id: string): Promise<ProductRecord | null> {
     if (!isUuid(id)) return null;
@@ -105,6 +114,20 @@ export function createProductsService(deps: Deps) {
 
     async get(accountId: string, id: string) {
       return view(await requireProduct(accountId, id));
+    },
+
+    /** {@link get}'s answer as JSON text, the same bytes `JSON.stringify` of it gives. */
+    async getJson(accountId: string, id: string): Promise<string> {
+      const text = isUuid(id) ? await store.readText(accountId, id) : null;
+      if (text === null) throw notFound("product", id);
+      const url = deps.publicUrl();
+      if (url !== viewsUrl) {
+        views.clear();
+        viewsUrl = url;
+      }
+      const json = views.get(key(accountId, id), text);
+      if (json === null) throw notFound("product", id);
+      return json;
     },
 
     async list(accountId: string, q: ProductListQuery) {

@@ -71,6 +71,20 @@ export async function applyInOrder(storage: Storage, ops: readonly BatchOp[]): P
 /** A key unstorage's `normalizeKey` leaves as it is and that has no `.`/`..` segment. */
 const PLAIN_KEY = /^[\w-][\w.-]*(?::[\w-][\w.-]*)*$/;
 
+const TEXT_READER = Symbol("lp.readText");
+type TextReader = (key: string) => Promise<string | null>;
+
+/**
+ * The stored text of a record, as the driver holds it, without parsing it: for readers that keep what they
+ * derive from a record while its text stays the same ({@link createTextMemo}). A storage not made by
+ * {@link toStorage} answers with its parsed item serialised again.
+ */
+export function readText(storage: Storage, key: string): Promise<string | null> {
+  const reader = (storage as Storage & { [TEXT_READER]?: TextReader })[TEXT_READER];
+  if (reader) return reader(key);
+  return storage.getItem(key).then((value) => (value === null || value === undefined ? null : typeof value === "string" ? value : JSON.stringify(value)));
+}
+
 /**
  * A Storage over one driver. unstorage 1.17's `clear(prefix)` only clears mounts that live under the
  * prefix, so with a single root mount it silently does nothing; here it removes the prefix's keys.
@@ -91,6 +105,18 @@ export function toStorage(driver: Driver): Storage {
       return Promise.reject(error);
     }
   }) as Storage["getItem"];
+  // The text behind the same fast path: what the driver holds for a record (JSON text on every driver of
+  // the data store). Other keys, and a driver answering with something else, go through `getItem`.
+  const textOf = (value: unknown) => (value === null || value === undefined ? null : typeof value === "string" ? value : JSON.stringify(value));
+  (storage as Storage & { [TEXT_READER]: TextReader })[TEXT_READER] = (key) => {
+    if (typeof key !== "string" || !PLAIN_KEY.test(key)) return storage.getItem(key).then(textOf);
+    try {
+      const value = driver.getItem(key, {});
+      return value instanceof Promise ? value.then(textOf) : Promise.resolve(textOf(value));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
   const clearAll = storage.clear.bind(storage);
   storage.clear = async (base?: string, opts?: Record<string, unknown>) => {
     if (!base || !normalizeBaseKey(base)) return clearAll(base, opts);

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import type { Driver } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
 import { afterEach, describe, expect, it } from "vitest";
-import { toStorage } from "./create-storage.js";
+import { createStorage } from "unstorage";
+import { readText, toStorage } from "./create-storage.js";
 import { fsDurableDriver } from "./fs-durable-driver.js";
 
 const dirs: string[] = [];
@@ -75,5 +76,37 @@ describe("getItem's direct read with a driver that throws", () => {
     let read: Promise<unknown> | undefined;
     expect(() => (read = storage.getItem("a:b"))).not.toThrow();
     await expect(read!).rejects.toThrow("driver down");
+  });
+});
+
+describe.each(drivers)("readText (%s)", (_name, make) => {
+  it("answers the stored JSON text of a record, null for a missing key, and sees every write", async () => {
+    const storage = toStorage(make());
+    await storage.setItem("acct:a1:products:p1", { n: 1, title: "Lamp" });
+    const text = await readText(storage, "acct:a1:products:p1");
+    expect(text).toBe(JSON.stringify({ n: 1, title: "Lamp" }));
+    expect(await readText(storage, "acct:a1:products:none")).toBeNull();
+    await storage.setItem("acct:a1:products:p1", { n: 2 });
+    expect(JSON.parse((await readText(storage, "acct:a1:products:p1"))!)).toEqual({ n: 2 });
+    await storage.removeItem("acct:a1:products:p1");
+    expect(await readText(storage, "acct:a1:products:p1")).toBeNull();
+  });
+
+  it("takes unstorage's path for other spellings, and refuses dot segments with a rejection", async () => {
+    const storage = toStorage(make());
+    await storage.setItem("a:b:c", { v: 2 });
+    expect(JSON.parse((await readText(storage, "a/b/c"))!)).toEqual({ v: 2 });
+    let read: Promise<unknown> | undefined;
+    expect(() => (read = readText(storage, "a:..:b"))).not.toThrow();
+    await expect(read!).rejects.toThrow();
+  });
+});
+
+describe("readText on a storage not made by toStorage", () => {
+  it("serialises the parsed item again", async () => {
+    const storage = createStorage({ driver: memoryDriver() });
+    await storage.setItem("k:1", { v: [1, 2] });
+    expect(await readText(storage, "k:1")).toBe('{"v":[1,2]}');
+    expect(await readText(storage, "k:2")).toBeNull();
   });
 });

@@ -56,6 +56,11 @@ export function data(payload: unknown, status = 200, headers: Record<string, str
   return json({ data: payload }, status, headers);
 }
 
+/** `{ data }` around a payload already serialised as JSON (the same bytes {@link data} makes of it parsed). */
+export function dataText(payloadJson: string, status = 200): RouteResponse {
+  return new PlainResponse(`{"data":${payloadJson}}`, { status, headers: { "content-type": "application/json; charset=utf-8" } }, true);
+}
+
 /** A list body with `pagination`, plus a `Link: rel="next"` header when more follow. */
 export function list(
   page: { data: unknown[]; pagination: { next_cursor: string | null; has_more: boolean } },

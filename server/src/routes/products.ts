@@ -6,7 +6,7 @@ import {
   productUpdateSchema,
 } from "@lp/core";
 import { defineRoute, jsonOrFormBody, type RouteDef } from "../http/route.js";
-import { data, list, noContent } from "../http/respond.js";
+import { data, dataText, list, noContent } from "../http/respond.js";
 import { productListResponse, productResponse } from "../openapi/resource-schemas.js";
 
 const base = "/v1/accounts/:account_id/products";
@@ -47,7 +47,7 @@ export const productRoutes: RouteDef[] = [
     plane: "account",
     scope: "products:read",
     docs: { summary: "Get a product", tags, responses: { 200: { description: "The product with its images", schema: productResponse } } },
-    handler: async ({ server, accountId, params }) => data(await server.core.products.get(accountId, params.id)),
+    handler: async ({ server, accountId, params }) => dataText(await server.core.products.getJson(accountId, params.id)),
   }),
   defineRoute({
     method: "PATCH",
