@@ -1,4 +1,7 @@
+import { destr } from "destr";
 import type { Storage } from "unstorage";
+import { readText } from "../storage/create-storage.js";
+import { createTextMemo } from "../storage/text-memo.js";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { EventSink } from "../events/event-sink.js";
 import { isAccountId } from "../ids.js";
@@ -25,10 +28,15 @@ export function createSitesService(deps: { storage: Storage; clock: Clock; ids: 
   // A deployment's files never change once written (their key holds the deployment id), so the parsed
   // snapshots of the sites last served are kept: a GET then reads only the small pointer. Bounded by count.
   const snapshots = new Map<string, SiteSnapshot>();
+  // The pointer is read on every GET (a new deployment moves it, in any process): what it names is kept
+  // while its text is unchanged, so a GET parses nothing.
+  const pointers = createTextMemo((text: string) => destr<SitePointer | null>(text));
 
   async function find(accountId: string, slug: string): Promise<SiteSnapshot | null> {
     if (!isAccountId(accountId) || !SLUG.test(slug)) return null;
-    const pointer = await storage.getItem<SitePointer>(siteKeys.pointer(accountId, slug));
+    const pointerKey = siteKeys.pointer(accountId, slug);
+    const text = await readText(storage, pointerKey);
+    const pointer = text === null ? null : pointers.get(pointerKey, text);
     if (!pointer) return null;
     const key = siteKeys.files(accountId, pointer.page_id, pointer.deployment_id);
     const known = snapshots.get(key);

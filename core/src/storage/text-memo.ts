@@ -5,13 +5,13 @@
  * held in memory or in the fs read cache is the same string on every read, so the check is usually a
  * pointer comparison. At most `max` keys are kept, the oldest forgotten first.
  */
-export function createTextMemo<T>(derive: (text: string) => T, max = 4096) {
+export function createTextMemo<T>(derive: (text: string, key: string) => T, max = 4096) {
   const known = new Map<string, { text: string; value: T }>();
   return {
     get(key: string, text: string): T {
       const hit = known.get(key);
       if (hit !== undefined && hit.text === text) return hit.value;
-      const value = derive(text);
+      const value = derive(text, key);
       if (hit === undefined && known.size >= max) known.delete(known.keys().next().value!);
       known.set(key, { text, value });
       return value;

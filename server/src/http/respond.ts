@@ -18,7 +18,7 @@ export class PlainResponse extends HTTPResponse {
    * it instead of copying it. Shared objects (prepared once, sent many times) leave it false.
    */
   constructor(
-    body: string | null,
+    body: string | Uint8Array<ArrayBuffer> | null,
     readonly plain: { status: number; headers: Record<string, string> },
     readonly owned = false,
   ) {
@@ -39,7 +39,7 @@ export function toWire(response: RouteResponse, requestId: string): { response: 
     headers = response.plain.headers;
     headers["x-request-id"] = requestId;
   } else headers = { ...response.plain.headers, "x-request-id": requestId };
-  return { response: new FastResponse(response.body as string | null, { status: response.plain.status, headers }) as Response, headers };
+  return { response: new FastResponse(response.body as string | Uint8Array<ArrayBuffer> | null, { status: response.plain.status, headers }) as Response, headers };
 }
 
 /** A JSON response. */

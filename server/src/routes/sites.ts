@@ -12,18 +12,20 @@ const html = (body: string, status = 200, headers: Record<string, string> = {}) 
 const builderHtml = (body: string, status = 200, headers: Record<string, string> = {}) => htmlResponse(body, "self", status, headers);
 
 /**
- * The headers of a site's 200 and 304, built once per deployment's snapshot: the sites service keeps the
+ * What a site's 200 and 304 send, built once per deployment's snapshot: the sites service keeps the
  * snapshots it last served (the same object on every GET), and each deployment's files are immutable, so
- * its id is a strong validator.
+ * its id is a strong validator. The page is kept encoded: a string body would be measured and encoded to
+ * UTF-8 again on every GET.
  */
-const servedHeaders = new WeakMap<object, { etag: string; ok: Record<string, string>; notModified: Record<string, string> }>();
-function headersOf(site: { deployment_id: string }) {
-  let known = servedHeaders.get(site);
+const served = new WeakMap<object, { etag: string; ok: Record<string, string>; notModified: Record<string, string>; bytes: Buffer<ArrayBuffer> }>();
+function servedOf(site: { deployment_id: string; html: string }) {
+  let known = served.get(site);
   if (!known) {
     const etag = `"${site.deployment_id}"`;
     const notModified = { etag, "cache-control": "public, max-age=0, must-revalidate" };
-    known = { etag, notModified, ok: { ...htmlHeaders("none"), ...notModified } };
-    servedHeaders.set(site, known);
+    const bytes = Buffer.from(site.html, "utf8") as Buffer<ArrayBuffer>; // never a SharedArrayBuffer
+    known = { etag, notModified, ok: { ...htmlHeaders("none"), ...notModified, "content-length": String(bytes.byteLength) }, bytes };
+    served.set(site, known);
   }
   return known;
 }
@@ -81,9 +83,9 @@ export const siteRoutes: RouteDef[] = [
       if (!url.pathname.endsWith("/")) return new Response(null, { status: 301, headers: { location: `${url.pathname}/${url.search}` } });
       const site = await server.core.sites.find(params.account_id, params.slug);
       if (!site) return html(renderNotFoundPage(), 404, { "cache-control": "no-store" });
-      const { etag, ok, notModified } = headersOf(site);
+      const { etag, ok, notModified, bytes } = servedOf(site);
       if (req.headers.get("if-none-match") === etag) return new HTTPResponse(null, { status: 304, headers: notModified });
-      return new PlainResponse(site.html, { status: 200, headers: ok });
+      return new PlainResponse(bytes, { status: 200, headers: ok });
     },
   }),
   defineRoute({
