@@ -4,7 +4,7 @@
  * first attempt reaching the receiver. Self-contained: its own server, receiver and storage, 127.0.0.1.
  */
 import { spawn } from "node:child_process";
-import { createServer, type Server } from "node:http";
+import { Agent as HttpAgent, createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -104,42 +104,77 @@ export async function engineThroughput(storage: "memory" | "fs", count: number):
   }
 }
 
-/**
- * The same requests with plain fetch, `CONCURRENCY` at a time: one event body and its signed headers,
- * computed once, so the difference is what the engine does per delivery (store, sign, record, retry).
- */
-export async function bareFetchThroughput(count: number): Promise<Throughput> {
+/** One event body and its signed headers, computed once: what both bare loops send on every request. */
+function bareRequest() {
+  const body = JSON.stringify({
+    id: "evt_0000019a3c2b1f00000001a1b2c3d4e5",
+    type: "product.created",
+    timestamp: new Date().toISOString(),
+    account_id: "acct_dev",
+    environment: "production",
+    data: { id: "bench", title: "Bench lamp", price: 10 },
+  });
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "user-agent": "lp-webhooks/1",
+    ...sign({ id: "dlv_0000019a3c2b1f000001a1b2c3d4e5f6", timestamp: new Date(), body, secrets: generateSecret() }),
+    "webhook-event-type": "product.created",
+    "webhook-attempt": "1",
+  };
+  return { body, headers };
+}
+
+/** `count` sends of `send`, `CONCURRENCY` at a time, against a fresh receiver process. */
+async function bareLoop(count: number, send: (url: string) => Promise<void>): Promise<Throughput> {
   const sink = await startChildSink();
   try {
-    const body = JSON.stringify({
-      id: "evt_0000019a3c2b1f00000001a1b2c3d4e5",
-      type: "product.created",
-      timestamp: new Date().toISOString(),
-      account_id: "acct_dev",
-      environment: "production",
-      data: { id: "bench", title: "Bench lamp", price: 10 },
-    });
-    const headers = {
-      "content-type": "application/json",
-      "user-agent": "lp-webhooks/1",
-      ...sign({ id: "dlv_0000019a3c2b1f000001a1b2c3d4e5f6", timestamp: new Date(), body, secrets: generateSecret() }),
-      "webhook-event-type": "product.created",
-      "webhook-attempt": "1",
-    };
     let next = 0;
     const cpu = process.cpuUsage();
     const started = performance.now();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
-        while (next++ < count) {
-          const res = await fetch(sink.url, { method: "POST", body, headers, redirect: "manual" });
-          await res.text();
-        }
+        while (next++ < count) await send(sink.url);
       }),
     );
     return measure(count, started, cpu);
   } finally {
     sink.close();
+  }
+}
+
+/**
+ * The same requests with plain fetch, `CONCURRENCY` at a time: the target's anchor. The engine sends with
+ * node:http (core/src/webhooks/http-poster.ts), so the loop below is the anchor of what the engine adds.
+ */
+export async function bareFetchThroughput(count: number): Promise<Throughput> {
+  const { body, headers } = bareRequest();
+  return bareLoop(count, async (url) => {
+    const res = await fetch(url, { method: "POST", body, headers, redirect: "manual" });
+    await res.text();
+  });
+}
+
+/** The same requests with node:http on kept-alive sockets, the engine's client, reading each answer whole. */
+export async function bareHttpThroughput(count: number): Promise<Throughput> {
+  const { body, headers } = bareRequest();
+  const agent = new HttpAgent({ keepAlive: true });
+  const sized = { ...headers, "content-length": String(Buffer.byteLength(body)) };
+  try {
+    return await bareLoop(
+      count,
+      (url) =>
+        new Promise<void>((resolve, reject) => {
+          const req = httpRequest(url, { method: "POST", headers: sized, agent }, (res) => {
+            res.on("data", () => {});
+            res.on("end", resolve);
+            res.on("error", reject);
+          });
+          req.on("error", reject);
+          req.end(body);
+        }),
+    );
+  } finally {
+    agent.destroy();
   }
 }
 
@@ -180,15 +215,19 @@ export async function benchWebhooks(options: { quick?: boolean } = {}): Promise<
   // Warm up sockets, JIT and the engine's code paths, then interleave the two sides and take each
   // side's median run, so neither pays for running first or for a noisy moment on a small machine.
   await bareFetchThroughput(count);
+  await bareHttpThroughput(count);
   await engineThroughput("memory", count);
   await engineThroughput("memory", count);
   const bareRuns: Throughput[] = [];
+  const httpRuns: Throughput[] = [];
   const engineRuns: Throughput[] = [];
   for (let run = 0; run < 3; run++) {
     bareRuns.push(await bareFetchThroughput(count));
+    httpRuns.push(await bareHttpThroughput(count));
     engineRuns.push(await engineThroughput("memory", count));
   }
   const bare = percentile(bareRuns.map((r) => r.rate), 50);
+  const http = percentile(httpRuns.map((r) => r.rate), 50);
   const engine = percentile(engineRuns.map((r) => r.rate), 50);
   const bareCpu = percentile(bareRuns.map((r) => r.cpuMs), 50);
   const engineCpu = percentile(engineRuns.map((r) => r.cpuMs), 50);
@@ -201,7 +240,10 @@ export async function benchWebhooks(options: { quick?: boolean } = {}): Promise<
     { name: "webhooks: bare fetch loop, concurrency 4", value: round(bare, 0), unit: "req/s" },
     { name: "webhooks: engine deliveries, concurrency 4 (memory)", value: round(engine, 0), unit: "deliveries/s" },
     { name: "webhooks: engine / bare fetch", value: round(ratio), unit: "ratio", target: ">= 0.7", met: ratio >= 0.7 },
+    { name: "webhooks: bare node:http loop, concurrency 4", value: round(http, 0), unit: "req/s" },
+    { name: "webhooks: engine / bare node:http (its own client)", value: round(engine / http), unit: "ratio" },
     { name: "webhooks: CPU per request, bare fetch loop", value: round(bareCpu, 3), unit: "ms" },
+    { name: "webhooks: CPU per request, bare node:http loop", value: round(percentile(httpRuns.map((r) => r.cpuMs), 50), 3), unit: "ms" },
     { name: "webhooks: CPU per delivery, engine (memory)", value: round(engineCpu, 3), unit: "ms" },
     { name: "webhooks: engine deliveries, concurrency 4 (fs, fsync)", value: round(engineFs, 0), unit: "deliveries/s" },
     { name: "webhooks: API call to first attempt p50 (memory)", value: round(p50), unit: "ms", target: "<= 20", met: p50 <= 20 },

@@ -41,7 +41,7 @@ export interface CoreDeps {
   sleep?: (ms: number) => Promise<void>;
   /** Pauses per step of background work, to make progress visible. Mutable at run time. */
   delays?: Delays;
-  /** Sends webhook requests (verification, deliveries); the global fetch by default. */
+  /** Sends webhook requests (verification, deliveries) through this fetch instead of the engine's node:http client. */
   fetch?: FetchLike;
   /** Timers for future webhook attempts; a manual scheduler in tests. */
   scheduler?: Scheduler;

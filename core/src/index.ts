@@ -48,6 +48,7 @@ export type { EndpointView, DeliveryView, EventRecord as WebhookEventRecord, Att
 export { realScheduler, createManualScheduler, type Scheduler, type ManualScheduler, type TimerHandle } from "./webhooks/scheduler.js";
 export { DEFAULT_RETRY_SCHEDULE, CIRCUIT_RULES, parseRetrySchedule } from "./webhooks/retry-policy.js";
 export { isPublicAddress, type ResolveHost } from "./webhooks/address-guard.js";
-export { createGuardedFetch, createPublicLookup } from "./webhooks/guarded-fetch.js";
-export type { FetchLike } from "./webhooks/http-attempt.js";
+export { createGuardedPoster, createPublicLookup } from "./webhooks/public-lookup.js";
+export { createHttpPoster } from "./webhooks/http-poster.js";
+export type { FetchLike, Poster, PostInput, PostResult } from "./webhooks/http-attempt.js";
 export type { WebhookOptions, Webhooks } from "./webhooks/create-webhooks.js";

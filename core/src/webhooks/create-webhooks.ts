@@ -14,8 +14,9 @@ import { createAddressGuard, dnsResolveHost, type ResolveHost } from "./address-
 import { createDeliveryEngine } from "./delivery-engine.js";
 import { createEndpointsService, DEFAULT_MAX_ENDPOINTS } from "./endpoints-service.js";
 import { createEventOutbox } from "./event-outbox.js";
-import { createGuardedFetch } from "./guarded-fetch.js";
-import type { FetchLike } from "./http-attempt.js";
+import { fetchPoster, type FetchLike, type Poster } from "./http-attempt.js";
+import { createHttpPoster } from "./http-poster.js";
+import { createGuardedPoster } from "./public-lookup.js";
 import { DEFAULT_RETRY_SCHEDULE } from "./retry-policy.js";
 import { realScheduler, type Scheduler } from "./scheduler.js";
 import { clusterKeys, createWebhookStore } from "./webhook-store.js";
@@ -24,8 +25,9 @@ import { createWorkTracker } from "./work-tracker.js";
 /** Settings of the webhook engine a caller may change; tests shorten the timeouts. */
 export interface WebhookOptions {
   /**
-   * Sends the requests. By default the global fetch, or with `publicOnly` a fetch whose sockets connect
-   * only to public addresses (resolved with `resolveHost`), so DNS rebinding fails the attempt.
+   * Sends the requests through this fetch instead of the engine's own HTTP client (node:http with kept-alive
+   * sockets; with `publicOnly`, one whose sockets connect only to public addresses, resolved with
+   * `resolveHost`, so DNS rebinding fails the attempt).
    */
   fetch?: FetchLike;
   /** Timers for future attempts; real timers by default, a manual scheduler in tests. */
@@ -93,7 +95,7 @@ const IDLE_POLL_MS = 20;
 export function createWebhooks(deps: WebhookDeps) {
   const onError = deps.onError ?? ((what: string, error: unknown) => console.error(`[lp] webhooks: ${what} failed:`, error));
   const resolveHost = deps.resolveHost ?? dnsResolveHost;
-  const fetchImpl: FetchLike = deps.fetch ?? (deps.publicOnly ? createGuardedFetch(resolveHost) : (input, init) => globalThis.fetch(input, init));
+  const post: Poster = deps.fetch ? fetchPoster(deps.fetch) : deps.publicOnly ? createGuardedPoster(resolveHost) : createHttpPoster();
   const monotonic = deps.monotonic ?? (() => performance.now());
   // Checked before each attempt too (a clear error early); the guarded fetch checks again at connect.
   const guard = createAddressGuard(deps.publicOnly ?? false, resolveHost);
@@ -102,7 +104,7 @@ export function createWebhooks(deps: WebhookDeps) {
   const work = createWorkTracker();
   const common = { clock: deps.clock, ids: deps.ids };
   const timeoutMs = deps.deliveryTimeoutMs ?? 15_000;
-  const engineDeps = { ...common, store, lock: deps.lock, fetch: fetchImpl, guard, retrySchedule: deps.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, timeoutMs, monotonic, work, onError };
+  const engineDeps = { ...common, store, lock: deps.lock, post, guard, retrySchedule: deps.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, timeoutMs, monotonic, work, onError };
   const cluster = deps.shared?.cluster;
   const queue = cluster ? createSharedQueue(cluster, onError) : undefined;
   const redis = cluster ? connectRedis(cluster.url, "webhook engine", onError) : undefined;
@@ -138,7 +140,7 @@ export function createWebhooks(deps: WebhookDeps) {
     cursors: deps.cursors,
     lock: deps.lock,
     maxEndpoints: deps.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS,
-    challenge: { ...common, fetch: fetchImpl, guard, timeoutMs: deps.verificationTimeoutMs ?? 10_000, monotonic },
+    challenge: { ...common, post, guard, timeoutMs: deps.verificationTimeoutMs ?? 10_000, monotonic },
   });
 
   return {

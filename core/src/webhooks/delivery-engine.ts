@@ -1,7 +1,7 @@
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { Lock } from "../ports/lock.js";
 import type { AddressGuard } from "./address-guard.js";
-import type { FetchLike } from "./http-attempt.js";
+import type { Poster } from "./http-attempt.js";
 import { toAttemptOutcome, toGate, type Gate } from "./attempt-outcome.js";
 import type { DeliveryRecord, EndpointRecord } from "./records.js";
 import { createCircuitKeeper } from "./circuit-keeper.js";
@@ -18,7 +18,7 @@ export interface EngineDeps {
   ids: IdSource;
   lock: Lock;
   scheduler: Scheduler;
-  fetch: FetchLike;
+  post: Poster;
   guard: AddressGuard;
   retrySchedule: readonly number[];
   timeoutMs: number;

@@ -1,11 +1,11 @@
 import type { AddressGuard } from "./address-guard.js";
-import { postJson, type FetchLike, type PostResult } from "./http-attempt.js";
+import type { Poster, PostResult } from "./http-attempt.js";
 import type { DeliveryRecord, EndpointRecord } from "./records.js";
 import { toAttemptHeaders } from "./signing.js";
 
 /** What sending one attempt needs. */
 export interface SendDeps {
-  fetch: FetchLike;
+  post: Poster;
   guard: AddressGuard;
   timeoutMs: number;
   monotonic: () => number;
@@ -30,8 +30,7 @@ export async function sendAttempt(deps: SendDeps, endpoint: EndpointRecord, deli
   const body = bodyOf(delivery.payload);
   const blocked = await deps.guard.check(endpoint.url);
   if (blocked) return { status_code: null, latency_ms: 0, error: `blocked: ${blocked}`, response_body: null, truncated: false };
-  return postJson({
-    fetch: deps.fetch,
+  return deps.post({
     url: endpoint.url,
     body,
     headers: toAttemptHeaders({ id: delivery.id, body, endpoint, now: started, eventType: delivery.event_type, attempt: delivery.attempts.length + 1 }),

@@ -1,7 +1,7 @@
 import { CHALLENGE_EVENT_TYPE } from "@lp/webhooks";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { AddressGuard } from "./address-guard.js";
-import { postJson, type FetchLike } from "./http-attempt.js";
+import type { Poster } from "./http-attempt.js";
 import { toOrderedId } from "./ordered-id.js";
 import type { EndpointRecord, VerificationResult } from "./records.js";
 import { toAttemptHeaders } from "./signing.js";
@@ -10,7 +10,7 @@ import { toAttemptHeaders } from "./signing.js";
 export interface ChallengeDeps {
   clock: Clock;
   ids: IdSource;
-  fetch: FetchLike;
+  post: Poster;
   guard: AddressGuard;
   timeoutMs: number;
   monotonic: () => number;
@@ -26,8 +26,7 @@ export async function runChallenge(deps: ChallengeDeps, endpoint: EndpointRecord
   const body = JSON.stringify({ type: CHALLENGE_EVENT_TYPE, data: { challenge: nonce } });
   const blocked = await deps.guard.check(endpoint.url);
   if (blocked) return { outcome: "failed", status_code: null, latency_ms: 0, error: `blocked: ${blocked}`, at: toTimestamp(at) };
-  const result = await postJson({
-    fetch: deps.fetch,
+  const result = await deps.post({
     url: endpoint.url,
     body,
     headers: toAttemptHeaders({ id: toOrderedId("evt", deps.clock, deps.ids), body, endpoint, now: at, eventType: CHALLENGE_EVENT_TYPE, attempt: 1 }),
