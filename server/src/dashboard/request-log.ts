@@ -42,7 +42,7 @@ interface StoredEntry extends Omit<RequestSummary, "at"> {
   at: number;
   /** The exchange's own header objects, by reference: copied and redacted only when the entry is opened. */
   requestHeaders: Iterable<[string, string]>;
-  responseHeaders: Iterable<[string, string]> | Record<string, string>;
+  responseHeaders: Iterable<[string, string]> | { plain: Record<string, string> };
   requestBody: string | { redacted: LoggedMessage["body"]; truncated: boolean };
   responseBody: string | { redacted: LoggedMessage["body"]; truncated: boolean };
 }
@@ -103,7 +103,8 @@ export function createRequestLog(capacity = 500) {
         application_id: principal?.application_id ?? null,
         source: fromDashboard.has(event.req) ? "dashboard" : "api",
         requestHeaders: event.req.headers as unknown as Iterable<[string, string]>,
-        responseHeaders: wire ?? (response.headers as unknown as Iterable<[string, string]>),
+        // The plain object lacks the request id, which the wire response adds: put back when the entry is opened.
+        responseHeaders: wire ? { plain: wire } : (response.headers as unknown as Iterable<[string, string]>),
         requestBody: keep(rawBody),
         responseBody: keep(responseBody),
       };
@@ -130,7 +131,8 @@ export function createRequestLog(capacity = 500) {
     get(id: string): LoggedRequest | undefined {
       const e = entries.find((x) => x.id === id);
       if (!e) return undefined;
-      return { ...toSummary(e), request: toMessage(e.requestHeaders, e.requestBody), response: toMessage(e.responseHeaders, e.responseBody) };
+      const sent = "plain" in e.responseHeaders ? { ...e.responseHeaders.plain, "x-request-id": e.id } : e.responseHeaders;
+      return { ...toSummary(e), request: toMessage(e.requestHeaders, e.requestBody), response: toMessage(sent, e.responseBody) };
     },
     /** Calls `listener` with each new entry; returns the unsubscribe function. */
     subscribe(listener: (entry: RequestSummary) => void): () => void {

@@ -26,20 +26,69 @@ export class PlainResponse extends HTTPResponse {
   }
 }
 
+/** A header object's entries as Node's flat raw list (`[name, value, name, value, …]`), kept per shared object. */
+const flatOf = new WeakMap<Record<string, string>, string[]>();
+function flatten(headers: Record<string, string>): string[] {
+  const flat: string[] = [];
+  for (const name in headers) flat.push(name, headers[name]!);
+  return flat;
+}
+
 /**
- * The response h3 sends for a {@link PlainResponse}: srvx's Node response over the plain header object plus
- * `x-request-id`, which srvx writes as it is. An `HTTPResponse` would be turned into a `Headers` object (its
- * values checked one by one), have the request id set on it, and be iterated again to be written: measured
- * a few µs and a share of the garbage of every request. Anything else passes through.
+ * The response h3 sends for a {@link PlainResponse}: srvx's Node response (so h3 and tests read it as any
+ * `Response`), except that the Node adapter is handed the headers as one flat list built from the plain
+ * object, plus `x-request-id` and the body's length. srvx would otherwise copy the object into entries,
+ * lowercase every name and count the body again; an `HTTPResponse` would first become a `Headers` object,
+ * its values checked one by one. A shared header object (not `owned`) is flattened once.
+ */
+class WireResponse extends FastResponse {
+  readonly #body: string | Uint8Array<ArrayBuffer> | null;
+  readonly #status: number;
+  readonly #headers: Record<string, string>;
+  readonly #owned: boolean;
+  readonly #requestId: string;
+  constructor(response: PlainResponse, requestId: string) {
+    const body = response.body as string | Uint8Array<ArrayBuffer> | null;
+    const { status, headers } = response.plain;
+    // What the web side reads (`headers`, `text()`: h3's HEAD answer, `app.request` in tests): made on first use.
+    super(body, {
+      status,
+      get headers() {
+        return { ...headers, "x-request-id": requestId };
+      },
+    });
+    this.#body = body;
+    this.#status = status;
+    this.#headers = headers;
+    this.#owned = response.owned;
+    this.#requestId = requestId;
+  }
+  /** What srvx's Node adapter writes (`_sendNodeResponse` calls it when present). */
+  _toNodeResponse(): { status: number; statusText: string; headers: string[]; body: string | Uint8Array | null } {
+    let flat: string[];
+    if (this.#owned) flat = flatten(this.#headers);
+    else {
+      let shared = flatOf.get(this.#headers);
+      if (!shared) flatOf.set(this.#headers, (shared = flatten(this.#headers)));
+      flat = shared.slice();
+    }
+    flat.push("x-request-id", this.#requestId);
+    const body = this.#body;
+    if (body !== null && this.#headers["content-length"] === undefined) {
+      flat.push("content-length", String(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength));
+    }
+    return { status: this.#status, statusText: "", headers: flat, body };
+  }
+}
+
+/**
+ * The response h3 sends for a route's answer: a {@link PlainResponse} becomes a {@link WireResponse}, with its
+ * header object (without the request id, which the response adds) for the app's `finish` and the request
+ * log to read. Anything else passes through.
  */
 export function toWire(response: RouteResponse, requestId: string): { response: RouteResponse; headers?: Record<string, string> } {
   if (!(response instanceof PlainResponse)) return { response };
-  let headers: Record<string, string>;
-  if (response.owned) {
-    headers = response.plain.headers;
-    headers["x-request-id"] = requestId;
-  } else headers = { ...response.plain.headers, "x-request-id": requestId };
-  return { response: new FastResponse(response.body as string | Uint8Array<ArrayBuffer> | null, { status: response.plain.status, headers }) as Response, headers };
+  return { response: new WireResponse(response, requestId) as unknown as Response, headers: response.plain.headers };
 }
 
 /** A JSON response. */
