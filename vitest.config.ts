@@ -14,6 +14,8 @@ if (!redisAvailable) console.warn(redisSkipReason("the API suites on Redis (vite
 export default defineConfig({
   resolve: {
     alias: {
+      // Before "@lp/contract", which would otherwise match the subpath as a prefix.
+      "@lp/contract/events": here("packages/contract/src/events.ts"),
       "@lp/contract": here("packages/contract/src/index.ts"),
       "@lp/core": here("core/src/index.ts"),
       "@lp/server": here("server/src/index.ts"),
