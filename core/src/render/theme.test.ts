@@ -82,6 +82,17 @@ describe("theme defaults", () => {
     expect(defaultTheme("not money").currency).toBe("USD");
   });
 
+  it("keeps a font stack the schema accepts, counting characters as the schema does (code points)", () => {
+    const astral = `"${"𝒜".repeat(150)}", serif`;
+    expect(astral.length).toBeGreaterThan(200);
+    expect(globalThemePatchSchema.safeParse({ fontFamily: astral }).success).toBe(true);
+    expect(isFontStack(astral)).toBe(true);
+    expect(toGlobalTheme({ fontFamily: astral }).fontFamily).toBe(astral);
+    const tooLong = "𝒜".repeat(201);
+    expect(globalThemePatchSchema.safeParse({ fontFamily: tooLong }).success).toBe(false);
+    expect(isFontStack(tooLong)).toBe(false);
+  });
+
   it("completes a partial theme and drops invalid values", () => {
     const theme = toGlobalTheme({ primaryColor: "#123456", accentColor: "bad", fontFamily: "a;b" }, "GBP");
     expect(theme).toEqual({ ...defaultTheme("GBP"), primaryColor: "#123456" });

@@ -69,9 +69,19 @@ export function isCurrencyCode(value: unknown): value is string {
 export const FONT_STACK_PATTERN = `^(?=[^"]*(?:"[^"]*"[^"]*)*$)(?=[^']*(?:'[^']*'[^']*)*$)(?=.*[^ ])[\\p{L}\\p{N} ,'"._-]+$`;
 const fontStackRegex = new RegExp(FONT_STACK_PATTERN, "u");
 
-/** True for font stacks matching {@link FONT_STACK_PATTERN}, at most 200 characters. */
+/** Code points in `value`, counting no further than `max + 1`. */
+function codePointsUpTo(value: string, max: number): number {
+  let count = 0;
+  for (const _ of value) if (++count > max) break;
+  return count;
+}
+
+/**
+ * True for font stacks matching {@link FONT_STACK_PATTERN}, at most 200 characters counted as zod counts them
+ * (code points): a name in letters outside the BMP that the schema let through is not dropped here.
+ */
 export function isFontStack(value: unknown): value is string {
-  return typeof value === "string" && value.length <= 200 && fontStackRegex.test(value);
+  return typeof value === "string" && value.length <= 400 && codePointsUpTo(value, 200) <= 200 && fontStackRegex.test(value);
 }
 
 /** Strict object whose unknown-key error names the keys that are allowed. */
