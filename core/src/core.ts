@@ -9,6 +9,7 @@ import { createMediaStore } from "./media/media-store.js";
 import { deriveOgImage } from "./generation/page-images.js";
 import { createLocalLock, type Lock } from "./ports/lock.js";
 import { createRedisLock } from "./ports/redis-lock.js";
+import { createLocalRateWindows, createRedisRateWindows, type RateWindows } from "./ports/rate-windows.js";
 import type { BatchFence, BatchOp } from "./storage/create-storage.js";
 import { createLocalQueue, type JobQueue } from "./ports/queue.js";
 import { createProductsService } from "./products/products-service.js";
@@ -34,6 +35,8 @@ export interface CoreDeps {
   queue?: JobQueue;
   /** The shared Redis of a cluster: background work goes on BullMQ there instead of an in-process queue. */
   redis?: { url: string; prefix: string };
+  /** Counts of rate-limited requests; in memory, or in the stores' Redis when they are shared. */
+  rateWindows?: RateWindows;
   events?: EventSink;
   /** Writes page copy; the offline template generator by default. */
   generator?: Generator;
@@ -70,6 +73,8 @@ export async function createCore(deps: CoreDeps) {
   const lock = deps.lock ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisLock(sharedRedis) : createLocalLock());
   // Background work likewise: BullMQ on the same Redis, shared by every process.
   const queue = deps.queue ?? (deps.stores.kind === "redis" && sharedRedis ? await openSharedQueue(sharedRedis, clock) : createLocalQueue());
+  // Rate-limit windows (checkout posts): counted in Redis when processes share one, so a limit holds for the cluster.
+  const rateWindows = deps.rateWindows ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisRateWindows(sharedRedis) : createLocalRateWindows(() => clock.now().getTime()));
   const storage = deps.stores.data;
   const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids));
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
@@ -130,6 +135,7 @@ export async function createCore(deps: CoreDeps) {
     lock,
     queue,
     stores: deps.stores,
+    rateWindows,
     media,
     accounts,
     products,
@@ -171,6 +177,7 @@ export async function createCore(deps: CoreDeps) {
       await webhooks.close();
       indexes.stop();
       await lock.close?.();
+      await rateWindows.close?.();
     },
     /**
      * {@link close} within `timeoutMs`: lets jobs, deployments and delivery attempts in flight finish, and
@@ -181,6 +188,7 @@ export async function createCore(deps: CoreDeps) {
       indexes.stop();
       // Its connections would keep the process alive; leases still held end with them.
       await lock.close?.();
+      await rateWindows.close?.();
       return report;
     },
   };

@@ -10,6 +10,7 @@ export { DEFAULT_REDIS_PREFIX, type RedisStoreOptions } from "./storage/redis-st
 export { redactRedisUrl } from "./storage/redis-client.js";
 export { createLocalLock, type Lock } from "./ports/lock.js";
 export { createLocalQueue, type JobQueue } from "./ports/queue.js";
+export { createLocalRateWindows, createRedisRateWindows, type RateWindows } from "./ports/rate-windows.js";
 export type { EventSink, DomainEvent } from "./events/event-sink.js";
 export * from "./accounts/schemas.js";
 export { assertAccountAccess } from "./accounts/accounts-service.js";

@@ -35,7 +35,7 @@ const limiters = new WeakMap<ServerContext, RateLimiter | null>();
 function checkoutLimiter(server: ServerContext): RateLimiter | null {
   if (!limiters.has(server)) {
     const limit = server.settings.checkoutRateLimit;
-    limiters.set(server, limit ? createRateLimiter(limit, () => server.core.clock.now().getTime()) : null);
+    limiters.set(server, limit ? createRateLimiter(limit, server.core.rateWindows) : null);
   }
   return limiters.get(server)!;
 }
@@ -95,7 +95,7 @@ export const siteRoutes: RouteDef[] = [
     internal: true,
     handler: async ({ server, params, req }) => {
       // Counted before the body is read: a refused post costs no parsing.
-      checkoutLimiter(server)?.hit(clientAddress(req));
+      await checkoutLimiter(server)?.hit(clientAddress(req));
       const outcome = await server.core.sites.submitCheckout(params.account_id, params.slug, await readCheckoutForm(req));
       if (outcome.kind === "missing") return html(renderNotFoundPage(), 404);
       if (outcome.kind === "invalid") return html(renderCheckoutErrors(outcome.site, outcome.errors), 400, { "cache-control": "no-store" });
