@@ -14,8 +14,9 @@ export type RouteResponse = Response | HTTPResponse;
  */
 export class PlainResponse extends HTTPResponse {
   /**
-   * `owned`: the header object was made for this response alone, so {@link toWire} may add the request id to
-   * it instead of copying it. Shared objects (prepared once, sent many times) leave it false.
+   * `owned`: the header object was made for this response alone. Shared objects (prepared once, sent many
+   * times) leave it false, and the wire response keeps their flat header list to send them again. Names are
+   * lower case: the list goes to Node as it is.
    */
   constructor(
     body: string | Uint8Array<ArrayBuffer> | null,
