@@ -20,3 +20,15 @@ export { sign } from "./sign.js";
 export type { SignInput } from "./sign.js";
 export { DEFAULT_TOLERANCE_SECONDS, verify, verifyOrThrow } from "./verify.js";
 export type { VerifyFailed, VerifyOptions, VerifyResult, VerifySuccess } from "./verify.js";
+export { checkReceiver, DEFAULT_CHECK_TIMEOUT_MS } from "./check-receiver.js";
+export type {
+  CheckCase,
+  CheckCaseId,
+  CheckExchange,
+  CheckExpectation,
+  CheckReceiverOptions,
+  CheckReport,
+  CheckVerdict,
+} from "./check-receiver-types.js";
+export { isSampleEventType, SAMPLE_EVENT_TYPES, sampleEventData } from "./sample-events.js";
+export type { SampleEventType } from "./sample-events.js";
