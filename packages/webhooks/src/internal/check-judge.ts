@@ -45,10 +45,11 @@ function isRedirect(exchange: CheckExchange): boolean {
   return exchange.status !== null && exchange.status >= 300 && exchange.status < 400;
 }
 
-function crashNote(exchange: CheckExchange): string {
-  return exchange.status === null
-    ? `crashed: no answer (${exchange.error ?? "connection closed"})`
-    : `crashed: answered ${exchange.status}; a receiver should answer 4xx to a request it refuses, never fail on it`;
+function crashNote(exchange: CheckExchange, expected: CheckExpectation): string {
+  if (exchange.status === null) return `crashed: no answer (${exchange.error ?? "connection closed"})`;
+  return expected === "refuse"
+    ? `crashed: answered ${exchange.status}; answer 4xx to a request you refuse, never fail on it`
+    : `crashed: answered ${exchange.status} to a validly signed request; lp counts it as a failure and retries`;
 }
 
 const redirectNote = (exchange: CheckExchange) =>
@@ -57,7 +58,7 @@ const redirectNote = (exchange: CheckExchange) =>
 /** The verdict of one case from its exchanges. */
 export function judge(id: CheckCaseId, expected: CheckExpectation, exchanges: CheckExchange[], options: { nonce?: string; echo?: string; expectChallenge: boolean }): Judgement {
   const crashed = exchanges.find(isCrash);
-  if (crashed) return { verdict: "fail", note: crashNote(crashed) };
+  if (crashed) return { verdict: "fail", note: crashNote(crashed, expected) };
   const [first] = exchanges;
   const status = first.status!;
   if (expected === "challenge") return judgeChallenge(first, options.echo ?? first.body, options.nonce ?? "", options.expectChallenge);
