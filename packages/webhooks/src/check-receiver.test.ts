@@ -1,3 +1,5 @@
+import { createServer, type RequestListener } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestReceiver, verifyWithLibrary, type ReceiverKind, type TestReceiver } from "./check-receiver.fixture.js";
 import { checkReceiver } from "./check-receiver.js";
@@ -16,6 +18,14 @@ async function start(kind: ReceiverKind, secrets: string | string[], options?: {
   const receiver = await startTestReceiver(kind, secrets, options);
   receivers.push(receiver);
   return receiver;
+}
+
+/** A bare server for answers no library receiver gives: endless bodies, dropped sockets. */
+async function startRaw(listener: RequestListener) {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  receivers.push({ url: "", requests: [], close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
 
 const verdicts = (report: CheckReport) => Object.fromEntries(report.cases.map((c) => [c.id, c.verdict]));
@@ -158,5 +168,31 @@ describe("checkReceiver against receivers built on standardwebhooks and svix", (
       [{ url: "http://127.0.0.1/", secret, event: "nope.nope" as never }, /no sample/],
     ];
     for (const [options, message] of cases) await expect(checkReceiver(options)).rejects.toThrow(message);
+  });
+
+  it("reads at most 64 KiB of an endless answer and goes on", async () => {
+    const secret = generateSecret();
+    const chunk = Buffer.alloc(16 * 1024, "a");
+    const url = await startRaw((req, res) => {
+      req.resume();
+      res.writeHead(200);
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once("drain", pump);
+      };
+      pump();
+    });
+    const report = await checkReceiver({ url, secret });
+    expect(report.cases[0]).toMatchObject({ id: "valid", verdict: "pass", got: "200" });
+    expect(report.cases[0].exchanges[0].body).toHaveLength(1024);
+    expect(report.cases.find((c) => c.id === "challenge")!.verdict).toBe("info");
+  });
+
+  it("reports a connection dropped without an answer as crashed", async () => {
+    const secret = generateSecret();
+    const url = await startRaw((req) => req.socket.destroy());
+    const report = await checkReceiver({ url, secret });
+    expect(report.failed).toEqual(report.cases.map((c) => c.id));
+    expect(report.cases[0].note).toMatch(/^crashed: no answer \(ECONNRESET|^crashed: no answer \(socket hang up/);
   });
 });
