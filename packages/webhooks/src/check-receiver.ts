@@ -100,10 +100,11 @@ async function runCase(planned: PlannedCase, ctx: RunContext): Promise<CheckCase
 }
 
 function toHeaders(request: PreparedRequest, extra: Record<string, string>): Record<string, string> {
+  // The caller may replace the user-agent (a firewall's allow-list), never what the check is about.
   const headers: Record<string, string> = {
+    "user-agent": "lp-webhooks/1 (check-receiver)",
     ...extra,
     "content-type": "application/json",
-    "user-agent": "lp-webhooks/1 (check-receiver)",
     [WEBHOOK_HEADERS.id]: request.webhookId,
     [WEBHOOK_HEADERS.timestamp]: String(request.timestamp),
     [WEBHOOK_HEADERS.eventType]: request.eventType,
