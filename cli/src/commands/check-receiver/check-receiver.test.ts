@@ -86,4 +86,11 @@ describe("lp check-receiver (in process)", () => {
     expect(report.cases[0].exchanges[0]).toMatchObject({ status: 200, error: null, signature: expect.stringMatching(/^v1,/) });
     expect(receiver.requests.every((r) => r.headers["x-token"] === "abc:def")).toBe(true);
   });
+
+  it("says when no request got an answer at all", async () => {
+    const result = await lp(["http://127.0.0.1:1/hooks", "--secret", generateSecret()]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^valid\t2xx\tECONNREFUSED[^\t]*\tfail\tcrashed: no answer/m);
+    expect(result.stderr).toContain("No request got an answer: is the receiver running and listening at http://127.0.0.1:1/hooks?");
+  });
 });

@@ -38,5 +38,8 @@ export function toLines(report: CheckReport): string {
 export function toSummary(report: CheckReport): string {
   const { pass, fail, info } = report.counts;
   const failed = fail ? ` (${report.failed.join(", ")})` : "";
-  return `Checked ${report.url} with ${report.eventType}: ${pass} passed, ${fail} failed${failed}, ${info} info.`;
+  const line = `Checked ${report.url} with ${report.eventType}: ${pass} passed, ${fail} failed${failed}, ${info} info.`;
+  // Eleven identical "crashed" rows say less than one sentence about the likely cause.
+  const unanswered = report.cases.every((c) => c.exchanges.every((e) => e.status === null));
+  return unanswered ? `${line}\nNo request got an answer: is the receiver running and listening at ${report.url}?` : line;
 }
