@@ -1,5 +1,6 @@
 import type { CheckCase, CheckExpectation, CheckReport } from "@lp/webhooks";
 import type { Colors } from "../../runtime/color.js";
+import { formatDuration } from "../../runtime/durations.js";
 import { formatTable, formatTsv, type Column } from "../../runtime/table.js";
 
 const EXPECTED: Record<CheckExpectation, string> = { accept: "2xx", refuse: "4xx", challenge: "200 + echo", info: "2xx (info)" };
@@ -9,9 +10,11 @@ const COLUMNS: Column<CheckCase>[] = [
   ["expected", (c) => EXPECTED[c.expected]],
   ["got", (c) => c.got],
   ["verdict", (c) => c.verdict],
+  // The slowest answer of the case: lp's verification gives up at 10 s, a delivery at 15 s.
+  ["time", (c) => formatDuration(Math.max(...c.exchanges.map((e) => e.latencyMs)))],
 ];
 
-/** The report for a terminal: one row per case, then what each failed or informative case means. */
+/** The report for a terminal: one row per case (with its slowest answer's time), then what each failed or informative case means. */
 export function toTable(report: CheckReport, colors: Colors): string {
   const paint = { pass: colors.green, fail: colors.red, info: colors.yellow };
   // Colour is added after alignment, so escape codes never shift the columns.
@@ -19,7 +22,7 @@ export function toTable(report: CheckReport, colors: Colors): string {
     .split("\n")
     .map((line, index) => {
       const c = report.cases[index - 1];
-      return c ? line.replace(new RegExp(`${c.verdict}$`), paint[c.verdict](c.verdict)) : line;
+      return c ? line.replace(new RegExp(`  ${c.verdict}( +\\S+)$`), (_, time: string) => `  ${paint[c.verdict](c.verdict)}${time}`) : line;
     })
     .join("\n");
   const notes = report.cases
@@ -29,7 +32,7 @@ export function toTable(report: CheckReport, colors: Colors): string {
   return notes ? `${table}\n${notes}` : table;
 }
 
-/** The report without a terminal: one tab-separated line per case (case, expected, got, verdict, note). */
+/** The report without a terminal: one tab-separated line per case (case, expected, got, verdict, time, note). */
 export function toLines(report: CheckReport): string {
   return formatTsv(report.cases, [...COLUMNS, ["note", (c) => c.note]]);
 }

@@ -39,7 +39,7 @@ A 5xx, a timeout or a dropped connection is reported as "crashed" and fails the 
 are not followed (lp never follows one) and fail the case. Answers slower than 10 s are flagged.
 
 Output: a table on a terminal; otherwise one tab-separated line per case (case, expected, got,
-verdict, note); --json prints the whole report. Exit 0 when every case is as expected, 1 if any
+verdict, time, note); --json prints the whole report. Exit 0 when every case is as expected, 1 if any
 failed, 2 on a usage error. The same checks run in your own tests with checkReceiver() from
 @lp/webhooks.`,
   );
