@@ -41,10 +41,10 @@ export function planCases(input: PlanInput): PlannedCase[] {
   const { secret, event } = input;
   // A key nobody configured: the "other" secret of a forgery, and the newer secret of a rotation.
   const stranger = generateSecret();
-  const envelope = (nowSeconds: number) => ({
+  const envelope = (atSeconds: number) => ({
     id: randomId("evt"),
     type: event.type,
-    timestamp: new Date(nowSeconds * 1000).toISOString(),
+    timestamp: new Date(atSeconds * 1000).toISOString(),
     account_id: event.type === "webhook.test" ? null : "acct_sample",
     environment: "test",
     data: event.data,
@@ -54,7 +54,7 @@ export function planCases(input: PlanInput): PlannedCase[] {
     (nowSeconds: number): PreparedRequest => {
       const timestamp = nowSeconds + (options.skew ?? 0);
       const webhookId = options.id ?? randomId("dlv");
-      const value = envelope(nowSeconds);
+      const value = envelope(timestamp);
       // Every attempt of one delivery carries the same bytes; only the timestamp and signature change.
       const signed = options.same ? (options.same.body ??= JSON.stringify(value)) : JSON.stringify(value);
       const headers = sign({ id: webhookId, timestamp, body: signed, secrets: options.secrets ?? [secret] });
