@@ -21,6 +21,7 @@ const COMMANDS: Array<[name: string, summary: string, example: string | null, lo
   ["serve", "Run the landing page service locally (API, admin API, media, builder, sites)", null, () => import("./commands/serve/index.js")],
   ["dashboard", "Print or open a one-time login URL for the local dashboard", "lp dashboard --open", () => import("./commands/dashboard/index.js")],
   ["listen", "Receive webhooks on loopback: answer challenges, verify signatures, print events", null, () => import("./commands/listen/index.js")],
+  ["check-receiver", "Check that your webhook receiver accepts real deliveries and refuses forged ones", null, () => import("./commands/check-receiver/index.js")],
   ["trigger", "Cause a webhook event by driving the API with sample data", null, () => import("./commands/trigger/index.js")],
   ["api", "Send a raw request with the configured credentials", null, () => import("./commands/api/index.js")],
   ["completion", "Print a shell completion script", null, () => import("./commands/completion/index.js")],
