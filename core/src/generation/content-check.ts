@@ -5,7 +5,7 @@ import type { GenerationInput, Warning } from "./generation-input.js";
 import { generateTemplateContent } from "./template-generator.js";
 
 /** Section types a page has a place for; anything else in a model's answer is dropped before validation. */
-const sectionTypes = new Set(["hero", "benefits", "gallery", "faq", "offer", "checkout"]);
+const sectionTypes = new Set(["hero", "details", "benefits", "gallery", "faq", "offer", "checkout"]);
 
 /**
  * Removes, from a model's raw answer, the sections a page may not carry (testimonials, reviews,

@@ -135,8 +135,7 @@ describe("createOpenAIGenerator against a real HTTP endpoint", () => {
   it("lets the page repeat a policy the merchant's description states", async () => {
     const withReturns = { ...input, product: { ...input.product, description: "Merino socks. Free returns within 30 days." } };
     const answer = structuredClone(generateTemplateContent(withReturns).content);
-    const faq = answer.sections.find((s) => s.type === "faq")!;
-    if (faq.type === "faq") faq.items.push({ question: "Retours ?", answer: "Retours gratuits sous 30 jours." });
+    answer.sections.splice(1, 0, { type: "faq", id: "faq", title: "Questions", items: [{ question: "Retours ?", answer: "Retours gratuits sous 30 jours." }] });
     handler = reply(200, completion(JSON.stringify(answer)));
     const result = await generator().generate(withReturns);
     expect(result.warnings).toEqual([]);
