@@ -95,7 +95,7 @@ describe("a rendered page says each fact once", () => {
       headline: "Linen Apron",
       subheadline: "Stonewashed linen apron. Price: {price} instead of {original_price}.",
       sections: [
-        { type: "hero", id: "hero", headline: "Linen Apron", subheadline: "Stonewashed linen apron. Price: {price} instead of {original_price}.", cta_label: "Order now", image_url: null },
+        { type: "hero", id: "hero", headline: "Only {price}!", subheadline: "Stonewashed linen apron. Price: {price} instead of {original_price}.", cta_label: "Order now", image_url: null },
         {
           type: "benefits",
           id: "benefits",
@@ -125,6 +125,8 @@ describe("a rendered page says each fact once", () => {
     expect(count(body, "$55.00")).toBe(2);
     expect(count(body, "$4.90")).toBe(2);
     expect(body).toContain('<p class="subheadline">Stonewashed linen apron.</p>');
+    // A headline that was only a price sentence gives way to the product's name.
+    expect(body).toContain("<h1>Linen Apron</h1>");
     // Only the cards and questions that say something else stay; an emptied section goes.
     expect(body).not.toContain('id="benefits"');
     expect(body).not.toContain('id="offer"');

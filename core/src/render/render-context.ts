@@ -33,7 +33,7 @@ export function createRenderContext(page: RenderablePage, options: RenderOptions
   const filled: RenderablePage = {
     ...page,
     // Each fact in one place: copy restating an amount goes before the amounts are filled in.
-    content: page.content ? fillContent(toSinglePlaceContent(page.content), values) : page.content,
+    content: page.content ? fillContent(toSinglePlaceContent(page.content, page.product.title), values) : page.content,
     seo_config: {
       ...seo,
       ...(typeof seo.title === "string" ? { title: fillCopy(seo.title, values) } : {}),

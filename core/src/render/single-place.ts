@@ -22,14 +22,16 @@ export function withoutAmounts(text: string): string {
 
 /**
  * Content as the page shows it: each fact in one place. Amounts live only in the price block, so
- * list items and sentences that state one go, and a section left with nothing to say goes too.
- * Runs on stored copy (tokens, not amounts), before the tokens are filled.
+ * list items and sentences that state one go, and a section left with nothing to say goes too; a
+ * headline that was nothing but such a sentence becomes `title` (the product's name). Runs on stored
+ * copy (tokens, not amounts), before the tokens are filled.
  */
-export function toSinglePlaceContent(content: PageContent): PageContent {
+export function toSinglePlaceContent(content: PageContent, title: string): PageContent {
+  const headline = (text: string) => withoutAmounts(text) || title;
   const sections = content.sections.flatMap((section): Section[] => {
     switch (section.type) {
       case "hero":
-        return [{ ...section, subheadline: withoutAmounts(section.subheadline) }];
+        return [{ ...section, headline: headline(section.headline), subheadline: withoutAmounts(section.subheadline) }];
       case "benefits": {
         const items = section.items.filter((item) => !AMOUNT_TOKEN.test(item.title) && !AMOUNT_TOKEN.test(item.text));
         return items.length ? [{ ...section, items }] : [];
@@ -47,5 +49,5 @@ export function toSinglePlaceContent(content: PageContent): PageContent {
         return [section];
     }
   });
-  return { ...content, subheadline: withoutAmounts(content.subheadline), sections };
+  return { ...content, headline: headline(content.headline), subheadline: withoutAmounts(content.subheadline), sections };
 }
