@@ -1,4 +1,6 @@
+import { resolveLocale } from "../generation/locales/resolve-locale.js";
 import { escapeHtml, toLangAttribute } from "../render/escape.js";
+import { renderFooter } from "../render/render-page.js";
 import type { CheckoutFieldError } from "../render/checkout-submission.js";
 import type { SiteSnapshot } from "./deployment-view.js";
 
@@ -7,9 +9,11 @@ import type { SiteSnapshot } from "./deployment-view.js";
  * Browsers check the same rules first; this is what a post that skipped them (or a script) sees.
  */
 export function renderCheckoutErrors(site: SiteSnapshot, errors: CheckoutFieldError[]): string {
+  const lang = toLangAttribute(site.page.language);
+  const footer = renderFooter({ locale: resolveLocale(lang).locale, kind: site.page.product.product_type === "service" ? "service" : "physical" });
   const items = errors.map((e) => `<li data-field="${escapeHtml(e.field_key)}">${escapeHtml(e.message)}</li>`).join("\n");
   return `<!doctype html>
-<html lang="${toLangAttribute(site.page.language)}">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -25,6 +29,7 @@ ${items}
 </ul>
 <p><a href="./#checkout">Back to the order form</a></p>
 </main>
+${footer}
 </body>
 </html>
 `;

@@ -63,6 +63,5 @@ export function toRenderable(page: PageRecord): RenderablePage {
     seo_config: page.seo_config,
     checkout_fields: page.checkout_fields,
     hero_image_url: page.hero_image_url,
-    banner_image_url: page.banner_image_url,
   };
 }

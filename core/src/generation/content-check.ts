@@ -3,9 +3,10 @@ import { unsuppliedClaims, suppliedClaims, quotesAmount } from "./content-rule.j
 import { copyTokens, toCopyValues, token } from "./copy-tokens.js";
 import type { GenerationInput, Warning } from "./generation-input.js";
 import { generateTemplateContent } from "./template-generator.js";
+import { toSinglePlaceContent } from "../render/single-place.js";
 
 /** Section types a page has a place for; anything else in a model's answer is dropped before validation. */
-const sectionTypes = new Set(["hero", "benefits", "gallery", "faq", "offer", "checkout"]);
+const sectionTypes = new Set(["hero", "details", "benefits", "gallery", "faq", "offer", "checkout"]);
 
 /**
  * Removes, from a model's raw answer, the sections a page may not carry (testimonials, reviews,
@@ -100,6 +101,23 @@ export function enforceContentRule(content: PageContent, input: GenerationInput)
     return result ? [result] : [];
   });
   return { content: { ...content, headline, subheadline, sections }, warnings };
+}
+
+/**
+ * Holds checked model copy to "each fact once": the page shows the price, saving and delivery price in
+ * its price block, so copy that restates one (already turned into tokens by {@link enforceContentRule}) is
+ * left out, as the renderer would leave it out, and the stored content is what the page shows. A hero line
+ * emptied that way takes the template's. One warning when anything went.
+ */
+export function holdToSinglePlace(content: PageContent, input: GenerationInput): { content: PageContent; warnings: Warning[] } {
+  const single = toSinglePlaceContent(content, input.product.title);
+  if (JSON.stringify(single) === JSON.stringify(content)) return { content, warnings: [] };
+  const template = generateTemplateContent(input).content;
+  const sections = single.sections.map((section) => (section.type === "hero" && !section.subheadline ? { ...section, subheadline: template.subheadline } : section));
+  return {
+    content: { ...single, subheadline: single.subheadline || template.subheadline, sections },
+    warnings: [rule("Left out copy that restated the price, saving or delivery price: the page shows them once, in its price block.")],
+  };
 }
 
 /** Replaces the product's own amounts, written out in the page currency, with their tokens. */

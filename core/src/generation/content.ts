@@ -32,9 +32,17 @@ export const heroSectionSchema = z.object({
   image_url: imageUrl.nullable(),
 });
 
+/** The merchant's description beyond what the hero already says (its first sentence). */
+export const detailsSectionSchema = z.object({
+  type: z.literal("details"),
+  id: sectionId,
+  title: text(160),
+  text: text(2000),
+});
+
 /**
- * Up to six short points about the offer. Each one must be a fact the merchant gave (price,
- * saving, delivery, description, how to order), so there may be as few as one.
+ * Up to six short points about the product, each a fact the merchant gave, so there may be as few
+ * as one. Amounts are not points: the price block shows them (see `render/single-place.ts`).
  */
 export const benefitsSectionSchema = z.object({
   type: z.literal("benefits"),
@@ -59,7 +67,7 @@ export const faqSectionSchema = z.object({
   items: z.array(z.object({ question: text(200), answer: text(1000) })).min(1).max(10),
 });
 
-/** The offer recap next to the price. */
+/** A closing call to action (AI content, and content stored by earlier versions); the price is not repeated in it. */
 export const offerSectionSchema = z.object({
   type: z.literal("offer"),
   id: sectionId,
@@ -68,18 +76,22 @@ export const offerSectionSchema = z.object({
   cta_label: text(60),
 });
 
-/** Labels around the checkout form; the fields themselves are page data, not copy. */
+/**
+ * Labels around the checkout form; the fields themselves are page data, not copy. What the form does
+ * with the details is said once, by the renderer, in the page's footer (a `note` from content stored
+ * by earlier versions is dropped).
+ */
 export const checkoutSectionSchema = z.object({
   type: z.literal("checkout"),
   id: sectionId,
   title: text(160),
   submit_label: text(60),
-  note: text(400),
 });
 
 /** Any section, told apart by `type`. */
 export const sectionSchema = z.discriminatedUnion("type", [
   heroSectionSchema,
+  detailsSectionSchema,
   benefitsSectionSchema,
   gallerySectionSchema,
   faqSectionSchema,
@@ -116,6 +128,8 @@ export type SectionType = Section["type"];
 export type SectionOf<T extends SectionType> = Extract<Section, { type: T }>;
 /** Hero section. */
 export type HeroSection = SectionOf<"hero">;
+/** Details section. */
+export type DetailsSection = SectionOf<"details">;
 /** Benefits section. */
 export type BenefitsSection = SectionOf<"benefits">;
 /** Gallery section. */

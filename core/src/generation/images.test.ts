@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultTheme } from "../render/theme.js";
-import { createBannerSvg, createHeroSvg, createPlaceholderSvg } from "./images.js";
+import { createHeroSvg, createPlaceholderSvg, initialOf } from "./images.js";
 import { wrapText } from "./svg-text.js";
 
 /**
@@ -46,31 +46,39 @@ const theme = { ...defaultTheme("EUR"), primaryColor: "#112233", secondaryColor:
 const nasty = `Tom & Jerry <script>alert("x")</script> 'quoted' \u0001`;
 
 describe("SVG images", () => {
-  it("creates a well-formed 1200x630 hero with the theme gradient and escaped text", () => {
-    const svg = createHeroSvg({ title: nasty, subtitle: "Fast & cheap", theme });
+  it("draws a well-formed 1200x630 hero from the theme, with the initial and no words", () => {
+    const svg = createHeroSvg({ title: nasty, product_type: "physical", theme });
     expect(svg.startsWith("<svg ")).toBe(true);
     expect(svg).toContain('width="1200" height="630"');
     expect(svg).toContain('xmlns="http://www.w3.org/2000/svg"');
-    expect(svg).toContain('<linearGradient id="hero-bg"');
     expect(svg).toContain('stop-color="#112233"');
     expect(svg).toContain('stop-color="rgb(10, 20, 30)"');
     expect(svg).toContain('fill="gold"');
     expect(svg).not.toContain("<script");
     const { root, text } = parseXml(svg);
     expect(root).toBe("svg");
-    expect(text).toContain("Tom & Jerry");
-    expect(text).toContain("Fast & cheap");
+    // The initial is the only text: the page already says the name and the description.
+    expect(text).toBe("T");
+    expect(svg).not.toContain("Jerry");
     expect(svg).not.toContain("\u0001");
   });
 
-  it("creates a well-formed 1200x300 banner with the price", () => {
-    const svg = createBannerSvg({ title: "Aurora Desk Lamp", price_label: "49,90 €", theme });
-    expect(svg).toContain('width="1200" height="300"');
-    expect(svg).toContain('<linearGradient id="banner-bg"');
-    const { root, text } = parseXml(svg);
-    expect(root).toBe("svg");
-    expect(text).toContain("Aurora Desk Lamp");
-    expect(text).toContain("49,90 €");
+  it("marks the product type with a glyph, and draws it alone when the name has no letter", () => {
+    const parcel = createHeroSvg({ title: "Lamp", product_type: "physical", theme });
+    const calendar = createHeroSvg({ title: "Lamp", product_type: "service", theme });
+    expect(parcel).not.toBe(calendar);
+    expect(calendar).toContain("<rect x=\"-27\"");
+    const symbols = createHeroSvg({ title: "★ ★ ★", product_type: "service", theme });
+    expect(parseXml(symbols).text).toBe("");
+    expect(symbols).toContain("scale(3)");
+  });
+
+  it("takes the first letter or digit, upper-cased in the page's language", () => {
+    expect(initialOf("  oak desk lamp")).toBe("O");
+    expect(initialOf("«élan»", "fr")).toBe("É");
+    expect(initialOf("istanbul", "tr")).toBe("İ");
+    expect(initialOf("42 mugs")).toBe("4");
+    expect(initialOf("!!!")).toBeNull();
   });
 
   it("creates a well-formed placeholder", () => {
@@ -79,17 +87,9 @@ describe("SVG images", () => {
     expect(parseXml(svg).text).toContain("<Untitled> & co");
   });
 
-  it("wraps long titles into a bounded number of lines", () => {
-    const svg = createHeroSvg({ title: "The quick brown fox jumps over the lazy dog ".repeat(6), subtitle: "", theme });
-    expect(parseXml(svg).root).toBe("svg");
-    const lines = svg.match(/<tspan /g) ?? [];
-    expect(lines.length).toBe(3);
-    expect(svg).toContain("…");
-  });
-
   it("does not let a theme value break out of an attribute", () => {
     const evil = { ...theme, primaryColor: '#fff" onload="alert(1)', fontFamily: "x\"><script>alert(1)</script>" };
-    const svg = createHeroSvg({ title: "T", subtitle: "S", theme: evil });
+    const svg = createHeroSvg({ title: "T", product_type: "physical", theme: evil });
     expect(svg).not.toContain("onload");
     expect(svg).not.toContain("<script");
     expect(svg).toContain(`stop-color="${defaultTheme("EUR").primaryColor}"`);

@@ -25,59 +25,63 @@ function tspans(lines: string[], x: number, lineHeight: number): string {
   return lines.map((line, i) => `<tspan x="${x}" dy="${i === 0 ? 0 : lineHeight}">${escapeXml(line)}</tspan>`).join("");
 }
 
-/**
- * The page's hero image, 1200x630 (the Open Graph size): a diagonal gradient from the primary to
- * the secondary colour, an accent glow, and the wrapped title and subtitle.
- */
-export function createHeroSvg(input: { title: string; subtitle: string; theme: GlobalTheme }): string {
-  const t = safeTheme(input.theme);
-  const ink = readableOn(t.rawPrimary);
-  const title = wrapText(input.title, 28, 3);
-  const subtitle = wrapText(input.subtitle ?? "", 60, 2);
-  const blockHeight = title.length * 76 + (subtitle.length ? 28 + subtitle.length * 40 : 0);
-  const titleY = Math.round((630 - blockHeight) / 2 + 60);
-  const subtitleY = titleY + (title.length - 1) * 76 + 28 + 40;
-  return [
-    `<svg xmlns="${SVG_NS}" width="1200" height="630" viewBox="0 0 1200 630" role="img" aria-label="${escapeXml(input.title)}">`,
-    `<defs>`,
-    `<linearGradient id="hero-bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${t.primary}"/><stop offset="1" stop-color="${t.secondary}"/></linearGradient>`,
-    `<radialGradient id="hero-glow" cx="0.85" cy="0.15" r="0.6"><stop offset="0" stop-color="${t.accent}" stop-opacity="0.55"/><stop offset="1" stop-color="${t.accent}" stop-opacity="0"/></radialGradient>`,
-    `</defs>`,
-    `<rect width="1200" height="630" fill="url(#hero-bg)"/>`,
-    `<rect width="1200" height="630" fill="url(#hero-glow)"/>`,
-    `<circle cx="1090" cy="580" r="190" fill="${t.accent}" fill-opacity="0.18"/>`,
-    `<circle cx="120" cy="40" r="90" fill="${ink}" fill-opacity="0.06"/>`,
-    `<rect x="80" y="${titleY - 100}" width="96" height="8" rx="4" fill="${t.accent}"/>`,
-    `<text x="80" y="${titleY}" font-family="${t.font}" font-size="64" font-weight="700" fill="${ink}">${tspans(title, 80, 76)}</text>`,
-    subtitle.length
-      ? `<text x="80" y="${subtitleY}" font-family="${t.font}" font-size="30" fill="${ink}" fill-opacity="0.88">${tspans(subtitle, 80, 40)}</text>`
-      : "",
-    `</svg>`,
-  ].join("");
+/** The product's initial: its first letter or digit, upper-cased in the page's language; null if it has none. */
+export function initialOf(title: string, language = "en"): string | null {
+  const first = /[\p{L}\p{N}]/u.exec(title ?? "")?.[0];
+  if (!first) return null;
+  try {
+    return first.toLocaleUpperCase(language);
+  } catch {
+    return first.toUpperCase();
+  }
 }
 
+/** Line drawings, centred on 0,0 and about 60 units wide: a parcel for a product, a calendar for a service. */
+const glyphs = {
+  physical:
+    `<path d="M-26 -14 L0 -28 L26 -14 L26 16 L0 30 L-26 16 Z"/><path d="M-26 -14 L0 0 L26 -14"/><path d="M0 0 V30"/><path d="M-13 -21 L13 -7"/>`,
+  service:
+    `<rect x="-27" y="-22" width="54" height="50" rx="8"/><path d="M-27 -8 H27"/><path d="M-13 -30 V-15"/><path d="M13 -30 V-15"/>` +
+    `<path d="M-14 6 H-10 M-2 6 H2 M10 6 H14 M-14 17 H-10 M-2 17 H2"/>`,
+};
+
 /**
- * A 1200x300 banner for the offer: an accent-to-primary gradient, the title on the left and the
- * price in a pill on the right.
+ * The hero picture of a product without photos, 1200x630 (the Open Graph size): a composition in the
+ * theme's colours (its background, soft discs of the primary and secondary colours, a dotted field, an
+ * accent tile) around a disc holding the product's initial, with a glyph for its type (a parcel or a
+ * calendar). It carries no words: the page already says them, and a picture that repeats the headline
+ * in small type adds nothing. The page shows it with an empty alt text, as decoration.
  */
-export function createBannerSvg(input: { title: string; price_label: string; theme: GlobalTheme }): string {
+export function createHeroSvg(input: { title: string; product_type: "physical" | "service"; theme: GlobalTheme; language?: string }): string {
   const t = safeTheme(input.theme);
-  const ink = readableOn(t.rawPrimary);
-  const title = wrapText(input.title, 26, 2);
-  const price = wrapText(input.price_label ?? "", 18, 1)[0] ?? "";
-  const pillWidth = Math.min(380, Math.max(160, Array.from(price).length * 24 + 64));
-  const pillX = 1120 - pillWidth;
-  const titleY = title.length === 1 ? 168 : 138;
+  const ink = escapeXml(readableOn(t.rawPrimary));
+  const initial = initialOf(input.title, input.language);
+  const glyph = glyphs[input.product_type === "service" ? "service" : "physical"];
+  const lines = `fill="none" stroke-linecap="round" stroke-linejoin="round"`;
+  // Without an initial (a name of symbols only), the glyph takes the disc's centre.
+  const centre = initial
+    ? `<text x="600" y="388" text-anchor="middle" font-family="${t.font}" font-size="200" font-weight="800" fill="${ink}">${escapeXml(initial)}</text>` +
+      `<circle cx="728" cy="438" r="62" fill="${t.background}" stroke="${t.accent}" stroke-width="8"/>` +
+      `<g transform="translate(728 440)" ${lines} stroke="${t.primary}" stroke-width="6">${glyph}</g>`
+    : `<g transform="translate(600 318) scale(3)" ${lines} stroke="${ink}" stroke-width="3">${glyph}</g>`;
   return [
-    `<svg xmlns="${SVG_NS}" width="1200" height="300" viewBox="0 0 1200 300" role="img" aria-label="${escapeXml(`${input.title} ${price}`.trim())}">`,
-    `<defs><linearGradient id="banner-bg" x1="0" y1="0" x2="1" y2="0"><stop offset="0" stop-color="${t.primary}"/><stop offset="1" stop-color="${t.accent}"/></linearGradient></defs>`,
-    `<rect width="1200" height="300" fill="url(#banner-bg)"/>`,
-    `<circle cx="60" cy="300" r="140" fill="${t.secondary}" fill-opacity="0.35"/>`,
-    `<text x="80" y="${titleY}" font-family="${t.font}" font-size="48" font-weight="700" fill="${ink}">${tspans(title, 80, 60)}</text>`,
-    price
-      ? `<rect x="${pillX}" y="110" width="${pillWidth}" height="80" rx="40" fill="${t.background}"/>` +
-        `<text x="${pillX + pillWidth / 2}" y="164" text-anchor="middle" font-family="${t.font}" font-size="40" font-weight="700" fill="${t.text}">${escapeXml(price)}</text>`
-      : "",
+    `<svg xmlns="${SVG_NS}" width="1200" height="630" viewBox="0 0 1200 630" aria-hidden="true">`,
+    `<defs>`,
+    `<linearGradient id="hero-disc" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${t.primary}"/><stop offset="1" stop-color="${t.secondary}"/></linearGradient>`,
+    `<pattern id="hero-dots" width="28" height="28" patternUnits="userSpaceOnUse"><circle cx="4" cy="4" r="3" fill="${t.primary}" fill-opacity="0.22"/></pattern>`,
+    `</defs>`,
+    `<rect width="1200" height="630" fill="${t.background}"/>`,
+    `<circle cx="1010" cy="90" r="250" fill="${t.primary}" fill-opacity="0.12"/>`,
+    `<circle cx="150" cy="590" r="230" fill="${t.secondary}" fill-opacity="0.14"/>`,
+    `<rect x="60" y="50" width="280" height="196" fill="url(#hero-dots)"/>`,
+    `<rect x="880" y="400" width="252" height="168" fill="url(#hero-dots)"/>`,
+    `<rect x="418" y="134" width="364" height="364" rx="84" fill="${t.accent}" fill-opacity="0.85" transform="rotate(-9 600 316)"/>`,
+    `<circle cx="600" cy="316" r="176" fill="url(#hero-disc)"/>`,
+    `<circle cx="600" cy="316" r="204" fill="none" stroke="${t.primary}" stroke-opacity="0.25" stroke-width="3" stroke-dasharray="2 14" stroke-linecap="round"/>`,
+    `<path d="M190 150 q40 -40 80 0 t80 0" fill="none" stroke="${t.accent}" stroke-width="8" stroke-linecap="round"/>`,
+    `<circle cx="1000" cy="300" r="18" fill="${t.accent}"/>`,
+    `<circle cx="245" cy="420" r="11" fill="${t.primary}" fill-opacity="0.5"/>`,
+    centre,
     `</svg>`,
   ].join("");
 }

@@ -1,4 +1,4 @@
-import { enforceContentRule, stripForbiddenSections } from "./content-check.js";
+import { enforceContentRule, holdToSinglePlace, stripForbiddenSections } from "./content-check.js";
 import { pageContentSchema, type PageContent, type Section } from "./content.js";
 import type { GenerationInput, GenerationResult, Generator, Warning } from "./generation-input.js";
 import { buildPageMessages } from "./openai-prompt.js";
@@ -35,7 +35,8 @@ export function createOpenAIGenerator(options: OpenAIGeneratorOptions): Generato
         const answer = await requestContent(options, timeoutMs, input);
         // The model was told the content rule; its answer is still checked against it.
         const checked = enforceContentRule(bindToInput(answer.content, input), input);
-        return { content: checked.content, warnings: [...answer.warnings, ...checked.warnings] };
+        const single = holdToSinglePlace(checked.content, input);
+        return { content: single.content, warnings: [...answer.warnings, ...checked.warnings, ...single.warnings] };
       } catch (error) {
         const reason = error instanceof AiFailure ? error.message : `unexpected error: ${describe(error)}`;
         const fallback = generateTemplateContent(input);

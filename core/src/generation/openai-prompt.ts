@@ -2,7 +2,6 @@ import { z } from "zod";
 import { pageContentSchema } from "./content.js";
 import { claimKinds } from "./content-rule.js";
 import { copyTokens } from "./copy-tokens.js";
-import { formatPrice } from "./format-price.js";
 import type { GenerationInput } from "./generation-input.js";
 
 /** Computed once: the schema is static and its JSON form is a few kilobytes. */
@@ -17,15 +16,11 @@ function schemaText(): string {
 /** The system and user messages of a chat-completions request for one page. */
 export function buildPageMessages(input: GenerationInput): { role: "system" | "user"; content: string }[] {
   const { product } = input;
-  const money = (amount: number | null) => (amount == null ? null : formatPrice(amount, input.currency, input.language));
+  // No amounts: the page shows the price block itself, so a model that never sees them cannot restate them.
   const facts = {
     title: product.title,
     description: product.description,
     product_type: product.product_type,
-    price: money(product.price),
-    original_price: product.original_price != null && product.original_price > product.price ? money(product.original_price) : null,
-    delivery_price: product.product_type === "physical" ? money(product.delivery_price) : null,
-    currency: input.currency,
     image_urls: product.images.map((image) => image.url),
     marketing_angle: input.marketing_angle ?? null,
   };
@@ -34,20 +29,22 @@ export function buildPageMessages(input: GenerationInput): { role: "system" | "u
     "Answer with one JSON object and nothing else. It must match this JSON Schema:",
     schemaText(),
     "Rules: write every string in the requested language with correct grammar and accents.",
-    "Content rule: state only facts given in the product facts (title, description, prices, delivery price, product type,",
-    "images, marketing angle) or that follow from them (a saving computed from price and original_price).",
+    "Content rule: state only facts given in the product facts (title, description, product type, images,",
+    "marketing angle).",
     `Never write testimonials, reviews, ratings, guarantees, return or cancellation policies, delivery or shipping times,`,
     `stock or scarcity claims unless the facts state them; answers that do are trimmed (checked kinds: ${claimKinds.join(", ")}).`,
-    "Leave out a section when there is nothing true to say in it.",
-    "Never write an amount of money or a currency: write these tokens instead, they are filled when the page is shown:",
-    `${copyTokens.map((name) => `{${name}}`).join(", ")} (saving and original_price only when original_price is given,`,
-    "delivery_price only for a physical product whose delivery price is given).",
-    "Use the product title as a label or heading (e.g. before a colon), not inside a sentence that needs an article.",
-    "Use these sections in this order, with these ids: hero (id \"hero\"), benefits (\"benefits\", 1 to 6 facts),",
-    "gallery (\"gallery\", only when there are at least two image URLs), faq (\"faq\", questions the facts answer),",
-    "offer (\"offer\"), checkout (\"checkout\"). No other section types.",
+    "Leave out a section when there is nothing true to say in it. Say each fact once.",
+    "Never write a price, saving, delivery price, amount of money or currency, not even as a token such as",
+    `${copyTokens.map((name) => `{${name}}`).join(", ")}: the page shows them itself beside the headline and the order button,`,
+    "and sentences that state them are removed.",
+    "Never write how to order, how to pay or that no payment is taken: the page's footer says what the form does.",
+    "Use the product title as a label or heading, not inside a sentence that needs an article.",
+    "Use these sections in this order, with these ids: hero (id \"hero\"), details (\"details\", the description's",
+    "facts the hero does not already state), benefits (\"benefits\", 1 to 6 facts from the description that no other",
+    "section states), gallery (\"gallery\", the image URLs after the first, only when there are at least two),",
+    "faq (\"faq\", only questions the description answers and no other section does), checkout (\"checkout\").",
+    "No other section types.",
     "Only use the given image URLs; set hero.image_url to the first one, or null when there is none.",
-    "The checkout form takes no payment: it sends the buyer's details to the merchant.",
     "If a marketing angle is given, let it set the tone of the headline, sub-headline and calls to action.",
   ].join("\n");
   const user = [`Language: ${input.language}`, "Product facts (JSON):", JSON.stringify(facts, null, 2)].join("\n");

@@ -3,9 +3,8 @@ import type { MediaStore } from "../media/media-store.js";
 import { toLangAttribute } from "../render/escape.js";
 import { toGlobalTheme } from "../render/theme.js";
 import type { PageContent } from "./content.js";
-import { fillCopy, toCopyValues } from "./copy-tokens.js";
 import type { GenerationProduct } from "./generation-input.js";
-import { createBannerSvg, createHeroSvg } from "./images.js";
+import { createHeroSvg } from "./images.js";
 
 /** What the generated images are drawn from: the page as it stands now. */
 export interface PageImageSource {
@@ -19,39 +18,33 @@ export interface PageImageSource {
 /** Media URLs of a page's generated images. */
 export interface PageImageUrls {
   hero_image_url: string;
-  banner_image_url: string;
   /** Null when the PNG could not be drawn: the page then falls back to a product image. */
   og_image_url: string | null;
 }
 
-/** The hero and banner SVGs in the page's current theme, currency and language. */
-export function createPageSvgs(page: PageImageSource): { hero: string; banner: string } {
+/** The hero SVG in the page's current theme and language. */
+export function createPageSvgs(page: PageImageSource): { hero: string } {
   const theme = toGlobalTheme(page.global_theme);
-  const lang = toLangAttribute(page.language ?? page.content?.language);
-  const values = toCopyValues(page.product, theme.currency, lang);
-  return {
-    hero: createHeroSvg({ title: page.product.title, subtitle: fillCopy(page.content?.subheadline ?? "", values), theme }),
-    banner: createBannerSvg({ title: page.product.title, price_label: values.price, theme }),
-  };
+  const language = toLangAttribute(page.language ?? page.content?.language);
+  return { hero: createHeroSvg({ title: page.product.title, product_type: page.product.product_type, theme, language }) };
 }
 
 /**
- * Draws the page's images as it stands (theme colours and font, currency) and stores any that
- * are new. Paths carry a hash of the picture, so an unchanged page reuses its files, a changed one
- * gets new addresses that no cache has seen, and a deployed site keeps the files it was rendered with.
- * The PNG preview is named here but drawn on its first request ({@link deriveOgImage}): rasterising
- * costs about 14 ms, which page creation no longer pays.
+ * Draws the page's hero picture as it stands (theme colours and font) and stores it if it is new. Paths
+ * carry a hash of the picture, so an unchanged page reuses its files, a changed one gets new addresses
+ * that no cache has seen, and a deployed site keeps the files it was rendered with. The PNG preview is
+ * named here but drawn on its first request ({@link deriveOgImage}): rasterising costs about 14 ms,
+ * which page creation does not pay.
  */
 export async function storePageImages(media: MediaStore, page: PageImageSource): Promise<PageImageUrls> {
-  const { hero, banner } = createPageSvgs(page);
+  const { hero } = createPageSvgs(page);
   const hash = digest(hero);
   const heroPath = `pages/${page.id}/hero-${hash}.svg`;
-  const bannerPath = `pages/${page.id}/banner-${digest(banner)}.svg`;
-  await Promise.all([putOnce(media, heroPath, () => hero), putOnce(media, bannerPath, () => banner)]);
+  await putOnce(media, heroPath, () => hero);
   // Without a rasteriser for this platform the page loses its preview image (and falls back to a product
   // image), never the page itself.
   const og = (await rasteriserLoads()) ? media.urlOf(`pages/${page.id}/og-${hash}.png`) : null;
-  return { hero_image_url: media.urlOf(heroPath), banner_image_url: media.urlOf(bannerPath), og_image_url: og };
+  return { hero_image_url: media.urlOf(heroPath), og_image_url: og };
 }
 
 const OG_PATH = /^pages\/([A-Za-z0-9_-]+)\/og-([0-9a-f]{20})\.png$/;

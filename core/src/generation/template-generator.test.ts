@@ -57,62 +57,58 @@ describe("generateTemplateContent", () => {
     }
   });
 
-  it("writes copy from the product's facts, with amounts as tokens for the renderer", () => {
+  it("writes each fact once, and no amount at all: the renderer shows the price block", () => {
     const { content, warnings } = generateTemplateContent(physical);
     expect(warnings).toEqual([]);
     const text = allText(content);
     expect(content.headline).toBe("Aurora Desk Lamp");
-    expect(content.subheadline).toBe("A dimmable LED lamp with a warm glow. Price: {price} instead of {original_price}.");
-    // No amount is written out: the currency may change after generation.
-    expect(text).not.toMatch(/49|79|30|€|EUR/);
-    const benefits = section(content, "benefits")!;
-    expect(benefits.items.map((i) => i.title)).toEqual(["About", "Price", "Saving", "Delivery", "How to order"]);
-    expect(benefits.items[0]!.text).toBe(physical.product.description);
-    expect(benefits.items[2]!.text).toBe("{saving} off, {saving_percent}% less than {original_price}.");
-    expect(benefits.items[3]!.text).toBe("Delivery is free.");
-    const faq = section(content, "faq")!;
-    expect(faq.items.map((i) => i.question)).toEqual(["How much is it?", "How much is delivery?", "How do I order?", "Do I pay on this page?"]);
-    expect(section(content, "offer")!.text).toBe("Aurora Desk Lamp: {price} instead of {original_price}. Delivery is free.");
+    // The hero says the description's first sentence; the details say the rest, not the first again.
+    expect(content.subheadline).toBe("A dimmable LED lamp with a warm glow.");
+    expect(section(content, "details")!.text).toBe("Folds flat for travel.");
+    expect(text).not.toMatch(/49|79|30|€|EUR|\{(price|original_price|saving|saving_percent|delivery_price)\}/);
+    expect(text).not.toMatch(/deliver|payment|pay |form/i);
+    expect(content.sections.map((s) => s.type)).toEqual(["hero", "details", "gallery", "checkout"]);
     expect(section(content, "hero")!.image_url).toBe("https://img.example.com/lamp-1.jpg");
-    expect(section(content, "gallery")!.images.map((i) => i.url)).toEqual(physical.product.images.map((i) => i.url));
-    expect(section(content, "checkout")!.submit_label).toBe("Confirm my order");
+    // The first photo is the hero's: the gallery has the others.
+    expect(section(content, "gallery")!.images).toEqual([{ url: "https://img.example.com/lamp-2.jpg", alt: "Aurora Desk Lamp, photo 2" }]);
+    expect(section(content, "checkout")).toEqual({ type: "checkout", id: "checkout", title: "Place your order", submit_label: "Confirm my order" });
   });
 
-  it("mentions a paid delivery price as a token", () => {
-    const { content } = generateTemplateContent({ ...physical, product: { ...physical.product, delivery_price: 4.5 } });
-    expect(allText(content)).toContain("Delivery costs {delivery_price}.");
+  it("leaves out the details when the description is one sentence, and the gallery with one photo", () => {
+    const { content } = generateTemplateContent({ ...physical, product: { ...physical.product, description: "Handmade.", images: physical.product.images.slice(0, 1) } });
+    expect(content.sections.map((s) => s.type)).toEqual(["hero", "checkout"]);
+    expect(content.subheadline).toBe("Handmade.");
   });
 
-  it("says nothing of delivery or savings it was not given", () => {
-    const { content } = generateTemplateContent({ ...physical, product: { ...physical.product, delivery_price: null, original_price: null } });
-    expect(allText(content)).not.toMatch(/deliver|saving|original_price|\{saving/i);
+  it("keeps the whole description in the details when the hero's line had to be cut", () => {
+    const long = `${"word ".repeat(60).trim()}. Second sentence.`;
+    const { content } = generateTemplateContent({ ...physical, product: { ...physical.product, description: long } });
+    expect(content.subheadline.endsWith("…")).toBe(true);
+    expect(section(content, "details")!.text).toBe(long);
   });
 
   it("uses booking wording for a service, and no gallery without images", () => {
     const { content } = generateTemplateContent(service);
-    const faq = section(content, "faq")!;
-    expect(faq.items.map((i) => i.question)).toEqual(["How much is it?", "How do I book?", "Do I pay on this page?"]);
-    expect(allText(content)).not.toMatch(/delivery/i);
-    expect(content.subheadline).toBe("Book directly from this page. Price: {price}.");
-    expect(section(content, "benefits")!.items.map((i) => i.title)).toEqual(["Price", "How to book"]);
+    expect(content.subheadline).toBe("Book directly from this page.");
+    expect(content.sections.map((s) => s.type)).toEqual(["hero", "checkout"]);
     expect(section(content, "hero")!.cta_label).toBe("Book now");
     expect(section(content, "hero")!.image_url).toBeNull();
-    expect(section(content, "gallery")).toBeUndefined();
+    expect(section(content, "checkout")!.submit_label).toBe("Confirm my booking");
   });
 
   it.each([
-    ["fr", "Questions fréquentes", "Commander", "Livraison offerte."],
-    ["es", "Preguntas frecuentes", "Comprar ahora", "Envío gratuito."],
-    ["de", "Häufige Fragen", "Jetzt bestellen", "Kostenloser Versand."],
-    ["en", "Frequently asked questions", "Order now", "Delivery is free."],
-  ])("writes %s copy", (language, faqTitle, cta, delivery) => {
+    ["fr", "En détail", "Commander", "Valider ma commande"],
+    ["es", "En detalle", "Comprar ahora", "Confirmar pedido"],
+    ["de", "Im Detail", "Jetzt bestellen", "Bestellung bestätigen"],
+    ["en", "Details", "Order now", "Confirm my order"],
+  ])("writes %s copy", (language, details, cta, submit) => {
     const { content, warnings } = generateTemplateContent({ ...physical, language });
     expect(warnings).toEqual([]);
     expect(content.language).toBe(language);
-    expect(section(content, "faq")!.title).toBe(faqTitle);
+    expect(section(content, "details")!.title).toBe(details);
     expect(section(content, "hero")!.cta_label).toBe(cta);
-    expect(allText(content)).toContain(delivery);
-    expect(allText(content)).toContain("{price}");
+    expect(section(content, "checkout")!.submit_label).toBe(submit);
+    expect(allText(content)).not.toMatch(/\{(price|original_price|saving|saving_percent|delivery_price)\}/);
   });
 
   it("uses the product name only as a label: the headline, or before a colon", () => {
@@ -123,8 +119,8 @@ describe("generateTemplateContent", () => {
         expect(content.headline).toBe(title);
         const strings = JSON.stringify(content).match(/"(?:[^"\\]|\\.)*"/g)!.map((s) => JSON.parse(s) as string);
         for (const text of strings.filter((t) => t.includes(title))) {
-          // The name is the whole string, or starts it followed by a colon or a comma.
-          expect(text === title || text.startsWith(`${title}:`) || text.startsWith(`${title}\u00a0:`) || text.startsWith(`${title},`), text).toBe(true);
+          // The name is the whole string, or starts it followed by a comma (an alt text).
+          expect(text === title || text.startsWith(`${title},`), text).toBe(true);
         }
       }
     }
@@ -139,7 +135,7 @@ describe("generateTemplateContent", () => {
   it.each(["ja", "", "not a tag"])("falls back to English with a warning for %j", (language) => {
     const { content, warnings } = generateTemplateContent({ ...physical, language });
     expect(content.language).toBe("en");
-    expect(section(content, "faq")!.title).toBe("Frequently asked questions");
+    expect(section(content, "checkout")!.title).toBe("Place your order");
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.code).toBe("language_fallback");
     expect(warnings[0]!.message).toContain("en, fr, es, de");
@@ -149,8 +145,8 @@ describe("generateTemplateContent", () => {
     const angles = [undefined, "Premium clients", "cheap and cheerful", "sustainable", "limited time", "a Christmas gift"];
     const contents = angles.map((marketing_angle) => generateTemplateContent({ ...service, marketing_angle }).content);
     expect(new Set(contents.map((c) => c.subheadline)).size).toBe(6);
-    expect(contents[1]!.subheadline).toBe("Treat yourself. Price: {price}.");
-    expect(section(contents[4]!, "offer")!.title).toBe("Don't wait");
+    expect(contents[1]!.subheadline).toBe("Treat yourself.");
+    expect(contents[4]!.subheadline).toBe("Book today.");
     for (const content of contents) expect(findClaims(allText(content))).toEqual([]);
   });
 
@@ -161,8 +157,10 @@ describe("generateTemplateContent", () => {
 
   it("uses an unrecognised angle verbatim in the sub-headline", () => {
     const { content } = generateTemplateContent({ ...physical, marketing_angle: "  made for night-shift nurses.  " });
-    expect(content.subheadline).toBe("Made for night-shift nurses. Price: {price} instead of {original_price}.");
+    expect(content.subheadline).toBe("Made for night-shift nurses.");
     expect(section(content, "hero")!.subheadline).toBe(content.subheadline);
+    // The angle took the hero's line, so the details carry the whole description.
+    expect(section(content, "details")!.text).toBe(physical.product.description);
   });
 
   it("keeps long titles and descriptions within the schema bounds", () => {

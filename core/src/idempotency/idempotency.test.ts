@@ -69,8 +69,12 @@ describe("idempotency", () => {
 
   it("refuses keys outside 1 to 255 characters", async () => {
     const { idem } = setup();
-    await expect(idem.begin({ ...scope, key: "" }, "{}")).rejects.toMatchObject({ code: "validation_error" });
-    await expect(idem.begin({ ...scope, key: "x".repeat(256) }, "{}")).rejects.toMatchObject({ code: "validation_error" });
+    const issue = (code: string) => ({ code: "validation_error", details: { issues: [{ path: "header.Idempotency-Key", code, message: "must be 1 to 255 characters" }] } });
+    await expect(idem.begin({ ...scope, key: "" }, "{}")).rejects.toMatchObject(issue("too_small"));
+    await expect(idem.begin({ ...scope, key: "x".repeat(256) }, "{}")).rejects.toMatchObject(issue("too_long"));
+    // The bounds themselves are accepted.
+    expect((await idem.begin({ ...scope, key: "x" }, "{}")).kind).toBe("proceed");
+    expect((await idem.begin({ ...scope, key: "y".repeat(255) }, "{}")).kind).toBe("proceed");
   });
 
   it("on a shared store, keeps the executing state in storage, where a second process sees it", async () => {

@@ -65,8 +65,10 @@ export function createIdempotency({ storage, clock, lock, shared = false, batch 
   return {
     async begin(scope: IdempotencyScope, rawBody: string): Promise<IdempotencyDecision> {
       if (scope.key.length < 1 || scope.key.length > 255) {
-        throw new LpError("validation_error", "Idempotency-Key must be 1 to 255 characters.", {
-          issues: [{ path: "header.Idempotency-Key", code: "too_long", message: "must be 1 to 255 characters" }],
+        // zod's issue codes, as for any other field: an empty key (or one of spaces, which HTTP trims) is too small.
+        const code = scope.key.length < 1 ? "too_small" : "too_long";
+        throw new LpError("validation_error", `Idempotency-Key must be 1 to 255 characters (got ${scope.key.length}).`, {
+          issues: [{ path: "header.Idempotency-Key", code, message: "must be 1 to 255 characters" }],
         });
       }
       const id = sha256Hex(`${scope.method} ${scope.path} ${scope.key}`);

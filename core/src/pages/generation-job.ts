@@ -47,7 +47,7 @@ export interface GenerationDeps {
 const STEP_DETAIL = {
   analyzing_product: "Reading the product: title, prices, images and type",
   writing_copy: "Writing the headline, benefits, FAQ and call to action",
-  generating_images: "Drawing the hero and banner images from the theme",
+  generating_images: "Drawing the hero picture from the theme",
   building_page: "Assembling sections, checkout form and route",
   done: "The page is ready",
 } as const;
@@ -115,7 +115,6 @@ export async function runGeneration(deps: GenerationDeps, initial: JobRecord, si
         seo_config: { title: product.title },
         checkout_fields: fields,
         hero_image_url: images.hero_image_url,
-        banner_image_url: images.banner_image_url,
         deployed_url: null,
         job_id: job.job_id,
         created_at: at,

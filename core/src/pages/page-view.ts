@@ -18,7 +18,6 @@ export interface PageRecord {
   seo_config: SeoConfig;
   checkout_fields: CheckoutField[];
   hero_image_url: string | null;
-  banner_image_url: string | null;
   deployed_url: string | null;
   job_id: string;
   created_at: string;

@@ -62,7 +62,7 @@ export function createPagesService(deps: PagesDeps) {
     return deps.lock.withLock(`slugs:${job.account_id}`, async (lease) => {
       const index = await pagesIndex(job.account_id);
       const taken = new Set([...index.values()].map((e) => e.slug));
-      const page: PageRecord = { ...draft, slug: toUniqueSlug(toSlug(title), (s) => taken.has(s)) };
+      const page: PageRecord = { ...draft, slug: toUniqueSlug(toSlug(title, draft.language), (s) => taken.has(s), draft.language) };
       await store.createPage(page, job, builderUrl(page.id), lease);
       await deps.events.emit({ type: "page.created", account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) });
       await store.closeJournal(job);

@@ -1,6 +1,7 @@
 import type { CheckoutField } from "../generation/checkout-fields.js";
 import type { CheckoutSection } from "../generation/content.js";
 import { escapeHtml, toSafeAction } from "./escape.js";
+import { renderPriceBlock } from "./price-block.js";
 import type { RenderContext } from "./render-context.js";
 
 /** Longest value accepted per field; the same bound is enforced on submission. */
@@ -20,9 +21,10 @@ const autocomplete: Record<string, string> = {
 };
 
 /**
- * The checkout section: a POST form built from the page's checkout fields. Without an action (the
+ * The checkout section: a POST form built from the page's checkout fields, with the price block
+ * beside the submit button (what the buyer is ordering at what price). Without an action (the
  * builder preview) the fields sit in a disabled fieldset, so the form cannot be submitted, and a
- * note says why.
+ * note says why. What the form does with the details is said in the page's footer.
  */
 export function renderCheckoutSection(ctx: RenderContext, section: CheckoutSection): string {
   const ui = ctx.locale.ui;
@@ -40,10 +42,10 @@ ${formOpen}
 <fieldset${action ? "" : " disabled"}>
 ${hasRequired ? `<p class="hint">${escapeHtml(ui.requiredHint)}</p>` : ""}
 ${fields}
+<div class="order-summary">${renderPriceBlock(ctx)}</div>
 <button type="submit" class="button">${escapeHtml(section.submit_label)}</button>
 </fieldset>
 </form>
-<p class="hint">${escapeHtml(section.note)}</p>
 </div>
 </section>`;
 }

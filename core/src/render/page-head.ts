@@ -36,8 +36,9 @@ export function renderHead(ctx: RenderContext, styles: string): string {
   const keywords = clean(Array.isArray(seo.keywords) ? seo.keywords.join(", ") : seo.keywords, 1000);
   const canonical = toSafeUrl(seo.canonicalUrl);
   const hero = page.content?.sections?.find((section) => section.type === "hero");
-  // The generated hero is an SVG, which social networks refuse: its PNG twin stands in for it.
-  const image = [seo.ogImage, page.og_image_url, hero?.type === "hero" ? hero.image_url : null, page.product.images?.[0]?.url]
+  // The merchant's photo first: a share shows the product. Without one, the generated hero, whose SVG social
+  // networks refuse: its PNG twin stands in for it.
+  const image = [seo.ogImage, hero?.type === "hero" ? hero.image_url : null, page.product.images?.[0]?.url, page.og_image_url]
     .map((candidate) => ctx.url(candidate))
     .find(isAbsoluteHttpUrl);
   const noindex = seo.noindex === true || options.preview === true;

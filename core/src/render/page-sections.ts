@@ -1,5 +1,6 @@
 import type {
   BenefitsSection,
+  DetailsSection,
   FaqSection,
   GallerySection,
   HeroSection,
@@ -18,23 +19,34 @@ const image = (src: string, alt: string, extra = "") =>
   `<img src="${e(src)}" alt="${e(alt)}"${extra} decoding="async">`;
 
 /**
- * The first screen. Image preference: the one the content names, then the generated hero SVG,
- * then the first product image.
+ * The first screen: the name, the hero's line, the price block and the call to action. Image
+ * preference: the one the content names, then the first product photo, then the generated visual
+ * (shapes and the product's initial in the theme's colours, no words), which is decorative.
  */
 export function renderHero(ctx: RenderContext, section: HeroSection, anchor: Anchor): string {
   const { page } = ctx;
-  const src = [section.image_url, page.hero_image_url, page.product.images?.[0]?.url].map(ctx.url).find(Boolean);
+  const photo = [section.image_url, page.product.images?.[0]?.url].map(ctx.url).find(Boolean);
+  const visual = photo ? null : ctx.url(page.hero_image_url);
+  const media = photo
+    ? image(photo, page.product.title, ` width="1200" height="630" fetchpriority="high"`)
+    : visual
+      ? image(visual, "", ` width="1200" height="630" fetchpriority="high"`)
+      : "";
   return `<header class="hero" id="${e(section.id)}">
 <div class="container hero-grid">
 <div class="hero-copy">
 <h1>${e(section.headline)}</h1>
-<p class="subheadline">${e(section.subheadline)}</p>
-${renderPriceBlock(ctx)}
+${section.subheadline ? `<p class="subheadline">${e(section.subheadline)}</p>\n` : ""}${renderPriceBlock(ctx)}
 <a class="button" href="#${e(anchor.checkoutId)}">${e(section.cta_label)}</a>
 </div>
-${src ? `<div class="hero-media">${image(src, page.product.title, ` width="1200" height="630" fetchpriority="high"`)}</div>` : ""}
+${media ? `<div class="hero-media${photo ? "" : " hero-visual"}">${media}</div>` : ""}
 </div>
 </header>`;
+}
+
+/** The description beyond the hero's line, as the merchant wrote it. */
+export function renderDetails(section: DetailsSection): string {
+  return wrap("details", section.id, section.title, `<p class="details-text">${e(section.text)}</p>`);
 }
 
 /** Benefit cards. */
@@ -59,17 +71,13 @@ export function renderFaq(section: FaqSection): string {
 }
 
 /**
- * The offer recap, with the generated banner above it when there is one. A `guarantee` that
- * content stored by earlier versions may still carry is not rendered: nobody supplied it.
+ * A closing call to action from AI content or content stored by earlier versions: its text and a link
+ * to the form. The price is not repeated here (the hero and the form show it), nor is a `guarantee`
+ * such content may carry: nobody supplied it.
  */
-export function renderOffer(ctx: RenderContext, section: OfferSection, anchor: Anchor): string {
-  const banner = ctx.url(ctx.page.banner_image_url);
-  const body = `${banner ? `<div class="banner">${image(banner, ctx.page.product.title, ` width="1200" height="300" loading="lazy"`)}</div>` : ""}
-<div class="offer-box">
-<p>${e(section.text)}</p>
-${renderPriceBlock(ctx)}
-<a class="button" href="#${e(anchor.checkoutId)}">${e(section.cta_label)}</a>
-</div>`;
+export function renderOffer(section: OfferSection, anchor: Anchor): string {
+  const body = `<p>${e(section.text)}</p>
+<a class="button" href="#${e(anchor.checkoutId)}">${e(section.cta_label)}</a>`;
   return wrap("offer", section.id, section.title, body);
 }
 

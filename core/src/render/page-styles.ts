@@ -44,8 +44,10 @@ figcaption{margin-top:12px;font-size:.9rem;opacity:.8}
 details{padding:14px 0;border-bottom:1px solid rgba(127,127,127,.3)}
 summary{font-weight:600;cursor:pointer}
 details p{margin:10px 0 0}
-.banner img{width:100%;border-radius:12px;margin-bottom:24px}
-.offer-box{padding:24px;border:2px solid var(--color-accent);border-radius:16px}
+.details-text{max-width:720px;font-size:1.05rem;white-space:pre-line}
+.order-summary{margin:8px 0 20px;padding-top:16px;border-top:1px solid rgba(127,127,127,.3)}
+.site-footer{padding:32px 0 40px;border-top:1px solid rgba(127,127,127,.25);font-size:.9rem}
+.site-footer p{margin:0;max-width:720px}
 .checkout-box{max-width:560px;margin:0 auto}
 fieldset{margin:0;padding:0;border:0;min-width:0}
 fieldset:disabled{opacity:.6}

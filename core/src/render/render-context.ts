@@ -4,11 +4,12 @@ import type { Locale } from "../generation/locales/locale.js";
 import { resolveLocale } from "../generation/locales/resolve-locale.js";
 import { toLangAttribute, toSafeUrl } from "./escape.js";
 import type { RenderablePage, RenderOptions } from "./renderable-page.js";
+import { toSinglePlaceContent } from "./single-place.js";
 import { toGlobalTheme, type GlobalTheme } from "./theme.js";
 
 /** What every part of the page needs, computed once per render. */
 export interface RenderContext {
-  /** The page with its copy tokens (`{price}`) filled in the current currency and language. */
+  /** The page as shown: copy that restates an amount left out, other tokens filled in the current currency and language. */
   page: RenderablePage;
   options: RenderOptions;
   /** Phrases for the renderer's own strings (English when the language is not supported). */
@@ -31,7 +32,8 @@ export function createRenderContext(page: RenderablePage, options: RenderOptions
   const seo = page.seo_config ?? {};
   const filled: RenderablePage = {
     ...page,
-    content: page.content ? fillContent(page.content, values) : page.content,
+    // Each fact in one place: copy restating an amount goes before the amounts are filled in.
+    content: page.content ? fillContent(toSinglePlaceContent(page.content, page.product.title), values) : page.content,
     seo_config: {
       ...seo,
       ...(typeof seo.title === "string" ? { title: fillCopy(seo.title, values) } : {}),

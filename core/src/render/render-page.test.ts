@@ -30,7 +30,6 @@ function makePage(overrides: Partial<RenderablePage> = {}, productType: "physica
     seo_config: { title: "Aurora | Lamps", description: "Buy the Aurora lamp", keywords: ["lamp", "desk"], canonicalUrl: "https://shop.example.com/aurora" },
     checkout_fields: defaultCheckoutFields(productType, "fr"),
     hero_image_url: "https://media.example.com/hero.svg",
-    banner_image_url: "https://media.example.com/banner.svg",
     og_image_url: "https://media.example.com/og.png",
     ...overrides,
     product: p,
@@ -55,12 +54,20 @@ describe("renderPage", () => {
   });
 
   it("renders every section type", () => {
-    const html = renderPage(makePage(), live);
-    for (const id of ["hero", "benefits", "gallery", "faq", "offer", "checkout"]) expect(html).toContain(`id="${id}"`);
-    expect(html).toContain("<details><summary>");
+    const page = makePage({ product: { description: "A dimmable LED lamp. Folds flat." } as never });
+    page.content.sections.splice(
+      2,
+      0,
+      { type: "benefits", id: "benefits", title: "Points", items: [{ title: "Light", text: "Dimmable." }] },
+      { type: "faq", id: "faq", title: "Questions", items: [{ question: "Does it fold?", answer: "Yes, flat." }] },
+      { type: "offer", id: "offer", title: "Yours", text: "Light for your desk.", cta_label: "Order" },
+    );
+    const html = renderPage(page, live);
+    for (const id of ["hero", "details", "benefits", "gallery", "faq", "offer", "checkout"]) expect(html).toContain(`id="${id}"`);
+    expect(html).toContain("<details><summary>Does it fold?</summary>");
     expect(html).toContain('src="https://img.example.com/lamp-2.jpg"');
-    expect(html).toContain('src="https://media.example.com/banner.svg"');
-    expect(html).toContain('href="#checkout"');
+    expect(html.match(/href="#checkout"/g)).toHaveLength(2);
+    expect(html).toMatch(/<footer class="site-footer">/);
   });
 
   it("is mobile first with a desktop media query, theme colours as custom properties and no external resources", () => {
@@ -78,7 +85,6 @@ describe("renderPage", () => {
     const given = new Set([
       ...page.product.images.map((i) => i.url),
       page.hero_image_url!,
-      page.banner_image_url!,
       "https://media.example.com/og.png",
       "https://shop.example.com/aurora",
       "https://shop.example.com/checkout",
@@ -91,12 +97,12 @@ describe("renderPage", () => {
     const page = makePage({
       hero_image_url: "/media/acme/hero.svg",
       og_image_url: "/media/acme/og.png",
-      banner_image_url: null,
       product: { images: [] } as never,
       seo_config: {},
     });
     const html = renderPage(page, { checkoutAction: "checkout", assetBase: "http://127.0.0.1:4010/" });
-    expect(html).toContain('src="http://127.0.0.1:4010/media/acme/hero.svg"');
+    // No photo: the generated visual, decorative, so its alt text is empty.
+    expect(html).toContain('<img src="http://127.0.0.1:4010/media/acme/hero.svg" alt="" width="1200" height="630"');
     expect(html).toContain('<meta property="og:image" content="http://127.0.0.1:4010/media/acme/og.png">');
     expect([...urlsIn(html)].sort()).toEqual(["http://127.0.0.1:4010/media/acme/hero.svg", "http://127.0.0.1:4010/media/acme/og.png"]);
     expect(html).toContain('action="checkout"');
@@ -132,7 +138,7 @@ describe("renderPage", () => {
   });
 
   it("drops URLs with other schemes", () => {
-    const page = makePage({ hero_image_url: "javascript:alert(1)", banner_image_url: "data:image/svg+xml,<svg onload=alert(1)>" });
+    const page = makePage({ hero_image_url: "javascript:alert(1)", og_image_url: "data:image/svg+xml,<svg onload=alert(1)>" });
     page.content.sections = page.content.sections.map((s) => (s.type === "hero" ? { ...s, image_url: null } : s));
     const html = renderPage({ ...page, product: { ...page.product, images: [] } }, { checkoutAction: "javascript:alert(1)" });
     expect(html).not.toContain("javascript:");
@@ -193,8 +199,10 @@ describe("renderPage", () => {
     expect(html).toContain('<meta property="og:type" content="product">');
     expect(html).toContain('<meta property="og:title" content="Aurora | Lamps">');
     expect(html).toContain('<meta property="og:description" content="Buy the Aurora lamp">');
-    // The PNG, never the SVG hero: social networks do not take SVG.
-    expect(html).toContain('<meta property="og:image" content="https://media.example.com/og.png">');
+    // The merchant's first photo; without one, the generated PNG (never the SVG: social networks do not take it).
+    expect(html).toContain('<meta property="og:image" content="https://img.example.com/lamp-1.jpg">');
+    const photoless = renderPage(makePage({ product: { images: [] } as never }), live);
+    expect(photoless).toContain('<meta property="og:image" content="https://media.example.com/og.png">');
     expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
     expect(html).toContain('<meta property="product:price:currency" content="EUR">');
     expect(html).not.toContain("noindex");
@@ -204,10 +212,8 @@ describe("renderPage", () => {
     const page = makePage({ seo_config: { noindex: true } });
     const html = renderPage(page, live);
     expect(html).toContain(`<title>${page.content.headline}</title>`);
-    // The description comes from the copy, its amounts filled in the page currency at render time.
-    const description = page.content.subheadline.replace("{price}", formatPrice(49.9, "EUR", "fr")).replace("{original_price}", formatPrice(79.9, "EUR", "fr"));
-    expect(description).not.toContain("{");
-    expect(html).toContain(`<meta name="description" content="${description}">`);
+    // The description comes from the copy, which states no amount.
+    expect(html).toContain(`<meta name="description" content="${page.content.subheadline}">`);
     expect(html).toContain('<meta name="robots" content="noindex, nofollow">');
   });
 

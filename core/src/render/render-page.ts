@@ -3,7 +3,7 @@ import { renderCheckoutSection } from "./checkout-form.js";
 import { renderDocument } from "./document-shell.js";
 import { escapeHtml } from "./escape.js";
 import { renderHead } from "./page-head.js";
-import { renderBenefits, renderFaq, renderGallery, renderHero, renderOffer } from "./page-sections.js";
+import { renderBenefits, renderDetails, renderFaq, renderGallery, renderHero, renderOffer } from "./page-sections.js";
 import { renderStyles } from "./page-styles.js";
 import { createRenderContext, type RenderContext } from "./render-context.js";
 import type { RenderablePage, RenderOptions } from "./renderable-page.js";
@@ -22,8 +22,21 @@ export function renderPage(page: RenderablePage, options: RenderOptions): string
   return renderDocument({
     lang: ctx.lang,
     head: renderHead(ctx, renderStyles(ctx.theme)),
-    body: `${banner}<main>\n${body.join("\n")}\n</main>`,
+    body: `${banner}<main>\n${body.join("\n")}\n</main>\n${renderFooter(ctx)}`,
   });
+}
+
+/**
+ * The page's footer, in its language: what the form does with the details it takes (sent to the seller
+ * with the order, no payment taken). Said here once rather than beside the form and in a FAQ. Accounts
+ * carry no display name, so the seller is not named: nothing is invented in its place.
+ */
+export function renderFooter(ctx: Pick<RenderContext, "locale" | "kind">): string {
+  return `<footer class="site-footer">
+<div class="container">
+<p>${escapeHtml(ctx.locale.footer[ctx.kind])}</p>
+</div>
+</footer>`;
 }
 
 /**
@@ -50,7 +63,6 @@ function withRequiredSections(ctx: RenderContext): Section[] {
       id: sections.some((section) => section.id === "checkout") ? "checkout-form" : "checkout",
       title: locale.checkoutTitle[kind],
       submit_label: locale.submitLabel[kind],
-      note: locale.checkoutNote[kind],
     };
     sections.push(checkout);
   }
@@ -61,6 +73,8 @@ function renderSection(ctx: RenderContext, section: Section, anchor: { checkoutI
   switch (section.type) {
     case "hero":
       return renderHero(ctx, section, anchor);
+    case "details":
+      return renderDetails(section);
     case "benefits":
       return renderBenefits(section);
     case "gallery":
@@ -68,7 +82,7 @@ function renderSection(ctx: RenderContext, section: Section, anchor: { checkoutI
     case "faq":
       return renderFaq(section);
     case "offer":
-      return renderOffer(ctx, section, anchor);
+      return renderOffer(section, anchor);
     case "checkout":
       return renderCheckoutSection(ctx, section);
     default:

@@ -13,10 +13,8 @@ export interface RenderablePage {
   global_theme: GlobalTheme;
   seo_config: SeoConfig;
   checkout_fields: CheckoutField[];
-  /** Generated 1200x630 SVG in the current theme (see `storePageImages`). */
+  /** Generated 1200x630 SVG in the current theme (see `storePageImages`): the hero of a product without photos. */
   hero_image_url: string | null;
-  /** Generated 1200x300 SVG shown with the offer. */
-  banner_image_url: string | null;
   /** Generated 1200x630 PNG, the default Open Graph image (social networks take no SVG). */
   og_image_url?: string | null;
 }

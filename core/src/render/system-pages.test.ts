@@ -24,7 +24,6 @@ const page: RenderablePage = {
   seo_config: {},
   checkout_fields: defaultCheckoutFields("service", "de"),
   hero_image_url: null,
-  banner_image_url: null,
 };
 
 describe("renderCheckoutConfirmation", () => {
@@ -39,6 +38,9 @@ describe("renderCheckoutConfirmation", () => {
     expect(html).not.toContain("<img");
     expect(html).toContain('<meta name="robots" content="noindex, nofollow">');
     expect(html).toContain("--color-primary:#004400");
+    // The page's footer, in its language: where the details went.
+    expect(html.match(/<footer class="site-footer">/g)).toHaveLength(1);
+    expect(html).toContain("an den Anbieter gesendet. Auf dieser Seite wird keine Zahlung erhoben.");
   });
 });
 

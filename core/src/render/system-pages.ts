@@ -4,6 +4,7 @@ import { escapeHtml, toLangAttribute } from "./escape.js";
 import { contentSecurityPolicy } from "./page-head.js";
 import { renderStyles } from "./page-styles.js";
 import { createRenderContext } from "./render-context.js";
+import { renderFooter } from "./render-page.js";
 import type { RenderablePage } from "./renderable-page.js";
 import { defaultTheme, type GlobalTheme } from "./theme.js";
 
@@ -21,7 +22,8 @@ function plainHead(title: string, theme: GlobalTheme): string {
 
 /**
  * The page shown after a checkout post was accepted: a thank-you in the page's language and
- * theme, and the submitted details (only the page's fields, in form order) so the buyer can check them.
+ * theme, and the submitted details (only the page's fields, in form order) so the buyer can check them;
+ * the same footer as the page says where they went.
  */
 export function renderCheckoutConfirmation(page: RenderablePage, submission: Record<string, string>): string {
   const ctx = createRenderContext(page, { checkoutAction: null });
@@ -43,7 +45,8 @@ ${rows.length ? `<h2>${escapeHtml(ui.yourDetails)}</h2>\n<dl class="details-list
 <p><a class="button" href="./">${escapeHtml(ui.back)}</a></p>
 </div>
 </section>
-</main>`;
+</main>
+${renderFooter(ctx)}`;
   return renderDocument({ lang: ctx.lang, head: plainHead(`${ui.confirmationTitle} – ${page.product.title}`, ctx.theme), body });
 }
 

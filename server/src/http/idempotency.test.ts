@@ -37,6 +37,16 @@ for (const storage of testStorages()) {
       expect(await count()).toBe(2);
     });
 
+    it("refuses an empty key as too small and a long one as too long, creating nothing", async () => {
+      for (const [key, code] of [["", "too_small"], ["   ", "too_small"], ["k".repeat(256), "too_long"]] as const) {
+        const res = await post(key);
+        expectError(res, 400, "validation_error");
+        expect(res.json.error.details.issues).toEqual([{ path: "header.Idempotency-Key", code, message: "must be 1 to 255 characters" }]);
+      }
+      expect(await count()).toBe(0);
+      expect((await post("k".repeat(255))).status).toBe(201);
+    });
+
     it("replays PATCH too, and ignores the key on GET and DELETE", async () => {
       const id = (await post("create")).json.data.id;
       const patch = () => t.call("PATCH", `products/${id}`, { body: { images: ["https://cdn.example/a.png"] }, headers: { "idempotency-key": "p1" } });

@@ -1,4 +1,4 @@
-import { LpError, parseInput } from "@lp/core";
+import { LpError, parseInput, validationError } from "@lp/core";
 import type { z } from "zod";
 import type { BodyInput } from "./body.js";
 import type { Upload } from "./form.js";
@@ -37,7 +37,34 @@ export function toQuery(url: URL): Record<string, string | string[]> {
   return Object.fromEntries(out);
 }
 
-/** The query checked against the route's schema. */
+/**
+ * The query checked against the route's schema. A parameter the schema does not name is refused (a typo such
+ * as `?sortt=title` would otherwise be ignored and answer the default order), with the names it accepts.
+ */
 export function parseQuery(schema: z.ZodType, url: URL): Record<string, unknown> {
-  return parseInput(schema, toQuery(url)) as Record<string, unknown>;
+  const query = toQuery(url);
+  const accepted = queryNamesOf(schema);
+  const unknown = Object.keys(query).filter((name) => !accepted.includes(name));
+  if (unknown.length) {
+    const list = accepted.join(", ");
+    const named = unknown.map((name) => `'${name.slice(0, 64)}'`).join(", ");
+    throw validationError(
+      unknown.map((name) => ({ path: name, code: "unrecognized_keys", message: `not a query parameter of this operation; accepted: ${list}` })),
+      `Unknown query parameter${unknown.length > 1 ? "s" : ""} ${named}; this operation accepts: ${list}.`,
+    );
+  }
+  return parseInput(schema, query) as Record<string, unknown>;
+}
+
+const namesBySchema = new WeakMap<z.ZodType, string[]>();
+
+/** The parameter names a query schema declares (its object shape), computed once per schema. */
+export function queryNamesOf(schema: z.ZodType): string[] {
+  let names = namesBySchema.get(schema);
+  if (!names) {
+    const shape = (schema as { shape?: Record<string, unknown> }).shape;
+    names = shape ? Object.keys(shape) : [];
+    namesBySchema.set(schema, names);
+  }
+  return names;
 }

@@ -70,7 +70,9 @@ export function buildOpenApi(routes: RouteDef[]) {
     }
     for (const [status, description] of Object.entries(ERROR_STATUSES)) {
       if (!canAnswer(route, status)) continue;
-      responses[status] ??= { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+      // A declared query is closed: the server refuses any name the parameters above do not list.
+      const text = status === "400" && route.query ? `${description}; a query parameter not listed here is refused (validation_error, unrecognized_keys)` : description;
+      responses[status] ??= { description: text, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
     }
     const isList = route.method === "GET" && parameters.some((p) => (p as { name: string }).name === "cursor");
     for (const [status, response] of Object.entries(responses)) {

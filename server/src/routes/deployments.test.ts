@@ -92,7 +92,11 @@ describe("deployments and sites", () => {
     const action = "/sites/acct_dev/ceramic-mug-script-alert-1-script/checkout";
     const refused = await t.app.request(action, { method: "POST", body: new URLSearchParams({ name: "Ada" }) });
     expect(refused.status).toBe(400);
-    expect(await refused.text()).toContain("checkout-errors");
+    const refusedHtml = await refused.text();
+    expect(refusedHtml).toContain("checkout-errors");
+    // The same footer as the page: where the details go, and that nothing is paid here.
+    expect(refusedHtml).toContain('<footer class="site-footer">');
+    expect(refusedHtml).toContain("No payment is taken on this page.");
     const ok = await t.app.request(action, {
       method: "POST",
       body: new URLSearchParams({ name: "Ada Lovelace", phone: "+44 20 7946 0000", address: "1 Main St", city: "London" }),

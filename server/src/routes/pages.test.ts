@@ -69,7 +69,7 @@ describe("pages and generation jobs", () => {
     const stored = await t.core.pages.readPage("acct_dev", second.job.page_id);
     expect(stored?.checkout_fields.map((f) => f.field_key)).toEqual(["size"]);
     expect(first.job.page_id).not.toBe(second.job.page_id);
-    expect(stored?.slug).toBe("yoga-class-2");
+    expect(stored?.slug).toBe("yoga-class-en");
   });
 
   it("enforces exactly one of product and product_id, and 404s a foreign or deleted product", async () => {

@@ -136,6 +136,25 @@ for (const storage of testStorages()) {
       }
     });
 
+    it("refuses a query parameter it does not take, naming those it does", async () => {
+      const res = await t.call("GET", "products?sortt=title&per_page=2");
+      expectError(res, 400, "validation_error");
+      const accepted = "cursor, per_page, sort, product_type, q, created_after, created_before";
+      expect(res.json.error.message).toBe(`Unknown query parameter 'sortt'; this operation accepts: ${accepted}.`);
+      expect(res.json.error.details.issues).toEqual([{ path: "sortt", code: "unrecognized_keys", message: `not a query parameter of this operation; accepted: ${accepted}` }]);
+      // Every list route is closed the same way, and the document lists exactly what each accepts.
+      const doc = await (await t.app.request("/v1/openapi.json")).json();
+      const lists = ["products", "pages", `pages/${crypto.randomUUID()}/deployments`];
+      for (const path of lists) {
+        const refused = await t.call("GET", `${path}?per_page=1&unknown_name=1`);
+        expectError(refused, 400, "validation_error");
+        const template = `/v1/accounts/{account_id}/${path.replace(/pages\/[^/]+\//, "pages/{id}/")}`;
+        const names = doc.paths[template].get.parameters.filter((p: { in: string }) => p.in === "query").map((p: { name: string }) => p.name);
+        expect(refused.json.error.message).toContain(`accepts: ${names.join(", ")}.`);
+        expect(doc.paths[template].get.responses["400"].description).toContain("a query parameter not listed here is refused");
+      }
+    });
+
     it("searches title and description without regard to case", async () => {
       const lamps = all.filter((p) => /lamp/i.test(p.title)).map((p) => p.id);
       for (const q of ["lamp", "LAMP", "LaMp", "e lamp"]) {

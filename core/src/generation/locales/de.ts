@@ -3,7 +3,6 @@ import type { Locale } from "./locale.js";
 /** German phrases (formal "Sie"). */
 export const de: Locale = {
   code: "de",
-  colon: ": ",
   toneLine: {
     neutral: { physical: "Bestellen Sie direkt auf dieser Seite.", service: "Buchen Sie direkt auf dieser Seite." },
     luxury: { physical: "Gönnen Sie sich etwas.", service: "Gönnen Sie sich etwas." },
@@ -12,49 +11,15 @@ export const de: Locale = {
     urgency: { physical: "Bestellen Sie noch heute.", service: "Buchen Sie noch heute." },
     gift: { physical: "Eine Geschenkidee.", service: "Eine Geschenkidee." },
   },
-  priceText: (f) => (f.hasSaving ? "{price} statt {original_price}" : "{price}"),
-  deliveryText: (d) => (d.kind === "free" ? "Kostenloser Versand." : "Versand: {delivery_price}."),
   ctaLabel: { physical: "Jetzt bestellen", service: "Jetzt buchen" },
-  overviewTitle: "Auf einen Blick",
-  overview: {
-    about: "Beschreibung",
-    price: "Preis",
-    saving: "Ersparnis",
-    savingText: "{saving} weniger, {saving_percent} % unter {original_price}.",
-    delivery: "Versand",
-    order: {
-      physical: { title: "So bestellen Sie", text: "Füllen Sie das Formular auf dieser Seite aus. Hier wird keine Zahlung erhoben." },
-      service: { title: "So buchen Sie", text: "Füllen Sie das Formular auf dieser Seite aus. Hier wird keine Zahlung erhoben." },
-    },
-  },
-  galleryTitle: "Bilder",
-  galleryAlt: (f, i) => `${f.title}, Bild ${i}`,
-  faqTitle: "Häufige Fragen",
-  faq: {
-    price: "Was kostet es?",
-    delivery: "Was kostet der Versand?",
-    order: {
-      physical: { question: "Wie bestelle ich?", answer: "Füllen Sie das Formular auf dieser Seite aus und senden Sie es ab." },
-      service: { question: "Wie buche ich?", answer: "Füllen Sie das Formular auf dieser Seite aus und senden Sie es ab." },
-    },
-    payment: {
-      question: "Bezahle ich auf dieser Seite?",
-      answer: "Nein. Das Formular übermittelt uns nur Ihre Angaben; auf dieser Seite wird keine Zahlung erhoben.",
-    },
-  },
-  offerTitle: {
-    neutral: "Das Angebot",
-    luxury: "Gönnen Sie sich etwas",
-    budget: "Der Preis",
-    eco: "Bewusst wählen",
-    urgency: "Nicht warten",
-    gift: "Eine Geschenkidee",
-  },
-  checkoutTitle: { physical: "Jetzt bestellen", service: "Termin buchen" },
+  detailsTitle: "Im Detail",
+  galleryTitle: "Weitere Bilder",
+  galleryAlt: (title, i) => `${title}, Bild ${i}`,
+  checkoutTitle: { physical: "Bestellung aufgeben", service: "Termin buchen" },
   submitLabel: { physical: "Bestellung bestätigen", service: "Buchung bestätigen" },
-  checkoutNote: {
-    physical: "Auf dieser Seite wird keine Zahlung erhoben: Das Formular übermittelt uns nur Ihre Angaben.",
-    service: "Auf dieser Seite wird keine Zahlung erhoben: Das Formular übermittelt uns nur Ihre Angaben.",
+  footer: {
+    physical: "Die Angaben im Bestellformular werden mit Ihrer Bestellung an den Verkäufer gesendet. Auf dieser Seite wird keine Zahlung erhoben.",
+    service: "Die Angaben im Buchungsformular werden mit Ihrer Buchungsanfrage an den Anbieter gesendet. Auf dieser Seite wird keine Zahlung erhoben.",
   },
   fieldLabels: { name: "Vollständiger Name", phone: "Telefonnummer", address: "Adresse", city: "Ort", email: "E-Mail", date: "Wunschtermin", notes: "Anmerkungen" },
   ui: {

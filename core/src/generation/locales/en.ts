@@ -3,7 +3,6 @@ import type { Locale } from "./locale.js";
 /** English phrases. */
 export const en: Locale = {
   code: "en",
-  colon: ": ",
   toneLine: {
     neutral: { physical: "Order directly from this page.", service: "Book directly from this page." },
     luxury: { physical: "Treat yourself.", service: "Treat yourself." },
@@ -12,46 +11,15 @@ export const en: Locale = {
     urgency: { physical: "Order today.", service: "Book today." },
     gift: { physical: "A gift idea.", service: "A gift idea." },
   },
-  priceText: (f) => (f.hasSaving ? "{price} instead of {original_price}" : "{price}"),
-  deliveryText: (d) => (d.kind === "free" ? "Delivery is free." : "Delivery costs {delivery_price}."),
   ctaLabel: { physical: "Order now", service: "Book now" },
-  overviewTitle: "At a glance",
-  overview: {
-    about: "About",
-    price: "Price",
-    saving: "Saving",
-    savingText: "{saving} off, {saving_percent}% less than {original_price}.",
-    delivery: "Delivery",
-    order: {
-      physical: { title: "How to order", text: "Fill in the form on this page. No payment is taken here." },
-      service: { title: "How to book", text: "Fill in the form on this page. No payment is taken here." },
-    },
-  },
-  galleryTitle: "Photos",
-  galleryAlt: (f, i) => `${f.title}, photo ${i}`,
-  faqTitle: "Frequently asked questions",
-  faq: {
-    price: "How much is it?",
-    delivery: "How much is delivery?",
-    order: {
-      physical: { question: "How do I order?", answer: "Fill in the form on this page and send it." },
-      service: { question: "How do I book?", answer: "Fill in the form on this page and send it." },
-    },
-    payment: { question: "Do I pay on this page?", answer: "No. The form only sends us your details; no payment is taken on this page." },
-  },
-  offerTitle: {
-    neutral: "The offer",
-    luxury: "Treat yourself",
-    budget: "The price",
-    eco: "Choose with care",
-    urgency: "Don't wait",
-    gift: "A gift idea",
-  },
+  detailsTitle: "Details",
+  galleryTitle: "More photos",
+  galleryAlt: (title, i) => `${title}, photo ${i}`,
   checkoutTitle: { physical: "Place your order", service: "Book your appointment" },
   submitLabel: { physical: "Confirm my order", service: "Confirm my booking" },
-  checkoutNote: {
-    physical: "No payment is taken on this page: the form only sends us your details.",
-    service: "No payment is taken on this page: the form only sends us your details.",
+  footer: {
+    physical: "The details you enter in the order form are sent to the seller with your order. No payment is taken on this page.",
+    service: "The details you enter in the booking form are sent to the seller with your booking request. No payment is taken on this page.",
   },
   fieldLabels: { name: "Full name", phone: "Phone number", address: "Address", city: "City", email: "Email", date: "Preferred date", notes: "Notes" },
   ui: {

@@ -3,7 +3,6 @@ import type { Locale } from "./locale.js";
 /** Spanish phrases (informal "tú", as most Spanish-language shops write). */
 export const es: Locale = {
   code: "es",
-  colon: ": ",
   toneLine: {
     neutral: { physical: "Haz tu pedido directamente en esta página.", service: "Reserva directamente en esta página." },
     luxury: { physical: "Date un capricho.", service: "Date un capricho." },
@@ -12,46 +11,15 @@ export const es: Locale = {
     urgency: { physical: "Haz tu pedido hoy.", service: "Reserva hoy." },
     gift: { physical: "Una idea para regalar.", service: "Una idea para regalar." },
   },
-  priceText: (f) => (f.hasSaving ? "{price} en lugar de {original_price}" : "{price}"),
-  deliveryText: (d) => (d.kind === "free" ? "Envío gratuito." : "Envío: {delivery_price}."),
   ctaLabel: { physical: "Comprar ahora", service: "Reservar ahora" },
-  overviewTitle: "Lo esencial",
-  overview: {
-    about: "Descripción",
-    price: "Precio",
-    saving: "Ahorro",
-    savingText: "{saving} menos, un {saving_percent} % de descuento sobre {original_price}.",
-    delivery: "Envío",
-    order: {
-      physical: { title: "Cómo pedir", text: "Rellena el formulario de esta página. Aquí no se cobra ningún pago." },
-      service: { title: "Cómo reservar", text: "Rellena el formulario de esta página. Aquí no se cobra ningún pago." },
-    },
-  },
-  galleryTitle: "Fotos",
-  galleryAlt: (f, i) => `${f.title}, foto ${i}`,
-  faqTitle: "Preguntas frecuentes",
-  faq: {
-    price: "¿Cuál es el precio?",
-    delivery: "¿Cuánto cuesta el envío?",
-    order: {
-      physical: { question: "¿Cómo hago un pedido?", answer: "Rellena el formulario de esta página y envíalo." },
-      service: { question: "¿Cómo reservo?", answer: "Rellena el formulario de esta página y envíalo." },
-    },
-    payment: { question: "¿Pago en esta página?", answer: "No. El formulario solo nos envía tus datos; en esta página no se cobra ningún pago." },
-  },
-  offerTitle: {
-    neutral: "La oferta",
-    luxury: "Date un capricho",
-    budget: "El precio",
-    eco: "Elige con conciencia",
-    urgency: "No esperes",
-    gift: "Una idea para regalar",
-  },
+  detailsTitle: "En detalle",
+  galleryTitle: "Más fotos",
+  galleryAlt: (title, i) => `${title}, foto ${i}`,
   checkoutTitle: { physical: "Haz tu pedido", service: "Reserva tu cita" },
   submitLabel: { physical: "Confirmar pedido", service: "Confirmar reserva" },
-  checkoutNote: {
-    physical: "En esta página no se cobra ningún pago: el formulario solo nos envía tus datos.",
-    service: "En esta página no se cobra ningún pago: el formulario solo nos envía tus datos.",
+  footer: {
+    physical: "Los datos que escribes en el formulario de pedido se envían al vendedor junto con tu pedido. En esta página no se cobra ningún pago.",
+    service: "Los datos que escribes en el formulario de reserva se envían al proveedor junto con tu solicitud de reserva. En esta página no se cobra ningún pago.",
   },
   fieldLabels: { name: "Nombre completo", phone: "Teléfono", address: "Dirección", city: "Ciudad", email: "Correo electrónico", date: "Fecha preferida", notes: "Notas" },
   ui: {

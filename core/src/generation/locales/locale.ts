@@ -1,7 +1,6 @@
 /**
- * The shape every locale file fills in. Phrases are functions of precomputed facts so that
- * each language can order words its own way. The product name only appears as a label (a heading,
- * or before a colon): any name then reads naturally, with no guess at its article or gender.
+ * The shape every locale file fills in. The product name only appears as a label (a heading or an
+ * alt text): any name then reads naturally, with no guess at its article or gender.
  */
 
 /** Languages with hand-written phrases. */
@@ -9,37 +8,6 @@ export type LocaleCode = "en" | "fr" | "es" | "de";
 
 /** The tone a marketing angle selects; `neutral` when none was recognised. */
 export type Tone = "neutral" | "luxury" | "budget" | "eco" | "urgency" | "gift";
-
-/** How delivery is described for a physical product. */
-export type DeliveryFact = { kind: "free" } | { kind: "paid"; price: string } | { kind: "unknown" };
-
-/**
- * Product facts that phrases interpolate. Amounts are copy tokens (`{price}`), filled at render
- * time in the page's current currency; the others are the merchant's own words.
- */
-export interface CopyFacts {
-  /** The product name, used as a label or heading, never inside a sentence that needs an article. */
-  title: string;
-  hasSaving: boolean;
-  /** Delivery wording input; `unknown` for services too (never used there). */
-  delivery: DeliveryFact;
-  /** First sentence of the description, if any. */
-  summary: string | null;
-  /** The description when it says more than its first sentence (bounded). */
-  details: string | null;
-}
-
-/** A point of the "at a glance" list. */
-export interface BenefitCopy {
-  title: string;
-  text: string;
-}
-
-/** A question and its answer. */
-export interface QaCopy {
-  question: string;
-  answer: string;
-}
 
 /** Phrases that differ between a physical product and a service. */
 export interface ByType<T> {
@@ -51,43 +19,27 @@ export interface ByType<T> {
  * All the phrases of one language. The content rule (DESIGN §7) applies to every phrase: each one
  * states a fact the merchant gave, how this page works (a form, no payment taken here), or is a
  * plain call to action. No reviews, ratings, guarantees, return or cancellation terms, delivery
- * times or stock claims.
+ * times or stock claims. Amounts are never part of the copy: the renderer shows the price, saving
+ * and delivery price in one block, beside the headline and again beside the order button.
  */
 export interface Locale {
   code: LocaleCode;
-  /** What separates a label from its value: `": "`, or `"\u00a0: "` in French typography. */
-  colon: string;
   /** A call to action per tone, used in the sub-headline; it claims nothing about the product. */
   toneLine: Record<Tone, ByType<string>>;
-  /** `{price}`, or `{price} instead of {original_price}`. */
-  priceText: (facts: CopyFacts) => string;
-  /** The delivery sentence for a known delivery price. */
-  deliveryText: (delivery: Exclude<DeliveryFact, { kind: "unknown" }>) => string;
   ctaLabel: ByType<string>;
-  overviewTitle: string;
-  overview: {
-    about: string;
-    price: string;
-    saving: string;
-    /** `{saving}` off, `{saving_percent}`% less. */
-    savingText: string;
-    delivery: string;
-    order: ByType<BenefitCopy>;
-  };
+  /** Heading of the description's remainder (what the hero's first sentence leaves out). */
+  detailsTitle: string;
+  /** Heading of the photos after the first (which the hero shows). */
   galleryTitle: string;
-  galleryAlt: (facts: CopyFacts, index: number) => string;
-  faqTitle: string;
-  faq: {
-    price: string;
-    delivery: string;
-    order: ByType<QaCopy>;
-    payment: QaCopy;
-  };
-  offerTitle: Record<Tone, string>;
+  /** Alt text of photo `index` (1-based, the hero's photo being 1). */
+  galleryAlt: (title: string, index: number) => string;
   checkoutTitle: ByType<string>;
   submitLabel: ByType<string>;
-  /** What the form does: it sends details, takes no payment. */
-  checkoutNote: ByType<string>;
+  /**
+   * The footer's sentence on what the form does with the details it takes: they go to the seller with the
+   * order, and no payment is taken. Rendered on every page, so it is said once, in the page's language.
+   */
+  footer: ByType<string>;
   /** Default labels of the generated checkout fields. */
   fieldLabels: { name: string; phone: string; address: string; city: string; email: string; date: string; notes: string };
   /** Short strings the renderer needs around the copy. */
