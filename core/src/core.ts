@@ -16,6 +16,7 @@ import { createProductsService } from "./products/products-service.js";
 import { createTemplateGenerator } from "./generation/template-generator.js";
 import type { Generator } from "./generation/generation-input.js";
 import { createPagesService } from "./pages/pages-service.js";
+import { createBuilderLinks } from "./pages/builder-links.js";
 import { createDeploymentsService, type DeploymentsService } from "./deployments/deployments-service.js";
 import { createSitesService } from "./deployments/sites-service.js";
 import type { Stores } from "./storage/create-storage.js";
@@ -104,6 +105,7 @@ export async function createCore(deps: CoreDeps) {
     generator: deps.generator ?? createTemplateGenerator(),
     products,
     accounts,
+    builderLinks: createBuilderLinks({ secret: await loadSecret(deps.stores, "meta:builder_key", ids), clock, publicUrl: deps.publicUrl }),
     sleep,
     stepDelayMs: () => delays.generationStepMs,
     onPageDeleted: (page) => deployments.onPageDeleted(page),
