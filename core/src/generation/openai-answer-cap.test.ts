@@ -48,7 +48,6 @@ const input: GenerationInput = {
   product: { title: "Flood Lamp", description: "Brass.", price: 40, original_price: null, delivery_price: null, product_type: "physical", images: [] },
   currency: "USD",
   language: "en",
-  marketing_angle: null,
 };
 
 /** Peak resident set of this test process so far, in bytes (Linux reports kilobytes). */
