@@ -94,7 +94,7 @@ export async function createCore(deps: CoreDeps) {
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
   const base = { storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
 
-  const products = createProductsService({ ...base, media });
+  const products = createProductsService({ ...base, media, accounts });
   const idempotency = createIdempotency({ storage, clock, lock, shared: deps.stores.changes !== undefined, batch: base.batch });
   const delays: Delays = deps.delays ?? { generationStepMs: 0, deploymentStepMs: 0 };
   const sleep = deps.sleep ?? realSleep;

@@ -143,6 +143,7 @@ export function createPagesService(deps: PagesDeps) {
         const used = pagesNow.size + [...jobsNow.values()].filter((j) => j.status === "processing").length;
         if (used >= account.page_quota) {
           throw new LpError("quota_exceeded", `The account's page quota of ${account.page_quota} is reached; delete a page first.`, {
+            quota: "pages",
             limit: account.page_quota,
             used,
           });
