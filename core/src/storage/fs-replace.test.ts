@@ -5,8 +5,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createStores, toStorage, type Stores } from "./create-storage.js";
 import { fsDurableDriver } from "./fs-durable-driver.js";
 
-const OLD = { records: { "accounts:a": { v: "old" }, "accounts:gone": { v: "old" } }, media: { "products:p:old.png": "b2xk" } };
-const NEW = { records: { "accounts:a": { v: "new" }, "accounts:b": { v: "new" } }, media: { "products:p:new.png": "bmV3" } };
+/** A document an import takes: records by key, media as base64. */
+interface Doc {
+  records: Record<string, unknown>;
+  media: Record<string, string>;
+}
+const OLD: Doc = { records: { "accounts:a": { v: "old" }, "accounts:gone": { v: "old" } }, media: { "products:p:old.png": "b2xk" } };
+const NEW: Doc = { records: { "accounts:a": { v: "new" }, "accounts:b": { v: "new" } }, media: { "products:p:new.png": "bmV3" } };
 
 /** What a data dir holds, as an import sees it. */
 async function contents(stores: Stores) {
@@ -14,7 +19,7 @@ async function contents(stores: Stores) {
   for (const key of (await stores.data.getKeys()).sort()) records[key] = await stores.data.getItem(key);
   return { records, media: (await stores.media.getKeys()).sort() };
 }
-const expected = (doc: typeof OLD) => ({ records: { "meta:k": { keep: true }, ...doc.records }, media: Object.keys(doc.media).sort() });
+const expected = (doc: Doc) => ({ records: { "meta:k": { keep: true }, ...doc.records }, media: Object.keys(doc.media).sort() });
 
 /**
  * An fs import writes the new data aside, marks the commit, then swaps folders. These tests leave the
