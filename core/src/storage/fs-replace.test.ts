@@ -42,7 +42,7 @@ describe("fs import: the old data or the new, never a mix", () => {
     dirs.push(dir);
     const stores = open(dir);
     await stores.data.setItem("meta:k", { keep: true });
-    for (const [k, v] of Object.entries(OLD.records)) await stores.data.setItem(k, v);
+    for (const [k, v] of Object.entries(OLD.records)) await stores.data.setItem(k, v as never);
     for (const [k, v] of Object.entries(OLD.media)) await stores.media.setItemRaw(k, Buffer.from(v, "base64"));
     return { dir, stores };
   }
@@ -51,7 +51,7 @@ describe("fs import: the old data or the new, never a mix", () => {
     const data = toStorage(fsDurableDriver({ base: join(dir, "data.next") }));
     const media = toStorage(fsDurableDriver({ base: join(dir, "media.next") }));
     await data.setItem("meta:k", { keep: true });
-    for (const [k, v] of Object.entries(NEW.records)) await data.setItem(k, v);
+    for (const [k, v] of Object.entries(NEW.records)) await data.setItem(k, v as never);
     for (const [k, v] of Object.entries(NEW.media)) await media.setItemRaw(k, Buffer.from(v, "base64"));
   }
   const mark = (dir: string) => closeSync(openSync(join(dir, "import.commit"), "w"));
