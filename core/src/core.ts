@@ -16,6 +16,7 @@ import { createProductsService } from "./products/products-service.js";
 import { createTemplateGenerator } from "./generation/template-generator.js";
 import type { Generator } from "./generation/generation-input.js";
 import { createPagesService } from "./pages/pages-service.js";
+import { createBuilderLinks } from "./pages/builder-links.js";
 import { createDeploymentsService, type DeploymentsService } from "./deployments/deployments-service.js";
 import { createSitesService } from "./deployments/sites-service.js";
 import type { Stores } from "./storage/create-storage.js";
@@ -93,7 +94,7 @@ export async function createCore(deps: CoreDeps) {
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
   const base = { storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
 
-  const products = createProductsService({ ...base, media });
+  const products = createProductsService({ ...base, media, accounts });
   const idempotency = createIdempotency({ storage, clock, lock, shared: deps.stores.changes !== undefined, batch: base.batch });
   const delays: Delays = deps.delays ?? { generationStepMs: 0, deploymentStepMs: 0 };
   const sleep = deps.sleep ?? realSleep;
@@ -104,6 +105,7 @@ export async function createCore(deps: CoreDeps) {
     generator: deps.generator ?? createTemplateGenerator(),
     products,
     accounts,
+    builderLinks: createBuilderLinks({ secret: await loadSecret(deps.stores, "meta:builder_key", ids), clock, publicUrl: deps.publicUrl }),
     sleep,
     stepDelayMs: () => delays.generationStepMs,
     onPageDeleted: (page) => deployments.onPageDeleted(page),

@@ -53,7 +53,7 @@ export interface ServeOptions {
   maxEndpoints?: number;
   /** Checkout posts per client address; null for none. Default: 30 a minute with `publicOnly`, else none. */
   checkoutRateLimit?: RateLimit | null;
-  /** Where `LP_AI_BASE_URL`, `LP_AI_API_KEY` and `LP_AI_MODEL` are read; default process.env. */
+  /** Where `LP_AI_BASE_URL`, `LP_AI_API_KEY`, `LP_AI_MODEL` and `LP_AI_MAX_RESPONSE_BYTES` are read; default process.env. */
   env?: Record<string, string | undefined>;
 }
 
@@ -64,8 +64,16 @@ function generatorFromEnv(env: Record<string, string | undefined>): Generator | 
     baseUrl: env.LP_AI_BASE_URL.replace(/\/+$/, ""),
     apiKey: env.LP_AI_API_KEY ?? "",
     model: env.LP_AI_MODEL ?? "gpt-4o-mini",
+    maxResponseBytes: aiResponseCap(env.LP_AI_MAX_RESPONSE_BYTES),
     fetch: globalThis.fetch,
   });
+}
+
+/** `LP_AI_MAX_RESPONSE_BYTES`: a positive whole number of bytes, or unset for the default. */
+function aiResponseCap(value: string | undefined): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!/^\d{1,12}$/.test(value) || Number(value) < 1) throw new Error(`LP_AI_MAX_RESPONSE_BYTES must be a positive number of bytes, not ${JSON.stringify(value)}`);
+  return Number(value);
 }
 
 /** A started server. */

@@ -23,8 +23,8 @@ async function poll(target: Target, url: string, done: (data: Record<string, unk
   throw new Error(`${url} did not settle`);
 }
 
-/** Generates a page for an inline product and deploys it; returns the page id and the site's path. */
-export async function deploySite(target: Target): Promise<{ pageId: string; sitePath: string }> {
+/** Generates a page for an inline product and deploys it; returns the page id, the site's path and the signed builder link's path. */
+export async function deploySite(target: Target): Promise<{ pageId: string; sitePath: string; builderPath: string }> {
   const created = await api(target, "POST", "pages", { product: { title: "Hostile Mug", description: "Stoneware.", price: 9, product_type: "physical" } });
   expect(created.status).toBe(202);
   const job = await poll(target, created.json.data.poll_url, (d) => d.status === "completed" || d.status === "failed");
@@ -34,5 +34,6 @@ export async function deploySite(target: Target): Promise<{ pageId: string; site
   expect(deploy.status).toBe(202);
   const done = await poll(target, deploy.json.data.poll_url, (d) => d.status === "succeeded" || d.status === "failed");
   expect(done.status).toBe("succeeded");
-  return { pageId, sitePath: new URL(done.deployed_url as string).pathname };
+  const builder = new URL(job.builder_url as string);
+  return { pageId, sitePath: new URL(done.deployed_url as string).pathname, builderPath: `${builder.pathname}${builder.search}` };
 }

@@ -18,7 +18,7 @@ function expectHtmlHeaders(res: Response, frames: "none" | "self") {
 
 describe("HTML answers and checkout posts of lp serve --checkout-rate-limit 3/min", () => {
   let target: Target;
-  let site: { pageId: string; sitePath: string };
+  let site: { pageId: string; sitePath: string; builderPath: string };
   let before: unknown[];
   beforeAll(async () => {
     target = await startTarget(["--checkout-rate-limit", "3/min"]);
@@ -39,9 +39,14 @@ describe("HTML answers and checkout posts of lp serve --checkout-rate-limit 3/mi
     const missing = await fetch(`${target.url}/sites/${target.account}/no-such-site/`);
     expect(missing.status).toBe(404);
     expectHtmlHeaders(missing, "none");
-    const builder = await fetch(`${target.url}/builder/${site.pageId}`);
+    const builder = await fetch(`${target.url}${site.builderPath}`);
     expect(builder.status).toBe(200);
     expectHtmlHeaders(builder, "self");
+    // The page id alone (every deployed site prints it) opens no preview.
+    const unsigned = await fetch(`${target.url}/builder/${site.pageId}`);
+    expect(unsigned.status).toBe(404);
+    expect(await unsigned.text()).not.toContain("Hostile Mug");
+    expectHtmlHeaders(unsigned, "self");
     const noBuilder = await fetch(`${target.url}/builder/00000000-0000-4000-8000-000000000000`);
     expect(noBuilder.status).toBe(404);
     expectHtmlHeaders(noBuilder, "self");

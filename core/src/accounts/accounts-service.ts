@@ -14,6 +14,7 @@ import {
   type CreateAppInput,
   type CreateTokenInput,
   type TokenRecord,
+  withQuotaDefaults,
 } from "./schemas.js";
 
 interface Deps {
@@ -35,7 +36,8 @@ export function createAccountsService({ storage, clock, ids }: Deps) {
 
   async function get(accountId: string): Promise<AccountRecord | null> {
     if (!isAccountId(accountId)) return null;
-    return storage.getItem<AccountRecord>(`accounts:${accountId}`);
+    const record = await storage.getItem<AccountRecord>(`accounts:${accountId}`);
+    return record ? withQuotaDefaults(record) : null;
   }
 
   return {
@@ -75,7 +77,8 @@ export function createAccountsService({ storage, clock, ids }: Deps) {
           issues: [{ path: "account_id", code: "already_exists", message: "already exists" }],
         });
       }
-      const record: AccountRecord = { account_id, environment: body.environment, currency: body.currency, page_quota: body.page_quota, created_at: now() };
+      const { environment, currency, page_quota, product_quota, media_quota_bytes } = body;
+      const record: AccountRecord = { account_id, environment, currency, page_quota, product_quota, media_quota_bytes, created_at: now() };
       await storage.setItem(`accounts:${account_id}`, record);
       return record;
     },

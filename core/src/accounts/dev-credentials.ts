@@ -1,7 +1,7 @@
 import type { Storage } from "unstorage";
 import { sha256Hex, toTimestamp, type Clock, type IdSource } from "../deps.js";
 import { claimItem, setIfAbsent } from "../storage/claim-item.js";
-import { SCOPES, type AccountRecord, type AppRecord, type TokenRecord } from "./schemas.js";
+import { DEFAULT_MEDIA_QUOTA_BYTES, DEFAULT_PRODUCT_QUOTA, SCOPES, type AccountRecord, type AppRecord, type TokenRecord } from "./schemas.js";
 
 /** The credentials `lp serve` makes on first start and prints on every start. */
 export interface DevCredentials {
@@ -27,7 +27,7 @@ export async function ensureDevCredentials(storage: Storage, clock: Clock, ids: 
     client_secret: `lpsk_${ids.bytes(24).toString("base64url")}`,
   }));
   const at = toTimestamp(clock.now());
-  const account: AccountRecord = { account_id: creds.account_id, environment: "production", currency: "USD", page_quota: 100, created_at: at };
+  const account: AccountRecord = { account_id: creds.account_id, environment: "production", currency: "USD", page_quota: 100, product_quota: DEFAULT_PRODUCT_QUOTA, media_quota_bytes: DEFAULT_MEDIA_QUOTA_BYTES, created_at: at };
   await setIfAbsent(storage, `accounts:${creds.account_id}`, account);
   const token: TokenRecord = { account_id: creds.account_id, scopes: [...SCOPES], expires_at: null, created_at: at };
   await setIfAbsent(storage, `tokens:${sha256Hex(creds.token)}`, token);

@@ -8,12 +8,19 @@ export type Scope = (typeof SCOPES)[number];
 export const environmentSchema = z.enum(["production", "test"]);
 export type Environment = z.infer<typeof environmentSchema>;
 
+/** Products an account may have (soft-deleted ones do not count) unless its record says otherwise. */
+export const DEFAULT_PRODUCT_QUOTA = 10_000;
+/** Bytes of uploaded product images an account may keep (those of soft-deleted products do not count). */
+export const DEFAULT_MEDIA_QUOTA_BYTES = 500 * 1024 * 1024;
+
 /** `POST /_admin/accounts`. */
 export const createAccountSchema = z.strictObject({
   account_id: z.string().regex(ACCOUNT_ID, "must match ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$").optional(),
   environment: environmentSchema.default("production"),
   currency: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as USD").default("USD"),
   page_quota: z.number().int().min(0).max(1_000_000).default(100),
+  product_quota: z.number().int().min(0).max(10_000_000).default(DEFAULT_PRODUCT_QUOTA),
+  media_quota_bytes: z.number().int().min(0).max(2 ** 40).default(DEFAULT_MEDIA_QUOTA_BYTES).describe("bytes of uploaded product images, at most 1 TiB"),
 });
 
 /** `POST /_admin/tokens`. `expires_in` is in seconds. */
@@ -38,7 +45,17 @@ export interface AccountRecord {
   environment: Environment;
   currency: string;
   page_quota: number;
+  product_quota: number;
+  media_quota_bytes: number;
   created_at: string;
+}
+
+/**
+ * An account record as read: records written before the product and media quotas existed get the
+ * defaults, so every reader sees all three quotas.
+ */
+export function withQuotaDefaults(record: Omit<AccountRecord, "product_quota" | "media_quota_bytes"> & Partial<AccountRecord>): AccountRecord {
+  return { ...record, product_quota: record.product_quota ?? DEFAULT_PRODUCT_QUOTA, media_quota_bytes: record.media_quota_bytes ?? DEFAULT_MEDIA_QUOTA_BYTES };
 }
 
 export interface TokenRecord {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Stores } from "../storage/create-storage.js";
 import { LpError } from "../errors.js";
+import { checkRecord, type RecordIssue } from "./record-schemas.js";
 
 /** A storage key: segments start with a letter, digit, `_` or `-`, so `..` and hidden names never get in. */
 const KEY = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(:[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
@@ -31,16 +32,45 @@ export async function exportStores(stores: Stores, exportedAt: string): Promise<
   return { format: "lp-export", version: 1, exported_at: exportedAt, records, media };
 }
 
-/** Replaces every record and media file with those of `doc` (meta keys are kept). */
-export async function importStores(stores: Stores, parsed: ExportDocument): Promise<{ records: number; media: number }> {
-  if (Object.keys(parsed.records).some((k) => k.startsWith("meta:"))) {
-    throw new LpError("validation_error", "An export never contains meta records.", {
-      issues: [{ path: "records", code: "meta_key", message: "meta: keys are not importable" }],
-    });
+/** Most issues one refused import lists: a document of a million bad records must not answer with a million. */
+export const MAX_IMPORT_ISSUES = 1000;
+const MEDIA_KEY = /^[a-z0-9_-]+(:[A-Za-z0-9_-]+)*:[A-Za-z0-9_-]+\.(png|jpg|gif|webp|avif|svg)$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * Every problem of a document, before anything changes: meta keys, records that do not fit the schema of
+ * their store (by key), media that is not a media path or not base64. At most {@link MAX_IMPORT_ISSUES}.
+ */
+export function checkImport(doc: ExportDocument): RecordIssue[] {
+  const issues: RecordIssue[] = [];
+  const add = (found: RecordIssue[]) => issues.length < MAX_IMPORT_ISSUES && issues.push(...found.slice(0, MAX_IMPORT_ISSUES - issues.length));
+  for (const [key, value] of Object.entries(doc.records)) {
+    add(key.startsWith("meta:") ? [{ path: `records.${key}`, code: "meta_key", message: "meta: keys are not importable" }] : checkRecord(key, value));
   }
-  await clearStores(stores);
-  for (const [key, value] of Object.entries(parsed.records)) await stores.data.setItem(key, value as never);
-  for (const [key, value] of Object.entries(parsed.media)) await stores.media.setItemRaw(key, Buffer.from(value, "base64"));
+  for (const [key, value] of Object.entries(doc.media)) {
+    if (!MEDIA_KEY.test(key)) add([{ path: `media.${key}`, code: "invalid_media_key", message: "is not a media path" }]);
+    else if (value.length % 4 !== 0 || !BASE64.test(value)) add([{ path: `media.${key}`, code: "invalid_base64", message: "is not base64" }]);
+  }
+  return issues;
+}
+
+/**
+ * Replaces every record and media file with those of `doc` (meta keys are kept), all or nothing: the whole
+ * document is checked first ({@link checkImport}), and a refused one changes nothing; then the store swaps
+ * the data in one step ({@link Stores.replace}), so a kill leaves the old data or the new, never a mix.
+ */
+export async function importStores(stores: Stores, parsed: ExportDocument): Promise<{ records: number; media: number }> {
+  const issues = checkImport(parsed);
+  if (issues.length) {
+    const more = issues.length >= MAX_IMPORT_ISSUES ? ` (the first ${MAX_IMPORT_ISSUES})` : "";
+    throw new LpError("validation_error", `The import was refused, nothing changed: ${issues.length} invalid entries${more}.`, { issues });
+  }
+  if (stores.replace) await stores.replace(parsed.records, parsed.media);
+  else {
+    await clearStores(stores);
+    for (const [key, value] of Object.entries(parsed.records)) await stores.data.setItem(key, value as never);
+    for (const [key, value] of Object.entries(parsed.media)) await stores.media.setItemRaw(key, Buffer.from(value, "base64"));
+  }
   return { records: Object.keys(parsed.records).length, media: Object.keys(parsed.media).length };
 }
 

@@ -15,8 +15,13 @@ export interface OpenAIGeneratorOptions {
   fetch: typeof globalThis.fetch;
   /** Whole-request budget, body included. */
   timeoutMs?: number;
+  /** Most bytes of the endpoint's answer read before the request is abandoned ({@link DEFAULT_AI_MAX_RESPONSE_BYTES}). */
+  maxResponseBytes?: number;
   temperature?: number;
 }
+
+/** A chat completion is a few kilobytes; 2 MiB leaves room for any honest answer and bounds a hostile one. */
+export const DEFAULT_AI_MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 
 /** A failure whose message is safe to show in a job warning. */
 class AiFailure extends Error {}
@@ -72,8 +77,9 @@ async function requestContent(options: OpenAIGeneratorOptions, timeoutMs: number
           temperature: options.temperature ?? 0.7,
         }),
       });
-      body = await response.text();
+      body = await readCapped(response, options.maxResponseBytes ?? DEFAULT_AI_MAX_RESPONSE_BYTES, controller);
     } catch (error) {
+      if (error instanceof AiFailure) throw error;
       throw new AiFailure(controller.signal.aborted ? `no answer within ${timeoutMs} ms` : `request failed: ${describe(error)}`);
     }
     if (!response.ok) throw new AiFailure(`HTTP ${response.status} from the AI endpoint`);
@@ -81,6 +87,37 @@ async function requestContent(options: OpenAIGeneratorOptions, timeoutMs: number
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The answer's text, read chunk by chunk up to `cap` bytes. Past the cap (or a declared length over it) the
+ * request is aborted and the rest never read, so what the endpoint sends costs at most the cap in memory.
+ */
+async function readCapped(response: Response, cap: number, controller: AbortController): Promise<string> {
+  const tooLarge = () => {
+    controller.abort();
+    return new AiFailure(`the answer was too large: over ${cap} bytes`);
+  };
+  const declared = Number(response.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > cap) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > cap) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size).toString("utf8");
 }
 
 /** Digs the message out of a chat-completions body and validates it as page content. */

@@ -19,6 +19,7 @@ import { toJobEntry, toJobView, toPageEntry, toPageSummary, toPageView, type Job
 import type { PageCreateInput, PageListQuery, PageUpdateInput } from "./schemas.js";
 import { toSlug, toUniqueSlug } from "./slug.js";
 import { createPageStore, pageKeys } from "./page-store.js";
+import type { BuilderLinks } from "./builder-links.js";
 
 /** Dependencies of the pages service. */
 export interface PagesDeps extends ServiceDeps, BackgroundDeps {
@@ -26,6 +27,8 @@ export interface PagesDeps extends ServiceDeps, BackgroundDeps {
   generator: Generator;
   products: ProductsService;
   accounts: AccountsService;
+  /** Signs the `builder_url` of pages and jobs. */
+  builderLinks: BuilderLinks;
   /** Called when a page goes away (deployments and sites clean up after it). */
   onPageDeleted?: (page: PageRecord) => Promise<void>;
 }
@@ -38,7 +41,8 @@ export function createPagesService(deps: PagesDeps) {
   const jobKey = pageKeys.job;
   const inflightKey = pageJournalKeys.job;
   const { pagesIndex, jobsIndex } = store;
-  const builderUrl = (id: string) => `${deps.publicUrl()}/builder/${id}`;
+  // Signed at every answer: a stored link would expire while its record lives on.
+  const builderUrl = (id: string) => deps.builderLinks.url(id);
 
   const saveJob = store.saveJob;
 
@@ -116,6 +120,8 @@ export function createPagesService(deps: PagesDeps) {
     },
     readPage,
     requirePage,
+    /** Checks builder links ({@link BuilderLinks.verify}). */
+    verifyBuilderLink: deps.builderLinks.verify,
 
     /** The page ready to render as it stands: images redrawn in its current theme and currency. */
     async renderable(page: PageRecord): Promise<RenderablePage> {
@@ -137,6 +143,7 @@ export function createPagesService(deps: PagesDeps) {
         const used = pagesNow.size + [...jobsNow.values()].filter((j) => j.status === "processing").length;
         if (used >= account.page_quota) {
           throw new LpError("quota_exceeded", `The account's page quota of ${account.page_quota} is reached; delete a page first.`, {
+            quota: "pages",
             limit: account.page_quota,
             used,
           });
@@ -179,7 +186,8 @@ export function createPagesService(deps: PagesDeps) {
     async getJob(accountId: string, jobId: string) {
       const job = isUuid(jobId) ? await store.readJob(accountId, jobId) : null;
       if (!job) throw notFound("job", jobId);
-      return toJobView(job);
+      const view = toJobView(job);
+      return view.page_id ? { ...view, builder_url: builderUrl(view.page_id) } : view;
     },
 
     async get(accountId: string, id: string) {

@@ -1,9 +1,13 @@
 import type { Product, ProductImage, ProductSummary } from "@lp/contract";
 import type { GenerationProduct } from "../generation/generation-input.js";
 
-/** An image of a product as stored: the wire's fields, and `media_path` for uploads kept in the media store. */
+/**
+ * An image of a product as stored: the wire's fields, `media_path` for uploads kept in the media store, and
+ * their size (counted against the account's media quota; absent on images given as URLs).
+ */
 export interface ProductImageRecord extends ProductImage {
   media_path: string | null;
+  bytes?: number;
 }
 
 /** A checkout field as it belongs to a product (shared by every page of it). */
@@ -71,10 +75,11 @@ export function toProductView(product: ProductRecord, publicUrl: string): Produc
 /** The product as the API returns it (`productSchema` of @lp/contract). */
 export type ProductView = Product;
 
-/** What the products index keeps per product: enough to filter and sort without reading records. */
+/** What the products index keeps per product: enough to filter and sort without reading records, and its media bytes. */
 export function toProductEntry(product: ProductRecord) {
   if (product.deleted_at) return null;
   return {
+    media_bytes: product.images.reduce((sum, image) => sum + (image.bytes ?? 0), 0),
     id: product.id,
     created_at: product.created_at,
     updated_at: product.updated_at,
@@ -84,3 +89,6 @@ export function toProductEntry(product: ProductRecord) {
     text: `${product.title}\n${product.description ?? ""}`.toLowerCase(),
   };
 }
+
+/** An entry of the products index. */
+export type ProductEntry = NonNullable<ReturnType<typeof toProductEntry>>;

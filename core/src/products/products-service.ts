@@ -13,12 +13,19 @@ import type { ServiceDeps } from "../service-deps.js";
 import { createTextMemo } from "../storage/text-memo.js";
 import { checkUploads, type CheckedUpload, type ImageUpload } from "./product-input.js";
 import { createProductStore, productKeys } from "./product-store.js";
+import { assertProductRoom } from "./product-quotas.js";
+import { DEFAULT_MEDIA_QUOTA_BYTES, DEFAULT_PRODUCT_QUOTA, type AccountRecord } from "../accounts/schemas.js";
 import { sortImages, toProductSummary, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
 import { MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type ProductUpdateInput } from "./schemas.js";
 
 interface Deps extends ServiceDeps {
   media: MediaStore;
+  /** The account's quotas (`product_quota`, `media_quota_bytes`); defaults when the account is unknown. */
+  accounts: { get(accountId: string): Promise<Pick<AccountRecord, "product_quota" | "media_quota_bytes"> | null> };
 }
+
+/** Bytes a set of checked uploads adds to the media store. */
+const sizeOf = (uploads: CheckedUpload[]) => uploads.reduce((sum, upload) => sum + upload.bytes.byteLength, 0);
 
 /** Query of `GET /products`. */
 export const productListSchema = listQuerySchema(["created_at", "updated_at", "title", "price"]).extend({
@@ -69,9 +76,52 @@ export function createProductsService(deps: Deps) {
       const id = ids.uuid();
       const path = `products/${record.id}/${id}.${upload.ext}`;
       await deps.media.put(path, upload.bytes);
-      added.push({ id, url: deps.media.urlOf(path), media_type: upload.mediaType, display_order: startOrder + i, created_at: at, media_path: path });
+      added.push({ id, url: deps.media.urlOf(path), media_type: upload.mediaType, display_order: startOrder + i, created_at: at, media_path: path, bytes: upload.bytes.byteLength });
     }
     return added;
+  }
+
+  /**
+   * Runs `fn` under the account's quota lock, after checking that `products` more products and `bytes` more
+   * upload bytes fit: the check and the write that takes the share are one step for every process (the lock
+   * is shared on Redis), so two requests never both take the last of a quota. Nothing is stored when refused.
+   */
+  async function withRoom<T>(accountId: string, products: number, bytes: () => number, fn: (lease: LockLease) => Promise<T>): Promise<T> {
+    return deps.lock.withLock(`productquota:${accountId}`, async (lease) => {
+      const account = (await deps.accounts.get(accountId)) ?? { product_quota: DEFAULT_PRODUCT_QUOTA, media_quota_bytes: DEFAULT_MEDIA_QUOTA_BYTES };
+      assertProductRoom(account, await indexOf(accountId), products, bytes());
+      return fn(lease);
+    });
+  }
+
+  /** The edit of {@link update}, under the product's lock (and the quota lock when it adds uploads). */
+  async function editProduct(current: ProductRecord, body: ProductUpdateInput, removed: Set<string>, uploads: CheckedUpload[], lease: LockLease, quotaLease?: LockLease) {
+    const at = toTimestamp(clock.now());
+    const issues: ValidationIssue[] = [];
+    const own = new Set(current.images.map((i) => i.id));
+    for (const [i, rid] of [...removed].entries()) if (!own.has(rid)) issues.push({ path: `remove_image_ids.${i}`, code: "unknown_image", message: "is not an image of this product" });
+    for (const [i, item] of (body.reorder_images ?? []).entries()) {
+      if (!own.has(item.id)) issues.push({ path: `reorder_images.${i}.id`, code: "unknown_image", message: "is not an image of this product" });
+      else if (removed.has(item.id)) issues.push({ path: `reorder_images.${i}.id`, code: "conflict", message: "is also being removed" });
+    }
+    if (issues.length) throw validationError(issues);
+    const order = new Map((body.reorder_images ?? []).map((r) => [r.id, r.display_order]));
+    let images = current.images.filter((img) => !removed.has(img.id)).map((img) => ({ ...img, display_order: order.get(img.id) ?? img.display_order }));
+    const next = images.reduce((max, img) => Math.max(max, img.display_order + 1), 0);
+    const fromUrls = urlImages(body.images, next, at);
+    if (images.length + fromUrls.length + uploads.length > MAX_IMAGES) throw tooManyImages();
+    const record: ProductRecord = { ...current, images };
+    images = [...images, ...fromUrls, ...(await storeUploads(record, uploads, next + fromUrls.length, at))];
+    // Renumber so display_order is always 0..n-1 in the order shown.
+    record.images = sortImages(images).map((img, i) => ({ ...img, display_order: i }));
+    for (const field of ["title", "description", "price", "original_price", "delivery_price", "product_type"] as const) {
+      if (body[field] !== undefined) (record as unknown as Record<string, unknown>)[field] = body[field];
+    }
+    record.updated_at = at;
+    // The share is taken by this write: only while the quota lock is still ours.
+    await quotaLease?.assertHeld();
+    await commit(record, "product.updated", lease);
+    return view(record);
   }
 
   const urlImages = (urls: string[] | undefined, startOrder: number, at: string): ProductImageRecord[] =>
@@ -91,25 +141,27 @@ export function createProductsService(deps: Deps) {
       const uploads = checkUploads(files);
       const urlCount = body.images?.length ?? 0;
       if (urlCount + uploads.length > MAX_IMAGES) throw tooManyImages();
-      const at = toTimestamp(clock.now());
-      const record: ProductRecord = {
-        id: ids.uuid(),
-        account_id: accountId,
-        title: body.title,
-        description: body.description ?? null,
-        price: body.price,
-        original_price: body.original_price ?? null,
-        delivery_price: body.delivery_price ?? null,
-        product_type: body.product_type,
-        images: [],
-        checkout_fields: null,
-        created_at: at,
-        updated_at: at,
-        deleted_at: null,
-      };
-      record.images = [...urlImages(body.images, 0, at), ...(await storeUploads(record, uploads, urlCount, at))];
-      await commit(record, "product.created");
-      return view(record);
+      return withRoom(accountId, 1, () => sizeOf(uploads), async (lease) => {
+        const at = toTimestamp(clock.now());
+        const record: ProductRecord = {
+          id: ids.uuid(),
+          account_id: accountId,
+          title: body.title,
+          description: body.description ?? null,
+          price: body.price,
+          original_price: body.original_price ?? null,
+          delivery_price: body.delivery_price ?? null,
+          product_type: body.product_type,
+          images: [],
+          checkout_fields: null,
+          created_at: at,
+          updated_at: at,
+          deleted_at: null,
+        };
+        record.images = [...urlImages(body.images, 0, at), ...(await storeUploads(record, uploads, urlCount, at))];
+        await commit(record, "product.created", lease);
+        return view(record);
+      });
     },
 
     async get(accountId: string, id: string) {
@@ -157,31 +209,12 @@ export function createProductsService(deps: Deps) {
       // Serialised per product so concurrent edits of the image list never lose one.
       return deps.lock.withLock(key(accountId, id), async (lease) => {
         const current = await requireProduct(accountId, id);
-        const at = toTimestamp(clock.now());
-        const issues: ValidationIssue[] = [];
-        const own = new Set(current.images.map((i) => i.id));
         const removed = new Set(body.remove_image_ids ?? []);
-        for (const [i, rid] of [...removed].entries()) if (!own.has(rid)) issues.push({ path: `remove_image_ids.${i}`, code: "unknown_image", message: "is not an image of this product" });
-        for (const [i, item] of (body.reorder_images ?? []).entries()) {
-          if (!own.has(item.id)) issues.push({ path: `reorder_images.${i}.id`, code: "unknown_image", message: "is not an image of this product" });
-          else if (removed.has(item.id)) issues.push({ path: `reorder_images.${i}.id`, code: "conflict", message: "is also being removed" });
-        }
-        if (issues.length) throw validationError(issues);
-        const order = new Map((body.reorder_images ?? []).map((r) => [r.id, r.display_order]));
-        let images = current.images.filter((img) => !removed.has(img.id)).map((img) => ({ ...img, display_order: order.get(img.id) ?? img.display_order }));
-        const next = images.reduce((max, img) => Math.max(max, img.display_order + 1), 0);
-        const fromUrls = urlImages(body.images, next, at);
-        if (images.length + fromUrls.length + uploads.length > MAX_IMAGES) throw tooManyImages();
-        const record: ProductRecord = { ...current, images };
-        images = [...images, ...fromUrls, ...(await storeUploads(record, uploads, next + fromUrls.length, at))];
-        // Renumber so display_order is always 0..n-1 in the order shown.
-        record.images = sortImages(images).map((img, i) => ({ ...img, display_order: i }));
-        for (const field of ["title", "description", "price", "original_price", "delivery_price", "product_type"] as const) {
-          if (body[field] !== undefined) (record as unknown as Record<string, unknown>)[field] = body[field];
-        }
-        record.updated_at = at;
-        await commit(record, "product.updated", lease);
-        return view(record);
+        const edit = (quotaLease?: LockLease) => editProduct(current, body, removed, uploads, lease, quotaLease);
+        if (uploads.length === 0) return edit();
+        // New bytes take media quota: what the removed images free is counted first.
+        const freed = current.images.reduce((sum, image) => sum + (removed.has(image.id) ? (image.bytes ?? 0) : 0), 0);
+        return withRoom(accountId, 0, () => sizeOf(uploads) - freed, edit);
       });
     },
 

@@ -4,6 +4,7 @@ import { createStorage, normalizeBaseKey, type Driver, type Storage } from "unst
 import memoryDriver from "unstorage/drivers/memory";
 import { fsDurableDriver } from "./fs-durable-driver.js";
 import { createRedisStores, type RedisStoreOptions } from "./redis-stores.js";
+import { replaceFsStores, settleFsReplace } from "./fs-replace.js";
 
 /** The storage kinds `lp serve --storage` accepts. */
 export type StorageKind = "memory" | "fs" | "redis";
@@ -55,6 +56,12 @@ export interface Stores {
   batch(ops: readonly BatchOp[], fence?: BatchFence): Promise<void>;
   /** Present on stores that several processes share. */
   changes?: ChangeFeed;
+  /**
+   * Replaces every record but the `meta:` ones, and every media file (base64 in `media`), so that a reader,
+   * or the next start after a kill, finds the old data or the new, never a mix. Memory stores have none
+   * (nothing of theirs outlives a kill): the caller clears and writes.
+   */
+  replace?(records: Record<string, unknown>, media: Record<string, string>): Promise<void>;
   /** On Redis stores: where the Redis is, for parts that open their own connections (the lock, BullMQ queues). */
   redis?: { url: string; prefix: string };
   dispose(): Promise<void>;
@@ -137,15 +144,24 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
   }
   const dataDir = typeof where === "string" ? where : undefined;
   if (kind === "fs" && !dataDir) throw new Error("fs storage needs a data directory");
-  const make = (sub: string): Storage =>
-    toStorage(kind === "fs" ? fsDurableDriver({ base: join(dataDir!, sub) }) : memoryDriver());
-  const data = make("data");
-  const media = make("media");
+  // An import a kill cut short is settled before anything reads the folders.
+  if (kind === "fs") settleFsReplace(dataDir!);
+  const drivers = kind === "fs" ? [fsDurableDriver({ base: join(dataDir!, "data") }), fsDurableDriver({ base: join(dataDir!, "media") })] : [memoryDriver(), memoryDriver()];
+  const [data, media] = drivers.map(toStorage) as [Storage, Storage];
   return {
     kind,
     data,
     media,
     batch: (ops) => applyInOrder(data, ops),
+    ...(kind === "fs"
+      ? {
+          async replace(records: Record<string, unknown>, files: Record<string, string>) {
+            await replaceFsStores(dataDir!, data, records, files);
+            // The folders changed under the drivers: what they cached is of the old ones.
+            for (const driver of drivers) (driver as { forgetCache?: () => void }).forgetCache?.();
+          },
+        }
+      : {}),
     async dispose() {
       await Promise.all([data.dispose(), media.dispose()]);
     },

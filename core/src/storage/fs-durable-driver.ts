@@ -94,6 +94,10 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
     name: "fs-durable",
     options,
     flags: { maxDepth: false },
+    /** Drops every cached text: the folder was swapped under the driver (an import), so none is true any more. */
+    forgetCache() {
+      cache?.clear();
+    },
     async hasItem(key) {
       // A stat, not a read: media files can be megabytes.
       try {

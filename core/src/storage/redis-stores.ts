@@ -53,6 +53,17 @@ export function createRedisStores(options: RedisStoreOptions): Stores {
       await redisCall(() => writeOps(dataClient, dataLayout, writes));
     },
     changes: redisChangeFeed(dataClient, dataLayout.feed!),
+    /**
+     * New media first (new paths are unused until records name them), then every record in one batch
+     * (one script: atomic, so no process ever sees a mix), then the media no record names any more.
+     */
+    async replace(records: Record<string, unknown>, files: Record<string, string>) {
+      const oldMedia = await media.getKeys();
+      for (const [key, value] of Object.entries(files)) await media.setItemRaw(key, Buffer.from(value, "base64"));
+      const stale = (await data.getKeys()).filter((key) => !key.startsWith("meta:") && !Object.hasOwn(records, key));
+      await this.batch([...stale.map((key) => ({ key, remove: true as const })), ...Object.entries(records).map(([key, value]) => ({ key, value }))]);
+      for (const key of oldMedia) if (!Object.hasOwn(files, key)) await media.removeItem(key);
+    },
     redis: { url: options.url, prefix },
     async dispose() {
       if (disposed) return;

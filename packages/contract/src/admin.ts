@@ -7,6 +7,8 @@ export const accountSchema = z.object({
   environment: z.enum(["production", "test"]),
   currency: z.string(),
   page_quota: z.number().int(),
+  product_quota: z.number().int().describe("Most products (soft-deleted ones do not count)"),
+  media_quota_bytes: z.number().int().describe("Most bytes of uploaded product images (those of soft-deleted products do not count)"),
   created_at: timestampSchema,
 });
 

@@ -1,4 +1,4 @@
-import { isAccountId, LpError, notFound, SCOPES, type AccountRecord, type AppRecord } from "@lp/core";
+import { isAccountId, LpError, notFound, SCOPES, type AccountRecord, type AppRecord, withQuotaDefaults } from "@lp/core";
 import type { H3, H3Event } from "h3";
 import { readLimited } from "../http/body.js";
 import type { Grant, ServerContext } from "../http/route.js";
@@ -94,7 +94,7 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
   }
 
   async function state(): Promise<Response> {
-    const accounts = await listRecords<AccountRecord>("accounts:");
+    const accounts = (await listRecords<AccountRecord>("accounts:")).map(withQuotaDefaults);
     const apps = (await listRecords<AppRecord>("apps:")).map(({ secret_hash: _hidden, ...app }) => app);
     return Response.json({
       data: {

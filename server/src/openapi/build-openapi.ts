@@ -66,13 +66,15 @@ export function buildOpenApi(routes: RouteDef[]) {
     const requestBody = requestBodyOf(route);
     const responses: Record<string, unknown> = {};
     for (const [status, res] of Object.entries(docs.responses)) {
+      if (!res.schema && ERROR_STATUSES[status]) continue; // an error status a route describes in its own words: below
       responses[status] = res.schema ? { description: res.description, content: { "application/json": { schema: toSchema(res.schema, "output") } } } : { description: res.description };
     }
     for (const [status, description] of Object.entries(ERROR_STATUSES)) {
       if (!canAnswer(route, status)) continue;
       // A declared query is closed: the server refuses any name the parameters above do not list.
-      const text = status === "400" && route.query ? `${description}; a query parameter not listed here is refused (validation_error, unrecognized_keys)` : description;
-      responses[status] ??= { description: text, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+      const own = docs.responses[Number(status)]?.description;
+      const closed = status === "400" && route.query ? `${description}; a query parameter not listed here is refused (validation_error, unrecognized_keys)` : description;
+      responses[status] ??= { description: own ?? closed, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
     }
     const isList = route.method === "GET" && parameters.some((p) => (p as { name: string }).name === "cursor");
     for (const [status, response] of Object.entries(responses)) {

@@ -24,10 +24,12 @@ for (const storage of testStorages()) {
         environment: "production",
         currency: "USD",
         page_quota: 100,
+        product_quota: 10_000,
+        media_quota_bytes: 500 * 1024 * 1024,
         created_at: t.clock.now().toISOString(),
       });
-      const custom = await t.admin("POST", "/_admin/accounts", { account_id: "shop-1", environment: "test", currency: "EUR", page_quota: 3 });
-      expect(custom.json.data).toMatchObject({ account_id: "shop-1", environment: "test", currency: "EUR", page_quota: 3 });
+      const custom = await t.admin("POST", "/_admin/accounts", { account_id: "shop-1", environment: "test", currency: "EUR", page_quota: 3, product_quota: 7, media_quota_bytes: 4096 });
+      expect(custom.json.data).toMatchObject({ account_id: "shop-1", environment: "test", currency: "EUR", page_quota: 3, product_quota: 7, media_quota_bytes: 4096 });
       const bad: [Record<string, unknown>, string][] = [
         [{ account_id: "../x" }, "account_id"],
         [{ account_id: "a:b" }, "account_id"],
@@ -36,6 +38,10 @@ for (const storage of testStorages()) {
         [{ currency: "usd" }, "currency"],
         [{ page_quota: -1 }, "page_quota"],
         [{ page_quota: 1.5 }, "page_quota"],
+        [{ product_quota: -1 }, "product_quota"],
+        [{ product_quota: "10" }, "product_quota"],
+        [{ media_quota_bytes: 2 ** 41 }, "media_quota_bytes"],
+        [{ media_quota_bytes: 0.5 }, "media_quota_bytes"],
         [{ owner: "me" }, ""],
         [{ account_id: "shop-1" }, "account_id"],
       ];

@@ -121,13 +121,4 @@ describe("deployments and sites", () => {
     expect(await t.core.stores.data.getKeys("acct:acct_dev:deployments")).toEqual([]);
     expect(await t.core.stores.data.getKeys("sitefiles")).toEqual([]);
   });
-
-  it("serves the builder preview of a page without a live form", async () => {
-    const res = await t.app.request(`/builder/${pageId}`);
-    expect(res.status).toBe(200);
-    const html = await res.text();
-    expect(html).toContain("<form");
-    expect(html).not.toContain('action="http');
-    expect((await t.app.request("/builder/00000000-0000-4000-8000-000000000000")).status).toBe(404);
-  });
 });

@@ -31,7 +31,7 @@ describe("pages and generation jobs", () => {
     await t.core.onIdle();
     const job = (await t.call("GET", res.json.data.poll_url)).json.data;
     expect(job).toMatchObject({ status: "completed", step: "done", error: null });
-    expect(job.builder_url).toBe(`http://lp.test/builder/${job.page_id}`);
+    expect(job.builder_url).toMatch(new RegExp(`^http://lp\\.test/builder/${job.page_id}\\?expires=\\d+&sig=`));
     expect(job.completed_at).not.toBeNull();
 
     const page = (await t.call("GET", `pages/${job.page_id}`)).json.data;

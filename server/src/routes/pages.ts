@@ -18,7 +18,13 @@ export const pageRoutes: RouteDef[] = [
     docs: {
       summary: "Create a page (asynchronous generation job)",
       tags,
-      responses: { 202: { description: "The job was accepted; poll poll_url", schema: pageAcceptedResponse } },
+      responses: {
+        202: { description: "The job was accepted; poll poll_url", schema: pageAcceptedResponse },
+        403: {
+          description:
+            "insufficient_scope, account_mismatch, or quota_exceeded: the account's page_quota (pages plus jobs processing; details.quota pages), or, for an inline product, its product_quota (details.quota products); details.limit and details.used. Nothing is stored.",
+        },
+      },
     },
     handler: async ({ server, accountId, input, simulate }) => {
       const { job_id } = await server.core.pages.create(accountId, input, simulate);

@@ -12,6 +12,12 @@ import { productListResponse, productResponse } from "../openapi/resource-schema
 const base = "/v1/accounts/:account_id/products";
 const tags = ["Products"];
 
+/** What a 403 of a route that adds products or uploads may say. */
+const QUOTA_403 = {
+  description:
+    "insufficient_scope, account_mismatch, or quota_exceeded: the account's product_quota or media_quota_bytes (uploaded image bytes) would be passed; details.quota names which (products or media_bytes), with details.limit and details.used. Nothing is stored.",
+};
+
 /** The products operations of the account plane. */
 export const productRoutes: RouteDef[] = [
   defineRoute({
@@ -24,7 +30,7 @@ export const productRoutes: RouteDef[] = [
     docs: {
       summary: "Create a product",
       tags,
-      responses: { 201: { description: "The product with its images", schema: productResponse } },
+      responses: { 201: { description: "The product with its images", schema: productResponse }, 403: QUOTA_403 },
     },
     handler: async ({ server, accountId, input, files }) => data(await server.core.products.create(accountId, input, files), 201),
   }),
@@ -58,7 +64,7 @@ export const productRoutes: RouteDef[] = [
     docs: {
       summary: "Update a product and its media ordering",
       tags,
-      responses: { 200: { description: "The product with its images", schema: productResponse } },
+      responses: { 200: { description: "The product with its images", schema: productResponse }, 403: QUOTA_403 },
     },
     handler: async ({ server, accountId, params, input, files }) => data(await server.core.products.update(accountId, params.id, input, files)),
   }),

@@ -1,4 +1,4 @@
-import { renderCheckoutErrors, renderNotFoundPage, renderPage } from "@lp/core";
+import { LpError, renderCheckoutErrors, renderNotFoundPage, renderPage } from "@lp/core";
 import { HTTPResponse } from "h3";
 import { readForm, type FormLimits } from "../http/form.js";
 import { htmlHeaders, htmlResponse } from "../http/html.js";
@@ -72,7 +72,26 @@ async function readCheckoutForm(req: Request): Promise<Record<string, string>> {
   }
 }
 
-/** The deployed sites, their checkout forms, and the builder preview. Public, like the hosted pages. */
+/**
+ * Who may see a builder preview (it shows unpublished edits): the holder of a valid signed link (what
+ * `builder_url` carries), or the owning account's bearer token with `pages:read`. Any other token,
+ * valid or not, opens nothing, and is not told why.
+ */
+async function mayPreview(server: ServerContext, page: { id: string; account_id: string }, url: URL, req: Request): Promise<boolean> {
+  if (server.core.pages.verifyBuilderLink(page.id, url.searchParams.get("expires"), url.searchParams.get("sig"))) return true;
+  const match = /^Bearer\s+(\S{1,256})\s*$/i.exec(req.headers.get("authorization") ?? "");
+  if (!match) return false;
+  try {
+    const principal = await server.core.accounts.authenticateToken(match[1]!);
+    return principal.account_id === page.account_id && principal.scopes.includes("pages:read");
+  } catch (error) {
+    // A bad or expired token is one more stranger; a storage fault is still the fault it is.
+    if (error instanceof LpError && error.code === "unauthenticated") return false;
+    throw error;
+  }
+}
+
+/** The deployed sites and their checkout forms (public, like the hosted pages), and the builder preview (signed link or owner's token). */
 export const siteRoutes: RouteDef[] = [
   defineRoute({
     method: "GET",
@@ -107,9 +126,10 @@ export const siteRoutes: RouteDef[] = [
     path: "/builder/:page_id",
     plane: "none",
     internal: true,
-    handler: async ({ server, params }) => {
+    handler: async ({ server, params, url, req }) => {
       const page = await server.core.pages.findPage(params.page_id);
-      if (!page) return builderHtml(renderNotFoundPage(), 404, { "cache-control": "no-store" });
+      // One 404 for a missing page and a closed one: the answer never says whether the id exists.
+      if (!page || !(await mayPreview(server, page, url, req))) return builderHtml(renderNotFoundPage(), 404, { "cache-control": "no-store" });
       return builderHtml(renderPage(await server.core.pages.renderable(page), { checkoutAction: null, preview: true }), 200, { "cache-control": "no-store" });
     },
   }),

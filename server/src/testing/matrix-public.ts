@@ -9,6 +9,8 @@ export interface PublicFixtures {
   page: string;
   slug: string;
   mediaPath: string;
+  /** The signed query of the page's `builder_url`, without which the builder preview is a 404. */
+  builderQuery: string;
 }
 
 const PUBLIC_PARAMS: Record<string, (f: PublicFixtures) => string> = {
@@ -24,7 +26,8 @@ export async function loadPublicFixtures(t: TestApp, a: Tenant, res: Resources):
   const page = await t.call("GET", `/v1/accounts/${a.account}/pages/${res.page}`, { token: a.tokens.all });
   const mediaKey = (await t.core.stores.media.getKeys()).find((k) => /\.(svg|png)$/.test(k));
   if (!page.json?.data?.slug || !mediaKey) throw new Error(`matrix setup: no deployed page or media (${page.status})`);
-  return { account: a.account, product: res.product!, page: res.page!, slug: page.json.data.slug, mediaPath: mediaKey.split(":").join("/") };
+  const builderQuery = new URL(page.json.data.builder_url).search;
+  return { account: a.account, product: res.product!, page: res.page!, slug: page.json.data.slug, mediaPath: mediaKey.split(":").join("/"), builderQuery };
 }
 
 /** The value of one parameter (`:slug`, `**:path`) of a public route. Throws on one it does not know. */
@@ -34,9 +37,13 @@ export function toPublicParam(param: string, f: PublicFixtures, path: string): s
   return fill(f);
 }
 
-/** The concrete path of a public route. Throws on a parameter it does not know, so new routes are taught here. */
+/**
+ * The concrete path of a public route, with the builder preview's signed query. Throws on a parameter it
+ * does not know, so new routes are taught here.
+ */
 export function toPublicPath(route: RouteDef, f: PublicFixtures): string {
-  return route.path.replace(/\*\*:\w+|:\w+/g, (param) => toPublicParam(param, f, route.path));
+  const path = route.path.replace(/\*\*:\w+|:\w+/g, (param) => toPublicParam(param, f, route.path));
+  return route.path.startsWith("/builder/") ? `${path}${f.builderQuery}` : path;
 }
 
 /** Valid bodies of the admin operations; the import body is read from the export at run time. */

@@ -17,6 +17,8 @@ export function toOptions({ flags }: CommandInput): CreateAccountOptions {
     environment: toChoice(flags.environment, "--environment", ["production", "test"] as const),
     currency: flags.currency,
     page_quota: toInt(flags.pageQuota, "--page-quota", 0),
+    product_quota: toInt(flags.productQuota, "--product-quota", 0),
+    media_quota_bytes: toInt(flags.mediaQuotaBytes, "--media-quota-bytes", 0),
   });
   return { body, json: flags.json === true };
 }
@@ -25,5 +27,5 @@ export function toOptions({ flags }: CommandInput): CreateAccountOptions {
 export async function run(opts: CreateAccountOptions, ctx: Context): Promise<void> {
   const client = await ctx.client();
   const account = await client.admin.createAccount(opts.body);
-  printItem(ctx, account, [["account_id", (a) => a.account_id], ["environment", (a) => a.environment], ["currency", (a) => a.currency], ["page_quota", (a) => a.page_quota], ["created", (a) => a.created_at]], opts.json);
+  printItem(ctx, account, [["account_id", (a) => a.account_id], ["environment", (a) => a.environment], ["currency", (a) => a.currency], ["page_quota", (a) => a.page_quota], ["product_quota", (a) => a.product_quota], ["media_quota_bytes", (a) => a.media_quota_bytes], ["created", (a) => a.created_at]], opts.json);
 }

@@ -10,7 +10,9 @@ export function register(noun: Command): void {
     .option("--id <account-id>", "account id (default: generated)")
     .option("--environment <env>", "production or test (default production)")
     .option("--currency <code>", "ISO 4217 currency (default USD)")
-    .option("--page-quota <n>", "how many pages it may have (default 100)");
+    .option("--page-quota <n>", "how many pages it may have (default 100)")
+    .option("--product-quota <n>", "how many products it may have, soft-deleted ones aside (default 10000)")
+    .option("--media-quota-bytes <n>", "how many bytes of uploaded product images it may keep (default 524288000, 500 MiB)");
   examples(withJson(createAccount), ["lp admin accounts create --id acct_shop --currency EUR"]).action(lazy(() => import("./accounts-create.js")));
 
   const tokens = noun.command("tokens").description("Access tokens");

@@ -12,7 +12,7 @@ import { WebhooksView } from "./views/webhooks.js";
 
 /** What the dashboard knows of the server: accounts, applications, fault settings. */
 export interface DashState {
-  accounts: { account_id: string; environment: string; currency: string; page_quota: number; created_at: string }[];
+  accounts: { account_id: string; environment: string; currency: string; page_quota: number; product_quota: number; media_quota_bytes: number; created_at: string }[];
   apps: { application_id: string; name: string; account_ids: string[]; created_at: string }[];
   faults: { generation_step_ms: number; deployment_step_ms: number; simulate_modes: string[] };
   request_log_capacity: number;

@@ -92,6 +92,12 @@ export function PageDetailView({ account, pageId, tick }: { account: string; pag
     </form>
     <section class="card" aria-labelledby="preview-title">
       <h2 id="preview-title">Builder preview</h2>
-      <iframe src=${new URL(page.builder_url).pathname} title=${`Builder preview of ${page.slug}`} class="preview" sandbox="allow-same-origin"></iframe>
+      <iframe src=${previewSrc(page.builder_url)} title=${`Builder preview of ${page.slug}`} class="preview" sandbox="allow-same-origin"></iframe>
     </section>`;
+}
+
+/** The builder link on this origin: its path with the signed query that opens it (the host may differ behind a proxy). */
+function previewSrc(builderUrl: string): string {
+  const url = new URL(builderUrl);
+  return `${url.pathname}${url.search}`;
 }

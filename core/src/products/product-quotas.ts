@@ -1,0 +1,36 @@
+import { LpError } from "../errors.js";
+import type { AccountRecord } from "../accounts/schemas.js";
+import type { CollectionIndex } from "../lists/collection-index.js";
+import type { ProductEntry } from "./product-view.js";
+
+/** Which per-account quota a refusal names in `details.quota`. */
+export type ProductQuotaName = "products" | "media_bytes";
+
+/** A 403 `quota_exceeded` naming the quota, its limit and what is used. */
+export function quotaExceeded(quota: ProductQuotaName, limit: number, used: number, requested: number): LpError {
+  const message =
+    quota === "products"
+      ? `The account's product quota of ${limit} is reached; delete a product first.`
+      : `The account's media quota of ${limit} bytes would be passed (${used} used, ${requested} more asked); delete products or images first.`;
+  return new LpError("quota_exceeded", message, { quota, limit, used, ...(quota === "media_bytes" ? { requested } : {}) });
+}
+
+/** Bytes of uploaded images the products of an index hold (soft-deleted products are not in it). */
+export function mediaBytesUsed(index: CollectionIndex<ProductEntry>): number {
+  let used = 0;
+  for (const entry of index.values()) used += entry.media_bytes;
+  return used;
+}
+
+/**
+ * Throws {@link quotaExceeded} when `products` more products or `bytes` more bytes of uploads would pass
+ * the account's quotas. Called under the account's products-quota lock, with the write that follows it, so
+ * two requests never both take the last share.
+ */
+export function assertProductRoom(account: Pick<AccountRecord, "product_quota" | "media_quota_bytes">, index: CollectionIndex<ProductEntry>, products: number, bytes: number): void {
+  if (products > 0 && index.size + products > account.product_quota) throw quotaExceeded("products", account.product_quota, index.size, products);
+  if (bytes > 0) {
+    const used = mediaBytesUsed(index);
+    if (used + bytes > account.media_quota_bytes) throw quotaExceeded("media_bytes", account.media_quota_bytes, used, bytes);
+  }
+}
