@@ -23,6 +23,9 @@ import { clusterOf, combineSinks, createWebhooks, type WebhookOptions } from "./
 import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
 import { claimItem } from "./storage/claim-item.js";
+import { openFormat } from "./storage/format-version.js";
+import { guardStores } from "./storage/guarded-stores.js";
+import { createStorageHealth, StorageFaultError } from "./storage/storage-faults.js";
 
 /** What the core is built from. Everything with side effects is injected. */
 export interface CoreDeps {
@@ -52,6 +55,12 @@ export interface CoreDeps {
   retrySchedule?: readonly number[];
   /** Refuse webhook urls on private, loopback, link-local and metadata addresses (`--public`). */
   publicOnly?: boolean;
+  /** Names this lp in the store's format marker (`lp 1.2.3`). */
+  writtenBy?: string;
+  /** Where storage faults and unreadable records are reported; default stderr. */
+  log?: (line: string) => void;
+  /** Starts a repeating timer (the storage fault's minute count and probe); injected by tests. */
+  every?: (ms: number, run: () => void) => () => void;
   /** Finer webhook settings (timeouts, DNS), mostly for tests. */
   webhooks?: Omit<WebhookOptions, "fetch" | "scheduler" | "retrySchedule" | "publicOnly">;
 }
@@ -65,9 +74,21 @@ export interface Delays {
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
 /** Builds the domain: every service over the given stores. */
-export async function createCore(deps: CoreDeps) {
-  const clock = deps.clock ?? systemClock;
-  const ids = deps.ids ?? cryptoIds;
+export async function createCore(coreDeps: CoreDeps) {
+  const clock = coreDeps.clock ?? systemClock;
+  const ids = coreDeps.ids ?? cryptoIds;
+  const raw = coreDeps.stores;
+  // Every write is watched for storage faults (507/503, one log line), every record read checked (record-check.ts).
+  const storageHealth = createStorageHealth({
+    where: raw.where ?? `${raw.kind} storage`,
+    log: coreDeps.log,
+    now: () => clock.now(),
+    every: coreDeps.every,
+    // Unguarded: a probe that fails is not a refused client write.
+    probe: () => raw.data.setItem("meta:probe", { checked_at: toTimestamp(clock.now()) }),
+  });
+  const deps: CoreDeps = { ...coreDeps, stores: guardStores(raw, { health: storageHealth, log: coreDeps.log }) };
+  await openFormat(raw, { writtenBy: coreDeps.writtenBy ?? "lp", log: coreDeps.log });
   // On a shared store (Redis) the lock is shared too; memory and fs keep the in-process one.
   const sharedRedis = deps.redis ?? deps.stores.redis;
   const lock = deps.lock ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisLock(sharedRedis) : createLocalLock());
@@ -76,7 +97,7 @@ export async function createCore(deps: CoreDeps) {
   // Rate-limit windows (checkout posts): counted in Redis when processes share one, so a limit holds for the cluster.
   const rateWindows = deps.rateWindows ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisRateWindows(sharedRedis) : createLocalRateWindows(() => clock.now().getTime()));
   const storage = deps.stores.data;
-  const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids));
+  const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids, coreDeps.log));
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
   const indexes = new IndexRegistry(storage, deps.stores.changes);
   await indexes.start();
@@ -135,6 +156,8 @@ export async function createCore(deps: CoreDeps) {
     lock,
     queue,
     stores: deps.stores,
+    /** The storage fault under way (writes refused), for `/healthz`. */
+    storageHealth,
     rateWindows,
     media,
     accounts,
@@ -173,6 +196,7 @@ export async function createCore(deps: CoreDeps) {
     },
     /** Finishes background work, then stops webhook timers; pending deliveries stay stored for the next start. */
     async close() {
+      storageHealth.stop();
       await queue.close();
       await webhooks.close();
       indexes.stop();
@@ -185,6 +209,7 @@ export async function createCore(deps: CoreDeps) {
      */
     async drain(timeoutMs: number): Promise<DrainReport> {
       const report = await drainWithin(timeoutMs, queue, webhooks);
+      storageHealth.stop();
       indexes.stop();
       // Its connections would keep the process alive; leases still held end with them.
       await lock.close?.();
@@ -231,8 +256,16 @@ async function openSharedQueue(redis: { url: string; prefix: string }, clock: Cl
   return createBullmqQueue({ ...redis, now: () => clock.now() });
 }
 
-async function loadSecret(stores: Stores, key: string, ids: IdSource): Promise<Buffer> {
+async function loadSecret(stores: Stores, key: string, ids: IdSource, log = (line: string) => console.error(line)): Promise<Buffer> {
   // First writer wins, so every process of a cluster signs cursors with the same secret.
-  const stored = await claimItem<{ value?: string }>(stores.data, key, () => ({ value: ids.bytes(32).toString("base64") }), (s) => !!s?.value);
-  return Buffer.from(stored.value!, "base64");
+  const make = () => ({ value: ids.bytes(32).toString("base64") });
+  try {
+    const stored = await claimItem<{ value?: string }>(stores.data, key, make, (s) => !!s?.value);
+    return Buffer.from(stored.value!, "base64");
+  } catch (error) {
+    // A full or read-only store at first start: lists still work, with cursors good until the next restart.
+    if (!(error instanceof StorageFaultError)) throw error;
+    log(`storage: could not store the cursor key (${error.reason}); cursors issued now end with this process`);
+    return Buffer.from(make().value, "base64");
+  }
 }

@@ -3,7 +3,7 @@ export * from "./deps.js";
 export * from "./ids.js";
 export * from "./validation.js";
 export * from "./core.js";
-export { createStores, type StorageKind, type Stores } from "./storage/create-storage.js";
+export { createStores, type StorageKind, type Stores, type FormatMarker } from "./storage/create-storage.js";
 export { fsDurableDriver } from "./storage/fs-durable-driver.js";
 export { secureDataDir } from "./storage/secure-data-dir.js";
 export { DEFAULT_REDIS_PREFIX, type RedisStoreOptions } from "./storage/redis-stores.js";
@@ -53,3 +53,6 @@ export { createGuardedPoster, createPublicLookup } from "./webhooks/public-looku
 export { createHttpPoster } from "./webhooks/http-poster.js";
 export type { FetchLike, Poster, PostInput, PostResult } from "./webhooks/http-attempt.js";
 export type { WebhookOptions, Webhooks } from "./webhooks/create-webhooks.js";
+export { StorageFaultError, toStorageFault, createStorageHealth, type StorageFaultReason, type StorageFaultState, type StorageHealth } from "./storage/storage-faults.js";
+export { RecordUnreadableError, recordProblem } from "./storage/record-check.js";
+export { CURRENT_FORMAT, NewerFormatError, openFormat, type FormatRecord } from "./storage/format-version.js";

@@ -15,6 +15,8 @@ import { checkUploads, type CheckedUpload, type ImageUpload } from "./product-in
 import { createProductStore, productKeys } from "./product-store.js";
 import { sortImages, toProductSummary, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
 import { MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type ProductUpdateInput } from "./schemas.js";
+import { skipUnreadable } from "../storage/record-check.js";
+import { assertReadable } from "../storage/guarded-stores.js";
 
 interface Deps extends ServiceDeps {
   media: MediaStore;
@@ -40,8 +42,9 @@ export function createProductsService(deps: Deps) {
   // GET's answer, serialised, per product while its stored text stays the same (the view is a function of
   // that text and the public URL): a GET then reads the record's text and parses nothing.
   let viewsUrl = "";
-  const views = createTextMemo((text: string): string | null => {
+  const views = createTextMemo((text: string, memoKey: string): string | null => {
     const record = destr<ProductRecord>(text);
+    assertReadable(deps.storage, memoKey, record);
     return record.deleted_at ? null : JSON.stringify(toProductView(record, viewsUrl));
   });
 
@@ -144,7 +147,7 @@ export function createProductsService(deps: Deps) {
           (!needle || e.text.includes(needle)) &&
           withinBounds(e.created_at, q.created_after, q.created_before),
         load: async (entries) => {
-          const records = await Promise.all(entries.map((e) => store.read(accountId, e.id)));
+          const records = await Promise.all(entries.map((e) => skipUnreadable(store.read(accountId, e.id))));
           return records.filter((r): r is ProductRecord => r !== null).map((r) => toProductSummary(r, deps.publicUrl()));
         },
       });

@@ -3,6 +3,7 @@ import { destr } from "destr";
 import { createStorage, normalizeBaseKey, type Driver, type Storage } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
 import { fsDurableDriver } from "./fs-durable-driver.js";
+import { readFileOrNull, writeFileAtomic } from "./fs-io.js";
 import { createRedisStores, type RedisStoreOptions } from "./redis-stores.js";
 
 /** The storage kinds `lp serve --storage` accepts. */
@@ -40,6 +41,14 @@ export interface ChangeFeed {
   read(cursor: string, limit?: number): Promise<{ cursor: string; changes: RecordChange[]; gap: boolean }>;
 }
 
+/** Reads and writes the text of a store's format marker (see `format-version.ts`). */
+export interface FormatMarker {
+  /** Where it is, for messages: a file, or a Redis key. */
+  where: string;
+  read(): Promise<string | null>;
+  write(text: string): Promise<void>;
+}
+
 /** Records and media, kept apart so that media bytes never pass through JSON. */
 export interface Stores {
   kind: StorageKind;
@@ -57,6 +66,12 @@ export interface Stores {
   changes?: ChangeFeed;
   /** On Redis stores: where the Redis is, for parts that open their own connections (the lock, BullMQ queues). */
   redis?: { url: string; prefix: string };
+  /** Where the records are, for log lines: the data dir, or the Redis URL (without password) and prefix. */
+  where?: string;
+  /** Where one record is kept, for log lines: its file, or its Redis key. */
+  describeKey?(key: string): string;
+  /** The store's format marker (`format.json` of a data dir, `meta:format` under a Redis prefix); none in memory. */
+  format?: FormatMarker;
   dispose(): Promise<void>;
 }
 
@@ -141,10 +156,20 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
     toStorage(kind === "fs" ? fsDurableDriver({ base: join(dataDir!, sub) }) : memoryDriver());
   const data = make("data");
   const media = make("media");
+  const formatFile = dataDir ? join(dataDir, "format.json") : "";
   return {
     kind,
     data,
     media,
+    ...(dataDir && {
+      where: dataDir,
+      describeKey: (key: string) => join(dataDir, "data", ...key.split(":")),
+      format: {
+        where: formatFile,
+        read: () => readFileOrNull(formatFile, (error) => (error as NodeJS.ErrnoException).code === "ENOENT").then((bytes) => bytes?.toString("utf8") ?? null),
+        write: (text: string) => writeFileAtomic(formatFile, join(dataDir, "data", ".tmp", `format-${process.pid}`), text, true),
+      },
+    }),
     batch: (ops) => applyInOrder(data, ops),
     async dispose() {
       await Promise.all([data.dispose(), media.dispose()]);
