@@ -42,7 +42,7 @@ function canAnswer(route: RouteDef, status: string): boolean {
   if (status === "413" || status === "415") return bodyKindOf(route) !== "none";
   if (status === "409" || status === "422") return route.plane === "account" && (route.method === "POST" || route.method === "PATCH");
   // Reads never write: only a route that changes something can meet a storage that refuses writes.
-  if (status === "507") return route.method !== "GET" && route.method !== "HEAD";
+  if (status === "507") return route.method !== "GET";
   return true;
 }
 
