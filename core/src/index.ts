@@ -56,3 +56,7 @@ export type { WebhookOptions, Webhooks } from "./webhooks/create-webhooks.js";
 export { StorageFaultError, toStorageFault, createStorageHealth, type StorageFaultReason, type StorageFaultState, type StorageHealth } from "./storage/storage-faults.js";
 export { RecordUnreadableError, recordProblem } from "./storage/record-check.js";
 export { CURRENT_FORMAT, NewerFormatError, openFormat, type FormatRecord } from "./storage/format-version.js";
+export { lockDataDir, dataDirHolder } from "./storage/data-dir-lock.js";
+export { runDoctor, unfixed, type DoctorReport, type DoctorProblem, type DoctorSource } from "./doctor/doctor.js";
+export { fsDoctorSource } from "./doctor/fs-source.js";
+export { redisDoctorSource } from "./doctor/redis-source.js";
