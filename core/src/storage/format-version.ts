@@ -75,6 +75,7 @@ export async function openFormat(stores: Stores, options: { writtenBy: string; l
   if (text === null) {
     const empty = (await stores.data.getKeys("")).length === 0;
     const written = await write(CURRENT_FORMAT);
+    if (written && !empty) log(`storage: recorded format ${CURRENT_FORMAT} in ${marker.where} (records written before format markers, read as they are)`);
     return { format: CURRENT_FORMAT, action: written ? (empty ? "created" : "recorded") : "unrecorded" };
   }
   const found = parseFormat(text, marker.where);
