@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createStores, type StorageKind, type Stores } from "@lp/core";
 import { afterEach, describe, expect, it } from "vitest";
+import { createApp } from "./app.js";
+import { createDashboardHub } from "./dashboard/hub.js";
 import { createTestApp, type TestApp } from "./testing/test-app.js";
 
 /**
@@ -97,5 +99,26 @@ describe.each(["memory", "fs"] as const)("storage faults on %s", (kind) => {
     await app.core.storageHealth.probe();
     expect(app.core.storageHealth.state()).toBeNull();
     expect(lines.at(-1)).toContain("writes accepted again");
+  });
+});
+
+describe("the console during a storage fault", () => {
+  it("shows the fault the dashboard's state reports, and nothing once it is over", async () => {
+    const { stores, broken } = breakable("memory", undefined);
+    app = await createTestApp({ stores, coreDeps: { log: () => {}, every: () => () => {} } });
+    const hub = createDashboardHub();
+    const dashboardApp = createApp({ core: app.core, settings: { simulate: true, adminKey: app.adminKey, publicUrl: () => "http://lp.test" }, log: null, dashboard: hub }).app;
+    const host = { host: "127.0.0.1:4010" };
+    const login = await dashboardApp.request(`/_dashboard/login?token=${hub.access.issueLogin()}`, { headers: host });
+    const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+    const state = async () => ((await (await dashboardApp.request("/_dashboard/api/state", { headers: { ...host, cookie } })).json()) as { data: { storage: unknown } }).data.storage;
+    expect(await state()).toEqual({ kind: "memory", fault: null });
+    broken.on = true;
+    broken.errno = "EROFS";
+    expect((await app.call("POST", `${app.account}/products`, { body: { title: "x", product_type: "physical", price: 1 } })).status).toBe(503);
+    expect(await state()).toMatchObject({ kind: "memory", fault: { reason: "read_only", refused: 1 } });
+    broken.on = false;
+    await app.core.storageHealth.probe();
+    expect(await state()).toEqual({ kind: "memory", fault: null });
   });
 });
