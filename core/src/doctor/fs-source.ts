@@ -55,8 +55,8 @@ export function fsDoctorSource(dataDir: string): DoctorSource {
       return { where, text: await readFile(where, "utf8").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? null : Promise.reject(error))) };
     },
     async writeFormat(text) {
-      await mkdir(join(data, ".tmp"), { recursive: true, mode: DIR_MODE });
-      await writeFileAtomic(join(dataDir, "format.json"), join(data, ".tmp", `format-doctor-${process.pid}`), text, true);
+      const file = join(dataDir, "format.json");
+      await writeFileAtomic(file, `${file}.${process.pid}.tmp`, text, true);
     },
     indexProblems: async () => [],
     rebuildIndexes: async () => [],

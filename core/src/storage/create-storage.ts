@@ -156,18 +156,20 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
     toStorage(kind === "fs" ? fsDurableDriver({ base: join(dataDir!, sub) }) : memoryDriver());
   const data = make("data");
   const media = make("media");
-  const formatFile = dataDir ? join(dataDir, "format.json") : "";
+  const onDisk = kind === "fs" ? dataDir : undefined;
+  const formatFile = onDisk ? join(onDisk, "format.json") : "";
   return {
     kind,
     data,
     media,
-    ...(dataDir && {
-      where: dataDir,
-      describeKey: (key: string) => join(dataDir, "data", ...key.split(":")),
+    ...(onDisk && {
+      where: onDisk,
+      describeKey: (key: string) => join(onDisk, "data", ...key.split(":")),
       format: {
         where: formatFile,
         read: () => readFileOrNull(formatFile, (error) => (error as NodeJS.ErrnoException).code === "ENOENT").then((bytes) => bytes?.toString("utf8") ?? null),
-        write: (text: string) => writeFileAtomic(formatFile, join(dataDir, "data", ".tmp", `format-${process.pid}`), text, true),
+        // Beside the marker, so the write needs nothing but the data dir itself.
+        write: (text: string) => writeFileAtomic(formatFile, `${formatFile}.${process.pid}.tmp`, text, true),
       },
     }),
     batch: (ops) => applyInOrder(data, ops),
