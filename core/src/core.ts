@@ -22,10 +22,9 @@ import type { Stores } from "./storage/create-storage.js";
 import { clusterOf, combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/create-webhooks.js";
 import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
-import { claimItem } from "./storage/claim-item.js";
 import { openFormat } from "./storage/format-version.js";
-import { guardStores } from "./storage/guarded-stores.js";
-import { createStorageHealth, StorageFaultError } from "./storage/storage-faults.js";
+import { guardStores, watchStorage } from "./storage/guarded-stores.js";
+import { loadCursorSecret } from "./lists/cursor-secret.js";
 
 /** What the core is built from. Everything with side effects is injected. */
 export interface CoreDeps {
@@ -78,15 +77,7 @@ export async function createCore(coreDeps: CoreDeps) {
   const clock = coreDeps.clock ?? systemClock;
   const ids = coreDeps.ids ?? cryptoIds;
   const raw = coreDeps.stores;
-  // Every write is watched for storage faults (507/503, one log line), every record read checked (record-check.ts).
-  const storageHealth = createStorageHealth({
-    where: raw.where ?? `${raw.kind} storage`,
-    log: coreDeps.log,
-    now: () => clock.now(),
-    every: coreDeps.every,
-    // Unguarded: a probe that fails is not a refused client write.
-    probe: () => raw.data.setItem("meta:probe", { checked_at: toTimestamp(clock.now()) }),
-  });
+  const storageHealth = watchStorage(raw, { clock, log: coreDeps.log, every: coreDeps.every });
   const deps: CoreDeps = { ...coreDeps, stores: guardStores(raw, { health: storageHealth, log: coreDeps.log }) };
   await openFormat(raw, { writtenBy: coreDeps.writtenBy ?? "lp", log: coreDeps.log });
   // On a shared store (Redis) the lock is shared too; memory and fs keep the in-process one.
@@ -97,7 +88,7 @@ export async function createCore(coreDeps: CoreDeps) {
   // Rate-limit windows (checkout posts): counted in Redis when processes share one, so a limit holds for the cluster.
   const rateWindows = deps.rateWindows ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisRateWindows(sharedRedis) : createLocalRateWindows(() => clock.now().getTime()));
   const storage = deps.stores.data;
-  const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids, coreDeps.log));
+  const cursors = createCursorCodec(await loadCursorSecret(deps.stores, "meta:cursor_key", ids, coreDeps.log));
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
   const indexes = new IndexRegistry(storage, deps.stores.changes);
   await indexes.start();
@@ -256,16 +247,3 @@ async function openSharedQueue(redis: { url: string; prefix: string }, clock: Cl
   return createBullmqQueue({ ...redis, now: () => clock.now() });
 }
 
-async function loadSecret(stores: Stores, key: string, ids: IdSource, log = (line: string) => console.error(line)): Promise<Buffer> {
-  // First writer wins, so every process of a cluster signs cursors with the same secret.
-  const make = () => ({ value: ids.bytes(32).toString("base64") });
-  try {
-    const stored = await claimItem<{ value?: string }>(stores.data, key, make, (s) => !!s?.value);
-    return Buffer.from(stored.value!, "base64");
-  } catch (error) {
-    // A full or read-only store at first start: lists still work, with cursors good until the next restart.
-    if (!(error instanceof StorageFaultError)) throw error;
-    log(`storage: could not store the cursor key (${error.reason}); cursors issued now end with this process`);
-    return Buffer.from(make().value, "base64");
-  }
-}

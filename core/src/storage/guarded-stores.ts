@@ -1,7 +1,8 @@
 import type { Storage } from "unstorage";
 import type { Stores } from "./create-storage.js";
 import { recordProblem, RecordUnreadableError } from "./record-check.js";
-import { toStorageFault, type StorageHealth } from "./storage-faults.js";
+import { toTimestamp, type Clock } from "../deps.js";
+import { createStorageHealth, toStorageFault, type StorageHealth } from "./storage-faults.js";
 
 /** Options of {@link guardStores}. */
 export interface GuardOptions {
@@ -86,4 +87,18 @@ export function assertReadable(storage: Storage, key: string, value: unknown): v
   if (!problem) return;
   const report = (storage as Storage & { [REPORT]?: (key: string, problem: string) => RecordUnreadableError })[REPORT];
   throw report ? report(key, problem) : new RecordUnreadableError(key, problem);
+}
+
+/**
+ * The health watch of `raw`'s writes: named by the data dir or Redis, with a probe that writes `meta:probe`
+ * through the unguarded store (a probe that fails is not a refused client write).
+ */
+export function watchStorage(raw: Stores, options: { clock: Clock; log?: (line: string) => void; every?: (ms: number, run: () => void) => () => void }): StorageHealth {
+  return createStorageHealth({
+    where: raw.where ?? `${raw.kind} storage`,
+    log: options.log,
+    now: () => options.clock.now(),
+    every: options.every,
+    probe: () => raw.data.setItem("meta:probe", { checked_at: toTimestamp(options.clock.now()) }),
+  });
 }
