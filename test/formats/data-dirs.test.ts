@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CURRENT_FORMAT, fsDoctorSource, runDoctor } from "@lp/core";
@@ -20,10 +20,19 @@ afterAll(() => {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A copy of a committed data dir, with the owner-only modes lp gives its files (git keeps no modes). */
 function copyOf(name: string): string {
   const dir = mkdtempSync(join(tmpdir(), `lp-${name}-`));
   temps.push(dir);
   cpSync(join(root, name), dir, { recursive: true });
+  const tighten = (path: string) => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const inner = join(path, entry.name);
+      chmodSync(inner, entry.isDirectory() ? 0o700 : 0o600);
+      if (entry.isDirectory()) tighten(inner);
+    }
+  };
+  tighten(dir);
   return dir;
 }
 
