@@ -19,6 +19,7 @@ const COMMANDS: Array<[name: string, summary: string, example: string | null, lo
   ["admin", "Local admin API: accounts, tokens, apps, reset, export, import", "lp admin tokens create acct_dev --scopes products:read", () => import("./commands/admin/index.js")],
   ["config", "Read and write profiles in the config file", "lp config set api_url https://lp.example.com --profile staging", () => import("./commands/config/index.js")],
   ["serve", "Run the landing page service locally (API, admin API, media, builder, sites)", null, () => import("./commands/serve/index.js")],
+  ["doctor", "Check a data dir or Redis prefix (records, indexes, media, modes, format) and repair it with --fix", "lp doctor --data-dir .lp", () => import("./commands/doctor/index.js")],
   ["dashboard", "Print or open a one-time login URL for the local dashboard", "lp dashboard --open", () => import("./commands/dashboard/index.js")],
   ["listen", "Receive webhooks on loopback: answer challenges, verify signatures, print events", null, () => import("./commands/listen/index.js")],
   ["check-receiver", "Check that your webhook receiver accepts real deliveries and refuses forged ones", null, () => import("./commands/check-receiver/index.js")],

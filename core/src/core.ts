@@ -23,7 +23,9 @@ import type { Stores } from "./storage/create-storage.js";
 import { clusterOf, combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/create-webhooks.js";
 import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
-import { claimItem } from "./storage/claim-item.js";
+import { openFormat } from "./storage/format-version.js";
+import { guardStores, watchStorage } from "./storage/guarded-stores.js";
+import { loadCursorSecret } from "./lists/cursor-secret.js";
 
 /** What the core is built from. Everything with side effects is injected. */
 export interface CoreDeps {
@@ -53,6 +55,12 @@ export interface CoreDeps {
   retrySchedule?: readonly number[];
   /** Refuse webhook urls on private, loopback, link-local and metadata addresses (`--public`). */
   publicOnly?: boolean;
+  /** Names this lp in the store's format marker (`lp 1.2.3`). */
+  writtenBy?: string;
+  /** Where storage faults and unreadable records are reported; default stderr. */
+  log?: (line: string) => void;
+  /** Starts a repeating timer (the storage fault's minute count and probe); injected by tests. */
+  every?: (ms: number, run: () => void) => () => void;
   /** Finer webhook settings (timeouts, DNS), mostly for tests. */
   webhooks?: Omit<WebhookOptions, "fetch" | "scheduler" | "retrySchedule" | "publicOnly">;
 }
@@ -66,9 +74,13 @@ export interface Delays {
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
 /** Builds the domain: every service over the given stores. */
-export async function createCore(deps: CoreDeps) {
-  const clock = deps.clock ?? systemClock;
-  const ids = deps.ids ?? cryptoIds;
+export async function createCore(coreDeps: CoreDeps) {
+  const clock = coreDeps.clock ?? systemClock;
+  const ids = coreDeps.ids ?? cryptoIds;
+  const raw = coreDeps.stores;
+  const storageHealth = watchStorage(raw, { clock, log: coreDeps.log, every: coreDeps.every });
+  const deps: CoreDeps = { ...coreDeps, stores: guardStores(raw, { health: storageHealth, log: coreDeps.log }) };
+  await openFormat(raw, { writtenBy: coreDeps.writtenBy ?? "lp", log: coreDeps.log });
   // On a shared store (Redis) the lock is shared too; memory and fs keep the in-process one.
   const sharedRedis = deps.redis ?? deps.stores.redis;
   const lock = deps.lock ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisLock(sharedRedis) : createLocalLock());
@@ -77,7 +89,7 @@ export async function createCore(deps: CoreDeps) {
   // Rate-limit windows (checkout posts): counted in Redis when processes share one, so a limit holds for the cluster.
   const rateWindows = deps.rateWindows ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisRateWindows(sharedRedis) : createLocalRateWindows(() => clock.now().getTime()));
   const storage = deps.stores.data;
-  const cursors = createCursorCodec(await loadSecret(deps.stores, "meta:cursor_key", ids));
+  const cursors = createCursorCodec(await loadCursorSecret(deps.stores, "meta:cursor_key", ids, coreDeps.log));
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
   const indexes = new IndexRegistry(storage, deps.stores.changes);
   await indexes.start();
@@ -137,6 +149,8 @@ export async function createCore(deps: CoreDeps) {
     lock,
     queue,
     stores: deps.stores,
+    /** The storage fault under way (writes refused), for `/healthz`. */
+    storageHealth,
     rateWindows,
     media,
     accounts,
@@ -175,6 +189,7 @@ export async function createCore(deps: CoreDeps) {
     },
     /** Finishes background work, then stops webhook timers; pending deliveries stay stored for the next start. */
     async close() {
+      storageHealth.stop();
       await queue.close();
       await webhooks.close();
       indexes.stop();
@@ -187,6 +202,7 @@ export async function createCore(deps: CoreDeps) {
      */
     async drain(timeoutMs: number): Promise<DrainReport> {
       const report = await drainWithin(timeoutMs, queue, webhooks);
+      storageHealth.stop();
       indexes.stop();
       // Its connections would keep the process alive; leases still held end with them.
       await lock.close?.();
@@ -233,8 +249,3 @@ async function openSharedQueue(redis: { url: string; prefix: string }, clock: Cl
   return createBullmqQueue({ ...redis, now: () => clock.now() });
 }
 
-async function loadSecret(stores: Stores, key: string, ids: IdSource): Promise<Buffer> {
-  // First writer wins, so every process of a cluster signs cursors with the same secret.
-  const stored = await claimItem<{ value?: string }>(stores.data, key, () => ({ value: ids.bytes(32).toString("base64") }), (s) => !!s?.value);
-  return Buffer.from(stored.value!, "base64");
-}

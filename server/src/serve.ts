@@ -4,6 +4,7 @@ import {
   createCore,
   createOpenAIGenerator,
   createStores,
+  lockDataDir,
   ensureAdminKey,
   redactRedisUrl,
   StorageUnavailableError,
@@ -18,7 +19,7 @@ import {
 } from "@lp/core";
 import { toNodeHandler } from "h3/node";
 import { createApp } from "./app.js";
-import { lockDataDir } from "./data-dir-lock.js";
+
 import { assertAdminExposure } from "./exposure.js";
 import { listenOn } from "./http/listen.js";
 import { toSafeNodeHandler } from "./http/node-handler.js";
@@ -27,6 +28,8 @@ import { createDashboardHub } from "./dashboard/hub.js";
 
 /** Options of {@link startServer} (the flags of `lp serve`). */
 export interface ServeOptions {
+  /** Names this lp in the store's format marker (`lp 1.2.3`). */
+  writtenBy?: string;
   host?: string;
   port?: number;
   storage?: StorageKind;
@@ -136,6 +139,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   const dashboard = options.admin === false ? undefined : createDashboardHub();
   const core = await createCore({
     stores,
+    writtenBy: options.writtenBy,
     events: dashboard?.sink,
     publicUrl: () => publicUrl,
     generator: generatorFromEnv(options.env ?? process.env),

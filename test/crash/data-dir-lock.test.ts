@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { lockDataDir } from "../../server/src/data-dir-lock.js";
+import { lockDataDir } from "../../core/src/storage/data-dir-lock.js";
 import { spawnServe, type ServeProcess } from "../../server/src/testing/spawn-serve.js";
 
 /**

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Stores } from "../storage/create-storage.js";
 import { LpError } from "../errors.js";
 import { checkRecord, type RecordIssue } from "./record-schemas.js";
+import { skipUnreadable } from "../storage/record-check.js";
 
 /** A storage key: segments start with a letter, digit, `_` or `-`, so `..` and hidden names never get in. */
 const KEY = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(:[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
@@ -22,7 +23,9 @@ export async function exportStores(stores: Stores, exportedAt: string): Promise<
   const records: Record<string, unknown> = {};
   for (const key of await stores.data.getKeys()) {
     if (key.startsWith("meta:")) continue;
-    records[key] = await stores.data.getItem(key);
+    // An unreadable record (logged by the guarded store) stays where it is for `lp doctor`.
+    const value = await skipUnreadable(stores.data.getItem(key));
+    if (value !== null) records[key] = value;
   }
   const media: Record<string, string> = {};
   for (const key of await stores.media.getKeys()) {

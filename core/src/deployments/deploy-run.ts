@@ -8,6 +8,7 @@ import { renderPage } from "../render/render-page.js";
 import type { DeploymentStore } from "./deployment-store.js";
 import type { DeploymentRecord, DeployStep, SiteSnapshot } from "./deployment-view.js";
 import { siteKeys, siteUrl } from "./site-keys.js";
+import { StorageFaultError } from "../storage/storage-faults.js";
 
 /** What a deployment run needs. */
 export interface DeployRunDeps {
@@ -69,7 +70,8 @@ export async function runDeployment(deps: DeployRunDeps, initial: DeploymentReco
     // Another process settles the deployment now: nothing more is written from here.
     if (error instanceof HoldLost) return;
     // The shared store is away: nothing can be recorded now; the queue runs it again, resumed, once it is back.
-    if (error instanceof StorageUnavailableError) throw error;
+    // Likewise a storage that refuses writes (full, read-only): nothing can be recorded until it takes them again.
+    if (error instanceof StorageUnavailableError || error instanceof StorageFaultError) throw error;
     const failure = error instanceof DeployFailure ? error : new DeployFailure("render_failed", "The deployment failed unexpectedly.");
     if (!(error instanceof DeployFailure)) console.error(`[lp] deployment ${d.id} failed:`, error);
     const current = await deps.store.read(d);

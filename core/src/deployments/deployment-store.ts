@@ -9,6 +9,7 @@ import type { LockLease } from "../ports/lock.js";
 import type { BatchFence, BatchOp } from "../storage/create-storage.js";
 import { siteKeys, siteUrl } from "./site-keys.js";
 import { toDeploymentEntry, toDeploymentView, type DeploymentEntry, type DeploymentRecord, type SitePointer } from "./deployment-view.js";
+import { skipUnreadable } from "../storage/record-check.js";
 
 /** What the deployment aggregate writes through. */
 export interface DeploymentStoreDeps {
@@ -107,10 +108,11 @@ export function createDeploymentStore(deps: DeploymentStoreDeps) {
         const ref = { account_id: accountId, page_id: pageId, id };
         if (abandoned) {
           // A shared queue: only work no live process holds (its job is gone from the queue) is settled here.
-          const since = (await read(ref))?.updated_at ?? (await storage.getItem<{ at: string }>(k))?.at;
+          const since = (await skipUnreadable(read(ref)))?.updated_at ?? (await skipUnreadable(storage.getItem<{ at: string }>(k)))?.at;
           if (since && !(await abandoned(ref, new Date(since)))) continue;
         }
-        if (await recoverOne(ref)) count++;
+        // A damaged record is left for `lp doctor` (it is logged); the others recover.
+        if (await skipUnreadable(recoverOne(ref))) count++;
       }
       return count;
     },

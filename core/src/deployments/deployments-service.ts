@@ -13,6 +13,7 @@ import { runDeployment } from "./deploy-run.js";
 import { createDeploymentStore } from "./deployment-store.js";
 import { siteKeys } from "./site-keys.js";
 import { toDeploymentEntry, toDeploymentView, type DeploymentRecord } from "./deployment-view.js";
+import { skipUnreadable } from "../storage/record-check.js";
 
 /** Query of `GET /pages/{id}/deployments`. */
 export const deploymentListSchema = z.object({
@@ -112,7 +113,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
         filters: { page_id: pageId, status: q.status },
         filter: (e) => !q.status || e.status === q.status,
         load: async (entries) => {
-          const found = await Promise.all(entries.map((e) => read({ account_id: accountId, page_id: pageId, id: e.id })));
+          const found = await Promise.all(entries.map((e) => skipUnreadable(read({ account_id: accountId, page_id: pageId, id: e.id }))));
           return found.filter((d): d is DeploymentRecord => d !== null).map(toDeploymentView);
         },
       });

@@ -1,6 +1,7 @@
 import type { Storage } from "unstorage";
 import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
 import { CollectionIndex, type IndexEntry } from "./collection-index.js";
+import { skipUnreadable } from "../storage/record-check.js";
 
 type ToEntry = (record: unknown) => IndexEntry | null;
 
@@ -188,7 +189,8 @@ export class IndexRegistry {
     const depth = prefix.split(":").filter(Boolean).length + 1;
     const direct = keys.filter((k) => k.split(":").length === depth);
     for (let i = 0; i < direct.length; i += 256) {
-      const batch = await Promise.all(direct.slice(i, i + 256).map((k) => this.storage.getItem(k)));
+      // An unreadable record is left out of the list (the guarded store has named it in the log).
+      const batch = await Promise.all(direct.slice(i, i + 256).map((k) => skipUnreadable(this.storage.getItem(k))));
       for (const record of batch) {
         const entry = record ? toEntry(record) : null;
         if (entry) index.upsert(entry);

@@ -12,6 +12,7 @@ import type { ProductsService } from "../products/products-service.js";
 import { defaultTheme, type GlobalTheme } from "../render/theme.js";
 import type { JobRecord, PageRecord } from "./page-view.js";
 import { toJobView } from "./page-view.js";
+import { StorageFaultError } from "../storage/storage-faults.js";
 
 /** Raised inside a step to fail the job with a code. */
 export class JobFailure extends Error {
@@ -137,7 +138,8 @@ export async function runGeneration(deps: GenerationDeps, initial: JobRecord, si
     // Another process settles the job now: nothing more is written from here.
     if (error instanceof HoldLost) return;
     // The shared store is away: nothing can be recorded now; the queue runs the job again, resumed, once it is back.
-    if (error instanceof StorageUnavailableError) throw error;
+    // Likewise a storage that refuses writes (full, read-only): nothing can be recorded until it takes them again.
+    if (error instanceof StorageUnavailableError || error instanceof StorageFaultError) throw error;
     const failure = error instanceof JobFailure ? error : new JobFailure("internal_error", "The generation pipeline failed unexpectedly.");
     if (!(error instanceof JobFailure)) console.error(`[lp] generation job ${job.job_id} failed:`, error);
     job = { ...job, status: "failed", error: { code: failure.code, message: failure.message }, updated_at: toTimestamp(deps.clock.now()) };

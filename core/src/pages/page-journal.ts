@@ -3,6 +3,7 @@ import { toTimestamp, type Clock } from "../deps.js";
 import type { EventSink } from "../events/event-sink.js";
 import type { JobRecord, PageRecord } from "./page-view.js";
 import { toJobView } from "./page-view.js";
+import { skipUnreadable } from "../storage/record-check.js";
 
 /**
  * Journal entries of the page aggregate, replayed at start. A job's in-flight marker
@@ -50,7 +51,7 @@ export async function replayPageJournal(deps: PageJournalDeps): Promise<{ jobs: 
   const { storage } = deps;
   let deletions = 0;
   for (const key of await storage.getKeys("deleting:pages")) {
-    const entry = await storage.getItem<{ page: PageRecord }>(key);
+    const entry = await skipUnreadable(storage.getItem<{ page: PageRecord }>(key));
     if (entry?.page) {
       await deps.finishDeletion(entry.page);
       deletions++;
@@ -61,12 +62,13 @@ export async function replayPageJournal(deps: PageJournalDeps): Promise<{ jobs: 
     const [, , accountId, jobId] = key.split(":");
     if (deps.abandoned) {
       // A shared queue: only work no live process holds (its job is gone from the queue) is settled here.
-      const job = await deps.readJob(accountId, jobId);
-      const marker = await storage.getItem<JobMarker>(key);
+      const job = await skipUnreadable(deps.readJob(accountId, jobId));
+      const marker = await skipUnreadable(storage.getItem<JobMarker>(key));
       const since = job?.updated_at ?? marker?.at;
       if (since && !(await deps.abandoned(jobId, new Date(since)))) continue;
     }
-    if (await settleJob(deps, accountId, jobId)) jobs++;
+    // A damaged job record is left for `lp doctor` (it is logged); the others settle.
+    if (await skipUnreadable(settleJob(deps, accountId, jobId))) jobs++;
   }
   return { jobs, deletions };
 }

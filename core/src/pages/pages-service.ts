@@ -20,6 +20,7 @@ import type { PageCreateInput, PageListQuery, PageUpdateInput } from "./schemas.
 import { toSlug, toUniqueSlug } from "./slug.js";
 import { createPageStore, pageKeys } from "./page-store.js";
 import type { BuilderLinks } from "./builder-links.js";
+import { skipUnreadable } from "../storage/record-check.js";
 
 /** Dependencies of the pages service. */
 export interface PagesDeps extends ServiceDeps, BackgroundDeps {
@@ -209,7 +210,7 @@ export function createPagesService(deps: PagesDeps) {
           (!needle || e.text.includes(needle)) &&
           withinBounds(e.created_at, q.created_after, q.created_before),
         load: async (entries) => {
-          const pages = await Promise.all(entries.map((e) => readPage(accountId, e.id)));
+          const pages = await Promise.all(entries.map((e) => skipUnreadable(readPage(accountId, e.id))));
           return pages.filter((p): p is PageRecord => p !== null).map(toPageSummary);
         },
       });

@@ -1,4 +1,5 @@
 import PQueue from "p-queue";
+import { StorageFaultError } from "../storage/storage-faults.js";
 
 /** A job's data: plain JSON (ids), so that any process can run it from a shared queue. */
 export type JobData = Record<string, string>;
@@ -67,7 +68,9 @@ export interface LocalQueueOptions {
 }
 
 /** Reports a failed job once, on stderr. */
-export const logJobError = (name: string, error: unknown) => console.error(`[lp] background task ${name} failed:`, error);
+export const logJobError = (name: string, error: unknown) =>
+  // A storage fault is already reported by the storage's own lines: one line here, no stack trace.
+  error instanceof StorageFaultError ? console.error(`[lp] background task ${name} stopped: ${error.message}`) : console.error(`[lp] background task ${name} failed:`, error);
 
 /** A {@link JobQueue} on p-queue, inside this process: jobs start as soon as they are added. */
 export function createLocalQueue(options: LocalQueueOptions = {}): JobQueue {

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { toStorageFault } from "../storage/storage-faults.js";
 import { cryptoIds } from "../deps.js";
 import { LpError } from "../errors.js";
 import { createRedisClient } from "../storage/redis-client.js";
@@ -117,8 +118,9 @@ export function createRedisLock(options: RedisLockOptions): Lock & { close(): Pr
       const sentAt = Date.now();
       try {
         answer = Number(await commands.lpLockAcquire(key, fence, leaseMs));
-      } catch {
-        throw lockUnavailable("The coordination store (Redis) is unreachable; retry shortly.");
+      } catch (error) {
+        // Redis at maxmemory answers, but refuses the lock's write: say so rather than "unreachable".
+        throw toStorageFault(error) ?? lockUnavailable("The coordination store (Redis) is unreachable; retry shortly.");
       }
       if (answer > 0) return { token: answer, sentAt };
       const left = started + waitMs - Date.now();

@@ -17,6 +17,8 @@ import { assertProductRoom } from "./product-quotas.js";
 import { DEFAULT_MEDIA_QUOTA_BYTES, DEFAULT_PRODUCT_QUOTA, type AccountRecord } from "../accounts/schemas.js";
 import { sortImages, toProductSummary, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
 import { MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type ProductUpdateInput } from "./schemas.js";
+import { skipUnreadable } from "../storage/record-check.js";
+import { assertReadable } from "../storage/guarded-stores.js";
 
 interface Deps extends ServiceDeps {
   media: MediaStore;
@@ -47,8 +49,9 @@ export function createProductsService(deps: Deps) {
   // GET's answer, serialised, per product while its stored text stays the same (the view is a function of
   // that text and the public URL): a GET then reads the record's text and parses nothing.
   let viewsUrl = "";
-  const views = createTextMemo((text: string): string | null => {
+  const views = createTextMemo((text: string, memoKey: string): string | null => {
     const record = destr<ProductRecord>(text);
+    assertReadable(deps.storage, memoKey, record);
     return record.deleted_at ? null : JSON.stringify(toProductView(record, viewsUrl));
   });
 
@@ -196,7 +199,7 @@ export function createProductsService(deps: Deps) {
           (!needle || e.text.includes(needle)) &&
           withinBounds(e.created_at, q.created_after, q.created_before),
         load: async (entries) => {
-          const records = await Promise.all(entries.map((e) => store.read(accountId, e.id)));
+          const records = await Promise.all(entries.map((e) => skipUnreadable(store.read(accountId, e.id))));
           return records.filter((r): r is ProductRecord => r !== null).map((r) => toProductSummary(r, deps.publicUrl()));
         },
       });

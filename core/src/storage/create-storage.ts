@@ -3,6 +3,7 @@ import { destr } from "destr";
 import { createStorage, normalizeBaseKey, type Driver, type Storage } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
 import { fsDurableDriver } from "./fs-durable-driver.js";
+import { readFileOrNull, writeFileAtomic } from "./fs-io.js";
 import { createRedisStores, type RedisStoreOptions } from "./redis-stores.js";
 import { replaceFsStores, settleFsReplace } from "./fs-replace.js";
 
@@ -41,6 +42,14 @@ export interface ChangeFeed {
   read(cursor: string, limit?: number): Promise<{ cursor: string; changes: RecordChange[]; gap: boolean }>;
 }
 
+/** Reads and writes the text of a store's format marker (see `format-version.ts`). */
+export interface FormatMarker {
+  /** Where it is, for messages: a file, or a Redis key. */
+  where: string;
+  read(): Promise<string | null>;
+  write(text: string): Promise<void>;
+}
+
 /** Records and media, kept apart so that media bytes never pass through JSON. */
 export interface Stores {
   kind: StorageKind;
@@ -64,6 +73,12 @@ export interface Stores {
   replace?(records: Record<string, unknown>, media: Record<string, string>): Promise<void>;
   /** On Redis stores: where the Redis is, for parts that open their own connections (the lock, BullMQ queues). */
   redis?: { url: string; prefix: string };
+  /** Where the records are, for log lines: the data dir, or the Redis URL (without password) and prefix. */
+  where?: string;
+  /** Where one record is kept, for log lines: its file, or its Redis key. */
+  describeKey?(key: string): string;
+  /** The store's format marker (`format.json` of a data dir, `meta:format` under a Redis prefix); none in memory. */
+  format?: FormatMarker;
   dispose(): Promise<void>;
 }
 
@@ -148,10 +163,22 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
   if (kind === "fs") settleFsReplace(dataDir!);
   const drivers = kind === "fs" ? [fsDurableDriver({ base: join(dataDir!, "data") }), fsDurableDriver({ base: join(dataDir!, "media") })] : [memoryDriver(), memoryDriver()];
   const [data, media] = drivers.map(toStorage) as [Storage, Storage];
+  const onDisk = kind === "fs" ? dataDir : undefined;
+  const formatFile = onDisk ? join(onDisk, "format.json") : "";
   return {
     kind,
     data,
     media,
+    ...(onDisk && {
+      where: onDisk,
+      describeKey: (key: string) => join(onDisk, "data", ...key.split(":")),
+      format: {
+        where: formatFile,
+        read: () => readFileOrNull(formatFile, (error) => (error as NodeJS.ErrnoException).code === "ENOENT").then((bytes) => bytes?.toString("utf8") ?? null),
+        // Beside the marker, so the write needs nothing but the data dir itself.
+        write: (text: string) => writeFileAtomic(formatFile, `${formatFile}.${process.pid}.tmp`, text, true),
+      },
+    }),
     batch: (ops) => applyInOrder(data, ops),
     ...(kind === "fs"
       ? {

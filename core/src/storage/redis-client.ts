@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { ioredis } from "./redis-modules.js";
 import { StorageUnavailableError } from "../errors.js";
+import { StorageFaultError } from "./storage-faults.js";
 
 /** Options of {@link createRedisClient}. */
 export interface RedisClientOptions {
@@ -80,11 +81,19 @@ export function isRedisUnavailable(error: unknown): boolean {
   return CONNECTION_MESSAGE.test(error.message);
 }
 
+function isRedisOom(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (/^EXECABORT/.test(error.message)) return ((error as { previousErrors?: unknown[] }).previousErrors ?? []).some(isRedisOom);
+  return error.name === "ReplyError" && /^OOM\b/.test(error.message);
+}
+
 /** Runs a Redis call, turning an outage into {@link StorageUnavailableError}. */
 export async function redisCall<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
+    // At maxmemory Redis still serves reads: a refused write is a fault of its own (507), not an outage.
+    if (isRedisOom(error)) throw new StorageFaultError("redis_maxmemory", "OOM");
     if (isRedisUnavailable(error)) throw new StorageUnavailableError(undefined, { cause: error });
     throw error;
   }

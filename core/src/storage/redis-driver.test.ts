@@ -1,8 +1,8 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
-import { StorageUnavailableError } from "../errors.js";
 import { createStores, toStorage } from "./create-storage.js";
+import { StorageFaultError } from "./storage-faults.js";
 import { createRedisClient, redactRedisUrl } from "./redis-client.js";
 import { redisDriver } from "./redis-driver.js";
 import { redisLayout } from "./redis-keys.js";
@@ -91,16 +91,17 @@ describe.skipIf(!redisAvailable)("Redis storage", () => {
       }
     });
 
-    it("a full Redis (maxmemory, noeviction) is unavailable, not a bug: StorageUnavailableError, then writes again", async () => {
+    it("a full Redis (maxmemory, noeviction) refuses writes with a storage fault, not a bug, and reads go on", async () => {
       const stores = createStores("redis", { url: server.url, prefix: `o${++counter}:` });
       const admin = new Redis(server.url);
       try {
         await stores.data.setItem("kept:one", { v: 1 });
         await admin.config("SET", "maxmemory-policy", "noeviction");
         await admin.config("SET", "maxmemory", "1");
-        await expect(stores.data.setItem("kept:two", { v: 2 })).rejects.toBeInstanceOf(StorageUnavailableError);
-        await expect(stores.batch([{ key: "kept:three", value: 3 }])).rejects.toMatchObject({ code: "service_unavailable" });
+        await expect(stores.data.setItem("kept:two", { v: 2 })).rejects.toBeInstanceOf(StorageFaultError);
+        await expect(stores.batch([{ key: "kept:three", value: 3 }])).rejects.toMatchObject({ code: "insufficient_storage", details: { reason: "redis_maxmemory" } });
         expect(await stores.data.getItem("kept:one")).toEqual({ v: 1 });
+        expect(await stores.changes!.read("0-0")).toMatchObject({ changes: [{ key: "kept:one" }] });
         await admin.config("SET", "maxmemory", "0");
         await stores.data.setItem("kept:two", { v: 2 });
         expect((await stores.data.getKeys("kept")).sort()).toEqual(["kept:one", "kept:two"]);

@@ -54,10 +54,13 @@ export function redisChangeFeed(client: Redis, stream: string): ChangeFeed {
       redisCall(async () => {
         if (!STREAM_ID.test(cursor)) throw new Error(`Invalid change feed cursor: ${JSON.stringify(cursor)}`);
         const count = Math.max(1, Math.min(MAX_READ, Math.floor(limit)));
-        // One round trip, one snapshot: whether the stream exists, its state, and the entries after the cursor.
-        const results = await client.multi().exists(stream).xinfo("STREAM", stream).xrange(stream, `(${cursor}`, "+", "COUNT", count).exec();
-        if (!results) throw new Error("Redis transaction was aborted");
-        const [[, exists], [infoError, infoReply], [rangeError, range]] = results as [Error | null, unknown][];
+        // One round trip, and no MULTI: Redis at maxmemory refuses every command queued in a transaction, and
+        // reading the feed must go on while writes are refused. The entries are read before the stream's
+        // state, so a trim in between can only make the gap check see a newer first entry: a reload, never a
+        // missed change.
+        const results = await client.pipeline().xrange(stream, `(${cursor}`, "+", "COUNT", count).exists(stream).xinfo("STREAM", stream).exec();
+        if (!results) throw new Error("Redis pipeline was aborted");
+        const [[rangeError, range], [, exists], [infoError, infoReply]] = results as [Error | null, unknown][];
         if (!exists) return { cursor, changes: [], gap: false };
         if (infoError) throw infoError;
         if (rangeError) throw rangeError;

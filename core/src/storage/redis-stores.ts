@@ -1,7 +1,7 @@
 import { normalizeKey } from "unstorage";
 import type { BatchFence, BatchOp, Stores } from "./create-storage.js";
 import { toStorage } from "./create-storage.js";
-import { createRedisClient, redisCall } from "./redis-client.js";
+import { createRedisClient, redactRedisUrl, redisCall } from "./redis-client.js";
 import { redisDriver } from "./redis-driver.js";
 import { redisChangeFeed } from "./redis-feed.js";
 import { fencedWriteOps } from "./redis-fenced-batch.js";
@@ -65,6 +65,13 @@ export function createRedisStores(options: RedisStoreOptions): Stores {
       for (const key of oldMedia) if (!Object.hasOwn(files, key)) await media.removeItem(key);
     },
     redis: { url: options.url, prefix },
+    where: `${redactRedisUrl(options.url)} (prefix ${prefix})`,
+    describeKey: (key: string) => `Redis key ${dataLayout.records}${key}`,
+    format: {
+      where: `Redis key ${prefix}meta:format`,
+      read: () => redisCall(() => dataClient.get(`${prefix}meta:format`)),
+      write: (text: string) => redisCall(async () => void (await dataClient.set(`${prefix}meta:format`, text))),
+    },
     async dispose() {
       if (disposed) return;
       disposed = true;

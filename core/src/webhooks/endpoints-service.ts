@@ -15,6 +15,7 @@ import { closedCircuit } from "./retry-policy.js";
 import type { DeliveryListQuery, EndpointCreateInput, EndpointListQuery, EndpointUpdateInput } from "./schemas.js";
 import { runChallenge, type ChallengeDeps } from "./verification.js";
 import type { WebhookStore } from "./webhook-store.js";
+import { skipUnreadable } from "../storage/record-check.js";
 
 /** What the developer-plane operations need. */
 export interface EndpointsDeps {
@@ -118,7 +119,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
         perPage: q.per_page,
         filters: { application_id: appId },
         load: async (entries) => {
-          const found = await Promise.all(entries.map((e) => store.fetchEndpoint(appId, e.id)));
+          const found = await Promise.all(entries.map((e) => skipUnreadable(store.fetchEndpoint(appId, e.id)).then((found) => found ?? undefined)));
           return found.filter((e) => e !== undefined).map(toEndpointView);
         },
       });
@@ -203,7 +204,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
         filters: { endpoint_id: id, status: q.status, event_type: q.event_type },
         filter: (e) => (!q.status || e.status === q.status) && (!q.event_type || e.event_type === q.event_type),
         load: async (entries) => {
-          const records = await Promise.all(entries.map((e) => store.readDelivery(id, e.id)));
+          const records = await Promise.all(entries.map((e) => skipUnreadable(store.readDelivery(id, e.id))));
           return records.filter((r): r is DeliveryRecord => r !== null).map(toDeliveryView);
         },
       });

@@ -2,6 +2,7 @@ import type { Storage } from "unstorage";
 import type { IndexRegistry } from "../lists/index-registry.js";
 import type { BatchOp, Stores } from "../storage/create-storage.js";
 import { toDeliveryEntry, toEndpointEntry, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
+import { skipUnreadable } from "../storage/record-check.js";
 
 const ENDPOINTS = "webhooks:endpoints";
 const DELIVERIES = "webhooks:deliveries";
@@ -98,7 +99,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     const rev = shared ? ((await storage.getItem<{ rev: string }>(ENDPOINTS_REV))?.rev ?? null) : null;
     const loaded: EndpointRecord[] = [];
     for (const key of await storage.getKeys(ENDPOINTS)) {
-      const record = await storage.getItem<EndpointRecord>(key);
+      const record = await skipUnreadable(storage.getItem<EndpointRecord>(key));
       if (record?.id) loaded.push(record);
     }
     endpoints.clear();
@@ -240,7 +241,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     async pendingRefs(): Promise<DeliveryRef[]> {
       const refs: DeliveryRef[] = [];
       for (const key of await storage.getKeys(PENDING)) {
-        const ref = await storage.getItem<DeliveryRef>(key);
+        const ref = await skipUnreadable(storage.getItem<DeliveryRef>(key));
         if (ref?.id && ref.endpoint_id) refs.push(ref);
       }
       return refs;
@@ -250,7 +251,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     readOutbox: (eventId: string) => storage.getItem<EventRecord>(`${OUTBOX}:${eventId}`),
     async outbox(): Promise<EventRecord[]> {
       const keys = (await storage.getKeys(OUTBOX)).sort();
-      const events = await Promise.all(keys.map((k) => storage.getItem<EventRecord>(k)));
+      const events = await Promise.all(keys.map((k) => skipUnreadable(storage.getItem<EventRecord>(k))));
       return events.filter((e): e is EventRecord => e !== null);
     },
   };

@@ -33,7 +33,10 @@ export const ERROR_CODES = [
   "idempotency_key_reused",
   "rate_limited",
   "internal_error",
+  "record_unreadable",
   "service_unavailable",
+  "storage_unavailable",
+  "insufficient_storage",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,4 +1,4 @@
-import { isAccountId, LpError, notFound, SCOPES, type AccountRecord, type AppRecord, withQuotaDefaults } from "@lp/core";
+import { isAccountId, LpError, notFound, RecordUnreadableError, SCOPES, type AccountRecord, type AppRecord, withQuotaDefaults } from "@lp/core";
 import type { H3, H3Event } from "h3";
 import { readLimited } from "../http/body.js";
 import type { Grant, ServerContext } from "../http/route.js";
@@ -89,7 +89,8 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
 
   async function listRecords<T>(prefix: string): Promise<T[]> {
     const keys = (await core.stores.data.getKeys(prefix)).filter((k) => k.startsWith(prefix)).sort().slice(0, LIST_LIMIT);
-    const records = await Promise.all(keys.map((k) => core.stores.data.getItem<T>(k)));
+    // An unreadable record (logged by the store) is left out rather than taking the view down.
+    const records = await Promise.all(keys.map((k) => core.stores.data.getItem<T>(k).catch((error: unknown) => (error instanceof RecordUnreadableError ? null : Promise.reject(error)))));
     return records.filter((r): r is Awaited<T> & T => r !== null && typeof r === "object");
   }
 
@@ -102,6 +103,8 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
         apps,
         faults: { generation_step_ms: core.delays.generationStepMs, deployment_step_ms: core.delays.deploymentStepMs, simulate_modes: SIMULATE_MODES },
         request_log_capacity: hub.requests.capacity,
+        // What /healthz says: a fault under way (writes refused) is shown on every view.
+        storage: { kind: core.stores.kind, fault: core.storageHealth.state() },
       },
     });
   }

@@ -20,7 +20,10 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   idempotency_key_reused: 422,
   rate_limited: 429,
   internal_error: 500,
+  record_unreadable: 500,
   service_unavailable: 503,
+  storage_unavailable: 503,
+  insufficient_storage: 507,
 };
 
 /** Extra headers some errors carry. */
@@ -31,6 +34,8 @@ function headersFor(error: LpError, plane: "account" | "app" | "admin" | "none")
   if (error.code === "idempotency_key_in_use") return { "retry-after": "1" };
   // Redis unreachable or restarting: the same request can be sent again shortly.
   if (error.code === "service_unavailable") return { "retry-after": "1" };
+  // The disk or Redis refuses writes: reads go on, writes can be sent again once there is room.
+  if (error.code === "insufficient_storage" || error.code === "storage_unavailable") return { "retry-after": String(error.details?.retry_after_seconds ?? 30) };
   if (error.code === "rate_limited") return { "retry-after": String(error.details?.retry_after_seconds ?? 1) };
   // The rest of the body is left unread: the connection cannot carry another request.
   if (error.code === "payload_too_large") return { connection: "close" };

@@ -29,7 +29,9 @@ const ERROR_STATUSES: Record<string, string> = {
   "413": "Payload too large",
   "415": "Unsupported media type",
   "422": "Idempotency key reused with another request",
-  "503": "Service unavailable (service_unavailable): the shared store (Redis) is down or restarting; send again after Retry-After",
+  "500": "Internal error (internal_error), or a stored record that cannot be read (record_unreadable, naming its id in details.id)",
+  "503": "Service unavailable: the shared store (Redis) is down or restarting (service_unavailable), or the storage refuses writes (storage_unavailable; details.reason read_only or permission_denied); send again after Retry-After",
+  "507": "Insufficient storage (insufficient_storage): the disk is full (details.reason disk_full) or Redis is at maxmemory (redis_maxmemory); reads still work; send again after Retry-After",
 };
 
 /**
@@ -39,6 +41,8 @@ const ERROR_STATUSES: Record<string, string> = {
 function canAnswer(route: RouteDef, status: string): boolean {
   if (status === "413" || status === "415") return bodyKindOf(route) !== "none";
   if (status === "409" || status === "422") return route.plane === "account" && (route.method === "POST" || route.method === "PATCH");
+  // Reads never write: only a route that changes something can meet a storage that refuses writes.
+  if (status === "507") return route.method !== "GET";
   return true;
 }
 

@@ -41,7 +41,7 @@ export function responseHeaders(route: RouteDef, status: number, isList: boolean
     headers["Idempotent-Replayed"] = ref("Idempotent-Replayed");
   }
   if (status === 401) headers["WWW-Authenticate"] = ref("WWW-Authenticate");
-  if (status === 409 || status === 429 || status === 503) headers["Retry-After"] = ref("Retry-After");
+  if (status === 409 || status === 429 || status === 503 || status === 507) headers["Retry-After"] = ref("Retry-After");
   if (status === 405) headers.Allow = ref("Allow");
   return headers;
 }

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createCore, createManualClock, createManualScheduler, createStores, ensureDevCredentials, type CoreDeps, type StorageKind } from "@lp/core";
+import { createCore, createManualClock, createManualScheduler, createStores, ensureDevCredentials, type CoreDeps, type StorageKind, type Stores } from "@lp/core";
 import { createApp } from "../app.js";
 import { createConformanceCheck } from "./response-conformance.js";
 // Test harnesses of the core are not exported from @lp/core: reached by path, as tests reach them.
@@ -20,6 +20,10 @@ export interface TestAppOptions {
    * on purpose.
    */
   conformance?: boolean;
+  /** fs storage in this folder (kept by `close()`), e.g. a small tmpfs for a test of a full disk. */
+  dataDir?: string;
+  /** Stores to use instead of fresh ones (e.g. with a storage error injected); disposed by `close()`. */
+  stores?: Stores;
 }
 
 /**
@@ -28,10 +32,10 @@ export interface TestAppOptions {
  * fresh key prefix of the test run's redis-server (see test-redis.ts), removed by `close()`.
  */
 export async function createTestApp(options: TestAppOptions = {}) {
-  const kind = options.storage ?? defaultTestStorage();
-  const dir = kind === "fs" ? mkdtempSync(join(tmpdir(), "lp-test-")) : undefined;
-  const redis = kind === "redis" ? await testRedisStores() : null;
-  const stores = redis?.stores ?? createStores(kind, dir);
+  const kind = options.stores?.kind ?? (options.dataDir ? "fs" : (options.storage ?? defaultTestStorage()));
+  const dir = kind === "fs" && !options.dataDir && !options.stores ? mkdtempSync(join(tmpdir(), "lp-test-")) : undefined;
+  const redis = kind === "redis" && !options.stores ? await testRedisStores() : null;
+  const stores = options.stores ?? redis?.stores ?? createStores(kind, dir ?? options.dataDir);
   const clock = createManualClock(options.start ?? "2026-03-01T10:00:00.000Z");
   const publicUrl = "http://lp.test";
   // Background steps wait on this instead of real time: a test releases them when it wants them to go on.

@@ -5,6 +5,7 @@ import { formatDuration, parseDuration, parseDurationList } from "../../runtime/
 import { readCredentialsFile, removeCredentialsFile, writeCredentialsFile, type CredentialsFile } from "../../runtime/credentials-file.js";
 import { UsageError } from "../../runtime/errors.js";
 import { toChoice, toInt } from "../../runtime/parse.js";
+import { VERSION } from "../../runtime/version.js";
 import { seedProducts } from "./fixtures.js";
 import { createRunFiles } from "./run-files.js";
 import { toRateLimit } from "./rate-limit-flag.js";
@@ -104,6 +105,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     throw new UsageError("--storage redis needs the Redis to share: --redis-url redis://127.0.0.1:6379/0 (or LP_REDIS_URL).");
   }
   const server = await startServer({
+    writtenBy: `lp ${VERSION}`,
     host: opts.host,
     port: opts.port,
     storage: opts.storage,

@@ -16,7 +16,16 @@ export interface DashState {
   apps: { application_id: string; name: string; account_ids: string[]; created_at: string }[];
   faults: { generation_step_ms: number; deployment_step_ms: number; simulate_modes: string[] };
   request_log_capacity: number;
+  storage: { kind: string; fault: { reason: string; since: string; refused: number } | null };
 }
+
+/** What each storage fault means for someone at the console. */
+const FAULT_TEXT: Record<string, string> = {
+  disk_full: "the disk is full",
+  read_only: "the file system is read-only",
+  permission_denied: "lp may not write to its data dir",
+  redis_maxmemory: "Redis is at maxmemory",
+};
 
 const VIEWS = [
   ["requests", "Requests"],
@@ -89,6 +98,11 @@ export function App() {
       </ul>
     </nav>
     <main id="main" tabindex="-1">
+      ${state?.storage.fault &&
+      html`<p class="degraded" role="status">
+        Writes refused: ${FAULT_TEXT[state.storage.fault.reason] ?? state.storage.fault.reason} (${state.storage.fault.reason}, since ${state.storage.fault.since},
+        ${state.storage.fault.refused} refused). Reads still work; writes resume by themselves once there is room.
+      </p>`}
       <h1>${title}</h1>
       ${body}
     </main>

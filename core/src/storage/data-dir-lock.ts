@@ -30,3 +30,15 @@ export function lockDataDir(dir: string): () => void {
   }
   return () => rmSync(file, { force: true });
 }
+
+/** The pid of another live process holding `dir`'s lock, or null (`lp doctor` checks before it reads). */
+export function dataDirHolder(dir: string): number | null {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, "lp.lock"), "utf8");
+  } catch {
+    return null;
+  }
+  const holder = Number.parseInt(text, 10);
+  return Number.isInteger(holder) && holder !== process.pid && isAlive(holder) ? holder : null;
+}

@@ -1,0 +1,142 @@
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startServer, type RunningServer } from "@lp/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { redisAdmin } from "../../../../core/src/testing/redis-admin.js";
+import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../../../../core/src/testing/redis-server.js";
+import { main } from "../../main.js";
+import { createFakeIo } from "../../testing/fake-io.js";
+
+if (!redisAvailable) console.warn(redisSkipReason("lp doctor on Redis"));
+
+const image = readFileSync(new URL("../../../../fixtures/images/apron.png", import.meta.url));
+
+async function doctor(...args: string[]) {
+  const fake = createFakeIo({ env: {} });
+  const code = await main(["doctor", ...args], fake.io);
+  return { code, out: fake.stdout, err: fake.stderr };
+}
+
+/** Three products (the first with an uploaded image) written by a real server, which is then stopped. */
+async function seed(server: RunningServer): Promise<{ account: string; ids: string[]; mediaPath: string }> {
+  const account = server.credentials.account_id;
+  const ids: string[] = [];
+  let mediaPath = "";
+  for (const [i, title] of ["Apron", "Torn", "Mug"].entries()) {
+    const product = await server.core.products.create(account, { title, price: 9, product_type: "physical" }, i === 0 ? [{ filename: "apron.png", bytes: image }] : []);
+    ids.push(product.id);
+    if (i === 0) mediaPath = new URL(product.images[0]!.url).pathname.replace(/^\/media\//, "");
+  }
+  await server.close();
+  return { account, ids, mediaPath };
+}
+
+describe("lp doctor --data-dir", () => {
+  const dir = mkdtempSync(join(tmpdir(), "lp-doctor-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("finds damaged records, missing media, loose modes and a missing format marker; --fix quarantines and never deletes", async () => {
+    const { account, ids, mediaPath } = await seed(await startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false }));
+    const sound = await doctor("--data-dir", dir);
+    expect(sound.code).toBe(0);
+    expect(sound.out).toContain("sound: no problems found");
+
+    const torn = join(dir, "data", "acct", account, "products", ids[1]!);
+    writeFileSync(torn, '{"id":"cut sh');
+    const mug = join(dir, "data", "acct", account, "products", ids[2]!);
+    chmodSync(mug, 0o644);
+    unlinkSync(join(dir, "media", ...mediaPath.split("/")));
+    unlinkSync(join(dir, "format.json"));
+
+    const found = await doctor("--data-dir", dir);
+    expect(found.code).toBe(1);
+    expect(found.out).toContain(`record acct:${account}:products:${ids[1]}  (${torn}): not valid JSON`);
+    expect(found.out).toMatch(new RegExp(`media  acct:${account}:products:${ids[0]} .*names media ${mediaPath}, which is missing`));
+    expect(found.out).toContain(`(${mug}): mode 644, readable by others`);
+    expect(found.out).toContain("no format marker");
+    expect(existsSync(torn)).toBe(true);
+
+    const fixed = await doctor("--data-dir", dir, "--fix");
+    // The missing image cannot be made again: still exit 1, naming it.
+    expect(fixed.code).toBe(1);
+    const quarantined = join(dir, "quarantine", "data", "acct", account, "products", ids[1]!);
+    expect(readFileSync(quarantined, "utf8")).toBe('{"id":"cut sh');
+    expect(existsSync(torn)).toBe(false);
+    expect(fixed.out).toContain(`quarantined acct:${account}:products:${ids[1]}: ${torn} -> ${quarantined}`);
+    expect(statSync(mug).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(join(dir, "format.json"), "utf8"))).toMatchObject({ format: 1 });
+
+    const after = await doctor("--data-dir", dir, "--json");
+    expect(JSON.parse(after.out).problems.map((p: { check: string }) => p.check)).toEqual(["media"]);
+
+    const server = await startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false });
+    try {
+      const list = await server.core.products.list(account, { sort: "-created_at", per_page: 20 } as never);
+      expect(list.data.map((p) => p.title).sort()).toEqual(["Apron", "Mug"]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("refuses --fix on a data dir a running server holds, and asks for one store", async () => {
+    const held = mkdtempSync(join(tmpdir(), "lp-doctor-held-"));
+    // Another live process holding the data-dir lock, as a running lp serve does.
+    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    try {
+      writeFileSync(join(held, "lp.lock"), String(holder.pid));
+      const refused = await doctor("--data-dir", held, "--fix");
+      expect(refused.code).toBe(1);
+      expect(refused.err).toContain(`lp serve (pid ${holder.pid}) is using ${held}; stop it before lp doctor --fix`);
+      expect(existsSync(join(held, "format.json"))).toBe(false);
+    } finally {
+      holder.kill("SIGKILL");
+      rmSync(held, { recursive: true, force: true });
+    }
+    expect((await doctor()).code).toBe(2);
+    expect((await doctor("--data-dir", "x", "--redis-url", "redis://127.0.0.1:1/0")).code).toBe(2);
+  });
+});
+
+describe.skipIf(!redisAvailable)("lp doctor --redis-url", () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedisServer({ appendfsync: "no" });
+  });
+  afterAll(async () => redis?.dispose());
+
+  it("finds a damaged record and list indexes out of step; --fix renames it to the quarantine prefix and rebuilds them", async () => {
+    const { account, ids } = await seed(await startServer({ storage: "redis", redisUrl: redis.url, redisPrefix: "doc:", port: 0, log: null, admin: false }));
+    const args = ["--redis-url", redis.url, "--redis-prefix", "doc:"];
+    expect((await doctor(...args)).code).toBe(0);
+
+    const admin = redisAdmin(redis.url);
+    const products = `acct:${account}:products`;
+    try {
+      await admin.call("SET", `doc:d:${products}:${ids[1]}`, "");
+      await admin.call("SREM", `doc:dl:${products}`, `${products}:${ids[2]}`);
+      await admin.call("SADD", `doc:dl:${products}`, `${products}:gone`);
+      const found = await doctor(...args);
+      expect(found.code).toBe(1);
+      expect(found.out).toContain(`record ${products}:${ids[1]}  (Redis key doc:d:${products}:${ids[1]}): empty`);
+      expect(found.out).toContain(`index  ${products}:${ids[2]}  (Redis set doc:dl:${products}): missing from the list index`);
+      expect(found.out).toContain(`index  ${products}:gone  (Redis set doc:dl:${products}): listed, but no readable record is there`);
+
+      const fixed = await doctor(...args, "--fix");
+      expect(fixed.code).toBe(0);
+      expect(await admin.call("EXISTS", `doc:quarantine:${products}:${ids[1]}`)).toBe(1);
+      expect(await admin.call("EXISTS", `doc:d:${products}:${ids[1]}`)).toBe(0);
+      expect((await doctor(...args)).code).toBe(0);
+    } finally {
+      admin.close();
+    }
+    const server = await startServer({ storage: "redis", redisUrl: redis.url, redisPrefix: "doc:", port: 0, log: null, admin: false });
+    try {
+      const list = await server.core.products.list(account, { sort: "-created_at", per_page: 20 } as never);
+      expect(list.data.map((p) => p.title).sort()).toEqual(["Apron", "Mug"]);
+    } finally {
+      await server.close();
+    }
+  });
+});

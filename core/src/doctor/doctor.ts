@@ -1,0 +1,129 @@
+import { destr } from "destr";
+import { recordProblem } from "../storage/record-check.js";
+import { CURRENT_FORMAT, parseFormat } from "../storage/format-version.js";
+
+/** One problem `lp doctor` found. */
+export interface DoctorProblem {
+  check: "record" | "index" | "media" | "mode" | "format";
+  /** The record's key, the media path, or the file. */
+  key: string;
+  /** Its file, or its Redis key. */
+  where: string;
+  message: string;
+}
+
+/** One record as a source holds it. */
+export interface SourceRecord {
+  key: string;
+  text: string;
+  where: string;
+}
+
+/**
+ * A store as `lp doctor` reads it: below the storage drivers, so that it sees what is really there (a
+ * torn file, a key set out of step) and never changes a thing unless asked to fix.
+ */
+export interface DoctorSource {
+  /** The data dir, or the Redis URL and prefix. */
+  where: string;
+  records(): Promise<SourceRecord[]>;
+  hasMedia(path: string): Promise<boolean>;
+  /** The format marker's text (null: none) and where it is. */
+  format(): Promise<{ text: string | null; where: string }>;
+  writeFormat(text: string): Promise<void>;
+  /** Problems of the stored list indexes against `keys`, the readable records (none on fs: they are built in memory). */
+  indexProblems(keys: Set<string>): Promise<DoctorProblem[]>;
+  /** Makes the stored list indexes match `keys`; says what it changed. */
+  rebuildIndexes(keys: Set<string>): Promise<string[]>;
+  /** Files and folders readable by others than their owner (fs). */
+  modeProblems(): Promise<DoctorProblem[]>;
+  fixModes(problems: DoctorProblem[]): Promise<string[]>;
+  /** Moves a record out of the way (never deletes it); returns where it went. */
+  quarantine(record: SourceRecord): Promise<string>;
+}
+
+/** What {@link runDoctor} found and, with `fix`, did. */
+export interface DoctorReport {
+  where: string;
+  records: number;
+  problems: DoctorProblem[];
+  /** What `--fix` did, one line each. */
+  fixed: string[];
+}
+
+/** Every `media_path` a record names (product images; any record that keeps uploads the same way). */
+function mediaPaths(value: unknown, out: string[] = [], depth = 0): string[] {
+  if (depth > 8 || value === null || typeof value !== "object") return out;
+  for (const [name, inner] of Object.entries(value as Record<string, unknown>)) {
+    if (name === "media_path" && typeof inner === "string") out.push(inner);
+    else mediaPaths(inner, out, depth + 1);
+  }
+  return out;
+}
+
+/**
+ * Checks a store: the format marker, every record against its kind's schema, the stored list indexes
+ * against the records, the media records point at, and (fs) the modes of its files. With `fix` it
+ * quarantines unreadable records, rebuilds the indexes, writes a missing marker and tightens modes; it never
+ * deletes anything. Problems it cannot fix (a newer format, missing media) stay in the report.
+ */
+export async function runDoctor(source: DoctorSource, options: { fix: boolean; writtenBy: string }): Promise<DoctorReport> {
+  const problems: DoctorProblem[] = [];
+  const fixed: string[] = [];
+
+  const marker = await source.format();
+  if (marker.text === null) {
+    problems.push({ check: "format", key: "format", where: marker.where, message: `no format marker (lp writes it at start; this store is read as format ${CURRENT_FORMAT})` });
+    if (options.fix) {
+      await source.writeFormat(`${JSON.stringify({ format: CURRENT_FORMAT, written_by: options.writtenBy })}\n`);
+      fixed.push(`wrote ${marker.where}: format ${CURRENT_FORMAT}`);
+    }
+  } else {
+    try {
+      const found = parseFormat(marker.text, marker.where);
+      if (found.format > CURRENT_FORMAT) {
+        problems.push({ check: "format", key: "format", where: marker.where, message: `format ${found.format} (written by ${found.written_by}) is newer than this lp reads (${CURRENT_FORMAT}); upgrade lp, and check nothing else` });
+        return { where: source.where, records: 0, problems, fixed };
+      }
+    } catch (error) {
+      problems.push({ check: "format", key: "format", where: marker.where, message: (error as Error).message });
+    }
+  }
+
+  const records = await source.records();
+  const readable = new Set<string>();
+  const media: Array<{ key: string; where: string; path: string }> = [];
+  for (const record of records) {
+    const value = destr(record.text);
+    const problem = recordProblem(record.key, record.text.trim() === "" ? "" : value);
+    if (problem) {
+      problems.push({ check: "record", key: record.key, where: record.where, message: problem });
+      if (options.fix) fixed.push(`quarantined ${record.key}: ${record.where} -> ${await source.quarantine(record)}`);
+      continue;
+    }
+    readable.add(record.key);
+    for (const path of mediaPaths(value)) media.push({ key: record.key, where: record.where, path });
+  }
+
+  const indexProblems = await source.indexProblems(readable);
+  problems.push(...indexProblems);
+  // Quarantined records leave the indexes too: rebuild whenever --fix moved something or found them out of step.
+  if (options.fix && (indexProblems.length > 0 || fixed.some((line) => line.startsWith("quarantined")))) fixed.push(...(await source.rebuildIndexes(readable)));
+
+  for (const item of media) {
+    if (!(await source.hasMedia(item.path))) {
+      problems.push({ check: "media", key: item.key, where: item.where, message: `names media ${item.path}, which is missing (not fixable: the image has to be uploaded again)` });
+    }
+  }
+
+  const modes = await source.modeProblems();
+  problems.push(...modes);
+  if (options.fix && modes.length > 0) fixed.push(...(await source.fixModes(modes)));
+
+  return { where: source.where, records: records.length, problems, fixed };
+}
+
+/** Problems `--fix` leaves: missing media and a newer format need a person. */
+export function unfixed(report: DoctorReport): DoctorProblem[] {
+  return report.problems.filter((p) => p.check === "media" || (p.check === "format" && !/^no format marker/.test(p.message)));
+}

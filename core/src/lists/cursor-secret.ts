@@ -1,0 +1,22 @@
+import type { IdSource } from "../deps.js";
+import { claimItem } from "../storage/claim-item.js";
+import type { Stores } from "../storage/create-storage.js";
+import { StorageFaultError } from "../storage/storage-faults.js";
+
+/**
+ * The secret cursors are signed with, stored at `key` so cursors survive restarts. A store that refuses the
+ * first write (full, read-only) gets one kept in memory: lists work, with cursors good until the next restart.
+ */
+export async function loadCursorSecret(stores: Stores, key: string, ids: IdSource, log = (line: string) => console.error(line)): Promise<Buffer> {
+  // First writer wins, so every process of a cluster signs cursors with the same secret.
+  const make = () => ({ value: ids.bytes(32).toString("base64") });
+  try {
+    const stored = await claimItem<{ value?: string }>(stores.data, key, make, (s) => !!s?.value);
+    return Buffer.from(stored.value!, "base64");
+  } catch (error) {
+    // A full or read-only store at first start: lists still work, with cursors good until the next restart.
+    if (!(error instanceof StorageFaultError)) throw error;
+    log(`storage: could not store the cursor key (${error.reason}); cursors issued now end with this process`);
+    return Buffer.from(make().value, "base64");
+  }
+}

@@ -1,0 +1,104 @@
+import type { Storage } from "unstorage";
+import type { Stores } from "./create-storage.js";
+import { recordProblem, RecordUnreadableError } from "./record-check.js";
+import { toTimestamp, type Clock } from "../deps.js";
+import { createStorageHealth, toStorageFault, type StorageHealth } from "./storage-faults.js";
+
+/** Options of {@link guardStores}. */
+export interface GuardOptions {
+  health: StorageHealth;
+  /** Where lines about unreadable records go; default stderr. */
+  log?: (line: string) => void;
+}
+
+const WRITES = ["setItem", "setItemRaw", "setItems", "removeItem", "clear"] as const;
+/** Unreadable keys already reported: each is logged once per process, not on every list. */
+const REPORTED_MAX = 10_000;
+
+/**
+ * The stores with two guarantees added. A write the storage refuses for want of room or rights throws a
+ * {@link StorageFaultError} (507/503 with `details.reason`), which `health` counts and logs once, and a
+ * write that goes through ends the fault. A record read from `data` is checked against its kind's schema
+ * ({@link recordProblem}): one that fails throws {@link RecordUnreadableError} (GET: 500 naming the id;
+ * lists skip it) and is named, with its file, in one log line.
+ */
+export function guardStores(stores: Stores, options: GuardOptions): Stores {
+  const { health } = options;
+  const log = options.log ?? ((line: string) => console.error(line));
+  const reported = new Set<string>();
+
+  const guardWrite = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await work();
+      health.succeeded();
+      return result;
+    } catch (error) {
+      const fault = toStorageFault(error);
+      if (!fault) throw error;
+      health.refused(fault);
+      throw fault;
+    }
+  };
+
+  const unreadable = (key: string, problem: string): RecordUnreadableError => {
+    if (!reported.has(key) && reported.size < REPORTED_MAX) {
+      reported.add(key);
+      log(`storage: unreadable record ${key} (${stores.describeKey?.(key) ?? key}): ${problem}; skipped by lists, \`lp doctor --fix\` quarantines it`);
+    }
+    return new RecordUnreadableError(key, problem);
+  };
+
+  const wrap = (storage: Storage, checkReads: boolean): Storage => {
+    const guarded = Object.create(storage) as Storage;
+    for (const name of WRITES) {
+      const original = (storage[name] as (...args: unknown[]) => Promise<unknown>).bind(storage);
+      (guarded as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => guardWrite(() => original(...args));
+    }
+    if (checkReads) {
+      const getItem = storage.getItem.bind(storage);
+      guarded.getItem = ((key: string, opts?: Record<string, unknown>) =>
+        getItem(key, opts).then((value) => {
+          const problem = recordProblem(key, value);
+          if (problem) throw unreadable(key, problem);
+          return value;
+        })) as Storage["getItem"];
+    }
+    return guarded;
+  };
+
+  const data = wrap(stores.data, true);
+  (data as Storage & { [REPORT]?: typeof unreadable })[REPORT] = unreadable;
+  return {
+    ...stores,
+    data,
+    media: wrap(stores.media, false),
+    batch: (ops, fence) => guardWrite(() => stores.batch(ops, fence)),
+  };
+}
+
+const REPORT = Symbol("lp.reportUnreadable");
+
+/**
+ * Checks a record a reader parsed from its text itself (`readText`, whose readers memoise what they derive),
+ * as the guarded `getItem` does: throws {@link RecordUnreadableError}, logged once when `storage` is guarded.
+ */
+export function assertReadable(storage: Storage, key: string, value: unknown): void {
+  const problem = recordProblem(key, value);
+  if (!problem) return;
+  const report = (storage as Storage & { [REPORT]?: (key: string, problem: string) => RecordUnreadableError })[REPORT];
+  throw report ? report(key, problem) : new RecordUnreadableError(key, problem);
+}
+
+/**
+ * The health watch of `raw`'s writes: named by the data dir or Redis, with a probe that writes `meta:probe`
+ * through the unguarded store (a probe that fails is not a refused client write).
+ */
+export function watchStorage(raw: Stores, options: { clock: Clock; log?: (line: string) => void; every?: (ms: number, run: () => void) => () => void }): StorageHealth {
+  return createStorageHealth({
+    where: raw.where ?? `${raw.kind} storage`,
+    log: options.log,
+    now: () => options.clock.now(),
+    every: options.every,
+    probe: () => raw.data.setItem("meta:probe", { checked_at: toTimestamp(options.clock.now()) }),
+  });
+}

@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { redisAdmin } from "../../core/src/testing/redis-admin.js";
+import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../../core/src/testing/redis-server.js";
+import { createStores } from "@lp/core";
+import { createTestApp, type TestApp } from "./testing/test-app.js";
+
+if (!redisAvailable) console.warn(redisSkipReason("damaged records on Redis"));
+
+/** What a disk error, a hand edit or another version can leave in a record. */
+const DAMAGE = {
+  torn: '{"id":"4f0c","title":"Cut sh',
+  empty: "",
+  "wrong shape": '{"hello":"world"}',
+  list: "[1,2,3]",
+};
+
+interface Store {
+  /** Opens the app (again, on the same data), logging into `lines`. */
+  open(lines: string[]): Promise<TestApp>;
+  /** Overwrites a record behind lp's back; the app is reopened afterwards where it caches records (fs). */
+  damage(key: string, text: string): Promise<void>;
+  /** Where the log line says the record is. */
+  where(key: string): string;
+  dispose(): Promise<void>;
+}
+
+function fsStore(): Store {
+  const dir = mkdtempSync(join(tmpdir(), "lp-damaged-"));
+  return {
+    open: (lines) => createTestApp({ dataDir: dir, coreDeps: { log: (l) => lines.push(l) } }),
+    damage: async (key, text) => writeFileSync(join(dir, "data", ...key.split(":")), text),
+    where: (key) => join(dir, "data", ...key.split(":")),
+    dispose: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+async function redisStore(): Promise<Store> {
+  const server: RedisServer = await startRedisServer({ appendfsync: "no" });
+  const admin = redisAdmin(server.url);
+  return {
+    open: (lines) => createTestApp({ stores: createStores("redis", { url: server.url, prefix: "dmg:" }), coreDeps: { log: (l) => lines.push(l) } }),
+    damage: async (key, text) => void (await admin.call("SET", `dmg:d:${key}`, text)),
+    where: (key) => `Redis key dmg:d:${key}`,
+    async dispose() {
+      admin.close();
+      await server.dispose();
+    },
+  };
+}
+
+const kinds: Array<[string, () => Promise<Store>]> = [["fs", async () => fsStore()]];
+if (redisAvailable) kinds.push(["redis", redisStore]);
+
+describe.each(kinds)("a damaged record on %s", (_kind, make) => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await make();
+  });
+  afterAll(async () => store?.dispose());
+
+  it.each(Object.entries(DAMAGE))("%s: lists skip it and log its key and file once, its GET answers 500 record_unreadable naming the id, the rest works", async (_what, text) => {
+    let app = await store.open([]);
+    const ids: string[] = [];
+    for (const title of ["First", "Damaged", "Third"]) {
+      ids.push((await app.call("POST", `${app.account}/products`, { body: { title, product_type: "physical", price: 3 } })).json.data.id);
+    }
+    const key = `acct:${app.creds.account_id}:products:${ids[1]}`;
+    await app.close();
+    await store.damage(key, text);
+    const lines: string[] = [];
+    app = await store.open(lines);
+    try {
+      for (let i = 0; i < 2; i++) {
+        const list = await app.call("GET", `${app.account}/products`);
+        expect(list.status).toBe(200);
+        expect(list.json.data.map((p: { title: string }) => p.title).sort()).toEqual(expect.arrayContaining(["First", "Third"]));
+        expect(list.json.data.map((p: { id: string }) => p.id)).not.toContain(ids[1]);
+      }
+      const get = await app.call("GET", `${app.account}/products/${ids[1]}`);
+      expect(get.status).toBe(500);
+      expect(get.json.error).toMatchObject({ code: "record_unreadable", details: { resource: "product", id: ids[1] } });
+      expect(get.json.error.message).toContain(ids[1]);
+      expect((await app.call("PATCH", `${app.account}/products/${ids[1]}`, { body: { title: "x" } })).status).toBe(500);
+      expect((await app.call("GET", `${app.account}/products/${ids[0]}`)).status).toBe(200);
+      expect((await app.call("POST", `${app.account}/products`, { body: { title: "New", product_type: "physical", price: 1 } })).status).toBe(201);
+      const named = lines.filter((l) => l.includes(key));
+      expect(named).toHaveLength(1);
+      expect(named[0]).toContain(store.where(key));
+    } finally {
+      await app.close();
+    }
+  });
+});
