@@ -117,7 +117,7 @@ export async function createCore(coreDeps: CoreDeps) {
     generator: deps.generator ?? createTemplateGenerator(),
     products,
     accounts,
-    builderLinks: createBuilderLinks({ secret: await loadSecret(deps.stores, "meta:builder_key", ids), clock, publicUrl: deps.publicUrl }),
+    builderLinks: createBuilderLinks({ secret: await loadCursorSecret(deps.stores, "meta:builder_key", ids, coreDeps.log, "builder link key"), clock, publicUrl: deps.publicUrl }),
     sleep,
     stepDelayMs: () => delays.generationStepMs,
     onPageDeleted: (page) => deployments.onPageDeleted(page),
