@@ -25,6 +25,8 @@ export interface ClusterOptions {
   processes: number;
   /** More `lp serve` flags for every process (e.g. `--retry-schedule`, `--deploy-delay`). */
   flags?: string[];
+  /** A redis-server to use instead of starting one (it is not disposed by {@link Cluster.stop}). */
+  redis?: RedisServer;
 }
 
 /** A redis-server and N real `lp serve` processes on it, with a client that spreads requests over them. */
@@ -43,17 +45,25 @@ export interface Cluster {
   kill(index: number): Promise<void>;
   /** `text` with every process's own address replaced by `<origin>` (public URLs name the process that answered). */
   unorigin(text: string): string;
+  /** Starts one more process on the same Redis with the same flags, and puts it in the rotation. */
+  add(): Promise<ClusterNode>;
   /** SIGKILLs every process and removes the redis-server and the sandboxes. */
   stop(): Promise<void>;
 }
 
-/** Starts `lp serve --storage redis --redis-url URL --port 0` in its own sandbox and waits until it is ready. */
-async function startNode(index: number, redisUrl: string, flags: string[]) {
+/** Spawns `lp serve --storage redis --redis-url URL --port 0 ...args` in a fresh sandbox, without waiting. */
+export function spawnServe(redisUrl: string, args: string[], env: Record<string, string> = { LP_ADMIN_KEY: CLUSTER_ADMIN_KEY }) {
   const sandbox = createSandbox();
   const dataDir = join(sandbox.dir, "lp");
   mkdirSync(dataDir, { recursive: true });
-  const args = ["serve", "--storage", "redis", "--redis-url", redisUrl, "--port", "0", "--data-dir", dataDir, "--print-env", "--quiet", ...flags];
-  const proc = spawnLp(args, { env: { ...sandbox.env, LP_ADMIN_KEY: CLUSTER_ADMIN_KEY }, cwd: sandbox.dir });
+  const all = ["serve", "--storage", "redis", "--redis-url", redisUrl, "--port", "0", "--data-dir", dataDir, ...args];
+  const proc = spawnLp(all, { env: { ...sandbox.env, ...env }, cwd: sandbox.dir });
+  return { proc, sandbox };
+}
+
+/** Starts `lp serve --storage redis --redis-url URL --port 0` in its own sandbox and waits until it is ready. */
+async function startNode(index: number, redisUrl: string, flags: string[]) {
+  const { proc, sandbox } = spawnServe(redisUrl, ["--print-env", "--quiet", ...flags]);
   try {
     await proc.waitFor("stderr", /^Ready at /m);
     await proc.waitFor("stdout", /^LP_APP_SECRET=.*\n/m);
@@ -71,7 +81,7 @@ async function startNode(index: number, redisUrl: string, flags: string[]) {
  */
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   assertBuilt();
-  const redis = await startRedisServer();
+  const redis = options.redis ?? (await startRedisServer());
   const started: Awaited<ReturnType<typeof startNode>>[] = [];
   const stop = async () => {
     await Promise.all(started.map(async (node) => {
@@ -79,7 +89,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       await node.proc.exited;
       node.remove();
     }));
-    await redis.dispose();
+    if (!options.redis) await redis.dispose();
   };
   try {
     for (let i = 0; i < options.processes; i++) started.push(await startNode(i, redis.url, options.flags ?? []));
@@ -114,6 +124,13 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       node.alive = false;
       node.proc.child.kill("SIGKILL");
       await node.proc.exited;
+    },
+    async add() {
+      const node = await startNode(nodes.length, redis.url, options.flags ?? []);
+      started.push(node);
+      const added: ClusterNode = { ...node, api: createCrashApi(node.url, first.LP_ACCOUNT, first.LP_TOKEN), alive: true };
+      nodes.push(added);
+      return added;
     },
     stop,
   };

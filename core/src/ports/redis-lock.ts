@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { cryptoIds } from "../deps.js";
-import { LpError } from "../errors.js";
+import { LpError, StorageUnavailableError } from "../errors.js";
 import { createRedisClient } from "../storage/redis-client.js";
 import type { Lock, LockLease } from "./lock.js";
 
@@ -118,7 +118,7 @@ export function createRedisLock(options: RedisLockOptions): Lock & { close(): Pr
       try {
         answer = Number(await commands.lpLockAcquire(key, fence, leaseMs));
       } catch {
-        throw lockUnavailable("The coordination store (Redis) is unreachable; retry shortly.");
+        throw new StorageUnavailableError();
       }
       if (answer > 0) return { token: answer, sentAt };
       const left = started + waitMs - Date.now();
@@ -175,7 +175,7 @@ export function createRedisLock(options: RedisLockOptions): Lock & { close(): Pr
         try {
           value = await client.get(key);
         } catch {
-          throw lockUnavailable("The coordination store (Redis) is unreachable; retry shortly.");
+          throw new StorageUnavailableError();
         }
         if (value !== String(token)) {
           lost("another holder has it");

@@ -3,6 +3,7 @@ import { destr } from "destr";
 import { createStorage, normalizeBaseKey, type Driver, type Storage } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
 import { fsDurableDriver } from "./fs-durable-driver.js";
+import type { RecordClaims } from "./redis-claim.js";
 import { createRedisStores, type RedisStoreOptions } from "./redis-stores.js";
 
 /** The storage kinds `lp serve --storage` accepts. */
@@ -55,6 +56,8 @@ export interface Stores {
   batch(ops: readonly BatchOp[], fence?: BatchFence): Promise<void>;
   /** Present on stores that several processes share. */
   changes?: ChangeFeed;
+  /** On shared stores: the claim and finish of an Idempotency-Key, each one atomic step without a lock. */
+  claims?: RecordClaims;
   /** On Redis stores: where the Redis is, for parts that open their own connections (the lock, BullMQ queues). */
   redis?: { url: string; prefix: string };
   dispose(): Promise<void>;

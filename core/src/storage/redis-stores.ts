@@ -3,6 +3,7 @@ import type { BatchFence, BatchOp, Stores } from "./create-storage.js";
 import { toStorage } from "./create-storage.js";
 import { createRedisClient, redisCall } from "./redis-client.js";
 import { redisDriver } from "./redis-driver.js";
+import { redisRecordClaims } from "./redis-claim.js";
 import { redisChangeFeed } from "./redis-feed.js";
 import { fencedWriteOps } from "./redis-fenced-batch.js";
 import { checkKey, redisLayout, toStoredText, writeOps, type WriteOp } from "./redis-keys.js";
@@ -53,6 +54,7 @@ export function createRedisStores(options: RedisStoreOptions): Stores {
       await redisCall(() => writeOps(dataClient, dataLayout, writes));
     },
     changes: redisChangeFeed(dataClient, dataLayout.feed!),
+    claims: redisRecordClaims(dataClient, dataLayout),
     redis: { url: options.url, prefix },
     async dispose() {
       if (disposed) return;
