@@ -17,7 +17,7 @@ export interface MemberSettings {
  * says at start how many processes it joined, its admin key's fingerprint, and other services it sees on
  * the same Redis database (a mistyped `--redis-prefix` starts an empty service beside the real one).
  */
-export async function joinAsMember(redis: { url: string; prefix: string }, core: Core, settings: MemberSettings): Promise<{ membership: Membership; notices: string[] }> {
+export async function joinAsMember(redis: { url: string; prefix: string }, core: Core, settings: MemberSettings & { hadData: boolean }): Promise<{ membership: Membership; notices: string[] }> {
   const admin = adminFingerprint(settings.adminKey);
   const membership = await joinCluster(redis.url, redis.prefix, {
     id: core.ids.uuid(),
@@ -34,7 +34,7 @@ export async function joinAsMember(redis: { url: string; prefix: string }, core:
   ];
   const others = membership.others.map((o) => `'${o.prefix}'`);
   if (others.length > 0) {
-    const lone = peers === 0 && !membership.hadData;
+    const lone = peers === 0 && !settings.hadData;
     notices.push(
       lone
         ? `warning: prefix '${redis.prefix}' held no data and has no other process, while this Redis database serves live processes under ${others.join(", ")}: check --redis-prefix if this process should join them`

@@ -5,6 +5,7 @@ import {
   createOpenAIGenerator,
   createStores,
   checkRedisAtStart,
+  DEFAULT_REDIS_PREFIX,
   ensureAdminKey,
   redactRedisUrl,
   StorageUnavailableError,
@@ -105,10 +106,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   // A Redis that cannot serve (down, a refused password, a database out of range) ends the start at once,
   // before anything opens connections that would retry for ever.
-  if (kind === "redis") await checkRedisAtStart(options.redisUrl!);
+  const redisState = kind === "redis" ? await checkRedisAtStart(options.redisUrl!, options.redisPrefix ?? DEFAULT_REDIS_PREFIX) : null;
   const stores = kind === "redis" ? createStores("redis", { url: options.redisUrl!, prefix: options.redisPrefix }) : createStores(kind, dataDir);
   try {
-    const booted = await boot(options, host, stores, unlock);
+    const booted = await boot(options, host, stores, unlock, redisState?.hadData ?? true);
     return { ...booted, notices: [...(notice ? [notice] : []), ...booted.notices] };
   } catch (error) {
     await stores.dispose().catch(() => {});
@@ -120,7 +121,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   }
 }
 
-async function boot(options: ServeOptions, host: string, stores: Stores, unlock: () => void): Promise<RunningServer> {
+async function boot(options: ServeOptions, host: string, stores: Stores, unlock: () => void, hadData: boolean): Promise<RunningServer> {
   const wanted = options.port ?? 4010;
   // A script that expects this port must hear that it is taken, before the core starts.
   if (wanted !== 0 && !(await isPortFree(wanted, host))) {
@@ -151,7 +152,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   try {
     credentials = await ensureDevCredentials(stores.data, core.clock, core.ids);
     adminKey = options.admin === false ? null : await ensureAdminKey(stores.data, core.ids, options.adminKey);
-    if (stores.redis) cluster = await joinAsMember(stores.redis, core, { url: toUrl(host, chosen), publicUrl: given ?? "", adminKey });
+    if (stores.redis) cluster = await joinAsMember(stores.redis, core, { url: toUrl(host, chosen), publicUrl: given ?? "", adminKey, hadData });
   } catch (error) {
     // The core has opened queues and connections that retry for ever: a failed start must not leave them.
     await core.close().catch(() => {});

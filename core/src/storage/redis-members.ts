@@ -27,8 +27,6 @@ export interface Membership {
   peers: MemberInfo[];
   /** Other prefixes with live processes on the same Redis database. */
   others: OtherService[];
-  /** Whether the prefix held any data before this process joined. */
-  hadData: boolean;
   /** Removes this process from the members (a clean stop); a killed one drops out when its entry expires. */
   leave(): Promise<void>;
 }
@@ -42,7 +40,7 @@ export const SERVICES_KEY = "lp-services";
 
 // Prunes expired members, then (ARGV[3] = "check") refuses to join when a live member's admin key or public
 // URL differs, answering 0 and the live members; else stores this member with its expiry and answers 1, the
-// live members, whether the prefix held data, and the other live prefixes. One script run, so two processes
+// live members, and the other live prefixes. One script run, so two processes
 // started together with different settings cannot both join.
 const JOIN = `
 local t = redis.call('TIME')
@@ -60,7 +58,6 @@ for i = 1, #all, 2 do
     table.insert(live, m)
   end
 end
-local hadData = redis.call('EXISTS', KEYS[3])
 me.expires = now + tonumber(ARGV[4])
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(me))
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
@@ -73,9 +70,9 @@ end
 redis.call('HSET', KEYS[2], ARGV[5], now + tonumber(ARGV[4]))
 -- cjson writes an empty table as {}: empty lists are spelled out.
 local function list(t) if #t == 0 then return '[]' end return cjson.encode(t) end
-return {1, list(live), hadData, list(others)}`;
+return {1, list(live), list(others)}`;
 
-type WithJoin = Redis & { lpJoin(members: string, services: string, feed: string, id: string, me: string, mode: string, ttl: number, prefix: string): Promise<[number, string, number?, string?]> };
+type WithJoin = Redis & { lpJoin(members: string, services: string, id: string, me: string, mode: string, ttl: number, prefix: string): Promise<[number, string, string?]> };
 
 /** A process whose settings differ from a live member's: why `lp serve` refuses to start. */
 export class ClusterMismatchError extends Error {
@@ -106,11 +103,11 @@ export function describeMismatch(me: MemberInfo, peer: MemberInfo, prefix: strin
  */
 export async function joinCluster(url: string, prefix: string, me: MemberInfo, log?: (line: string) => void): Promise<Membership> {
   const client = createRedisClient(url, { name: "members", log }) as WithJoin;
-  client.defineCommand("lpJoin", { numberOfKeys: 3, lua: JOIN });
-  const keys = [`${prefix}members`, SERVICES_KEY, `${prefix}changes`] as const;
+  client.defineCommand("lpJoin", { numberOfKeys: 2, lua: JOIN });
+  const keys = [`${prefix}members`, SERVICES_KEY] as const;
   const body = JSON.stringify(me);
   try {
-    const [joined, live, hadData, others] = await client.lpJoin(...keys, me.id, body, "check", MEMBER_TTL_MS, prefix);
+    const [joined, live, others] = await client.lpJoin(...keys, me.id, body, "check", MEMBER_TTL_MS, prefix);
     const peers = JSON.parse(live) as MemberInfo[];
     if (joined !== 1) {
       const peer = peers[0];
@@ -122,7 +119,6 @@ export async function joinCluster(url: string, prefix: string, me: MemberInfo, l
     return {
       peers,
       others: (JSON.parse(others ?? "[]") as string[]).map((p) => ({ prefix: p })),
-      hadData: hadData === 1,
       async leave() {
         clearInterval(beat);
         await client.hdel(keys[0], me.id).catch(() => {});

@@ -39,10 +39,10 @@ function explain(error: Error & { code?: string }, url: URL, db: number): string
 /**
  * Checks, once at start, that `url` reaches a Redis lp can use: it connects (no retries), authenticates,
  * selects the URL's database (a number out of range is an error, never database 0), pings, and checks the
- * version (7 or newer). Resolves with the server's version; rejects with a {@link RedisStartError} whose
+ * version (7 or newer). Resolves with the server's version and whether `prefix` holds data yet; rejects with a {@link RedisStartError} whose
  * message is one line naming the URL (password masked) and the cause, within {@link PREFLIGHT_TIMEOUT_MS}.
  */
-export async function checkRedisAtStart(url: string, timeoutMs = PREFLIGHT_TIMEOUT_MS): Promise<string> {
+export async function checkRedisAtStart(url: string, prefix: string, timeoutMs = PREFLIGHT_TIMEOUT_MS): Promise<{ version: string; hadData: boolean }> {
   const parsed = new URL(url);
   const db = databaseOf(url);
   const named = `Redis at ${redactRedisUrl(url)}`;
@@ -76,12 +76,14 @@ export async function checkRedisAtStart(url: string, timeoutMs = PREFLIGHT_TIMEO
       if (db !== 0) await client.select(db);
       await client.ping();
       const info = await client.info("server");
-      return /redis_version:([^\r\n]+)/.exec(info)?.[1] ?? "unknown";
+      // Every write of a service appends to its change feed: no feed, no data under this prefix yet.
+      const hadData = (await client.exists(`${prefix}changes`)) === 1;
+      return { version: /redis_version:([^\r\n]+)/.exec(info)?.[1] ?? "unknown", hadData };
     };
-    const version = await Promise.race([check(), timeout]);
+    const { version, hadData } = await Promise.race([check(), timeout]);
     const major = Number(version.split(".")[0]);
     if (Number.isFinite(major) && major < 7) throw new RedisStartError(`${named}: Redis ${version} is too old; lp needs Redis 7 or newer`);
-    return version;
+    return { version, hadData };
   } catch (error) {
     if (error instanceof RedisStartError) throw error;
     // ioredis rejects a failed connect with a generic "Connection is closed."; the socket's error says why.
