@@ -30,6 +30,8 @@ export async function runRedisCluster(ctx: BenchContext): Promise<Row[]> {
     try {
       const info = lp.info;
       const post = { port: redis.port, url: `${info.url}/v1/accounts/${info.account}/products`, method: "POST" as const, headers: { authorization: `Bearer ${info.token}`, "content-type": "application/json" }, body: POST_BODY, requests: 1000 };
+      const get = await commandsPerRequest({ port: redis.port, url: `${info.url}/v1/accounts/${info.account}/products/${info.productId}`, headers: { authorization: `Bearer ${info.token}` }, requests: 1000 });
+      rows.push({ scenario: "Redis commands per GET product", measured: `${fmt(get.perRequest, 2)} (${get.breakdown})`, target: "-", met: get.non2xx === 0 ? null : false });
       const plain = await commandsPerRequest(post);
       const keyed = await commandsPerRequest({ ...post, idempotencyKeys: true });
       const ratio = keyed.perRequest / Math.max(plain.perRequest, 0.01);
