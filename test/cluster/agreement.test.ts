@@ -66,6 +66,18 @@ describe.skipIf(!redisAvailable)("processes that disagree on the admin key, the 
     expect(other.stderr).toMatch(/warning: prefix 'lp-typo:' held no data and has no other process, while this Redis database serves live processes under 'lp:'/);
   });
 
+  it("leaves credentials.json to the live process that wrote it when a second one shares its data dir", { timeout: 60_000 }, async () => {
+    const [first] = cluster.nodes;
+    const path = join(first.dataDir, "credentials.json");
+    const before = readFileSync(path, "utf8");
+    const second = await tryStart(cluster.redis.url, ["--data-dir", first.dataDir]);
+    await second.stop();
+    expect(second.code).toBeNull();
+    expect(second.stderr).toContain(`credentials in ${path} name ${first.url}, another live process of this service; left as they are`);
+    expect(second.stderr).not.toMatch(/lp commands run in .* use them/);
+    expect(readFileSync(path, "utf8")).toBe(before);
+  });
+
   it("lets a process with another key start once every process that had the old one is gone (a killed one drops out)", { timeout: 60_000 }, async () => {
     const joined = await tryStart(cluster.redis.url, []);
     expect(joined.code).toBeNull();
