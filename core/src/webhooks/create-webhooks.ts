@@ -79,11 +79,9 @@ export interface WebhookDeps extends WebhookOptions {
   shared?: { cluster: WebhookCluster; batch: Stores["batch"] };
 }
 
-/** A probe lease lasts this much longer than an attempt may take. */
-const LEASE_MARGIN_MS = 15_000;
 /**
- * An endpoint's concurrency slot, renewed every third of this while its attempt runs: a process killed
- * holding slots frees them within this, well inside the 10 s an operator is promised (docs/scale-out.md).
+ * An endpoint's concurrency slot (and its circuit's probe), renewed every third of this while its attempt
+ * runs: a process killed holding them frees them within this, well inside the 10 s an operator is promised (docs/scale-out.md).
  */
 const SLOT_LEASE_MS = 6_000;
 /** Longest hold of an endpoint's change lock (a read and a write of one record). */
@@ -115,7 +113,6 @@ export function createWebhooks(deps: WebhookDeps) {
   const cluster = deps.shared?.cluster;
   const queue = cluster ? createSharedQueue(cluster, onError, log) : undefined;
   const redis = cluster ? connectRedis(cluster.url, "webhook engine", log) : undefined;
-  const leaseMs = timeoutMs + LEASE_MARGIN_MS;
   // One change of an endpoint at a time across the cluster (its circuit, a PATCH): a semaphore of one slot.
   const endpointLocks = redis && cluster ? createRedisSemaphore(redis, { prefix: clusterKeys(cluster.prefix).endpointLocks, leaseMs: ENDPOINT_LOCK_MS, token }) : undefined;
   const exclusive = endpointLocks && (<T>(endpointId: string, fn: () => Promise<T>) => endpointLocks.run(endpointId, 1, fn));
@@ -125,7 +122,7 @@ export function createWebhooks(deps: WebhookDeps) {
           ...engineDeps,
           queue,
           semaphore: createRedisSemaphore(redis, { prefix: clusterKeys(cluster.prefix).slots, leaseMs: SLOT_LEASE_MS, token }),
-          circuit: createSharedCircuit({ redis, prefix: cluster.prefix, store, exclusive: exclusive!, clock: deps.clock, probeLeaseMs: leaseMs, token, resume: (id): Promise<void> => clusterEngine!.resume(id) }),
+          circuit: createSharedCircuit({ redis, prefix: cluster.prefix, store, exclusive: exclusive!, clock: deps.clock, probeLeaseMs: SLOT_LEASE_MS, token, resume: (id): Promise<void> => clusterEngine!.resume(id) }),
           exclusive: exclusive!,
           // Production delays are BullMQ's delayed jobs; tests that inject a scheduler move time themselves.
           timers: deps.scheduler && deps.scheduler !== realScheduler ? deps.scheduler : undefined,
