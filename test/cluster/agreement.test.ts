@@ -81,7 +81,7 @@ describe.skipIf(!redisAvailable)("processes that disagree on the admin key, the 
   it("lets a process with another key start once every process that had the old one is gone (a killed one drops out)", { timeout: 60_000 }, async () => {
     const joined = await tryStart(cluster.redis.url, []);
     expect(joined.code).toBeNull();
-    expect(joined.stderr).toMatch(/cluster: prefix 'lp:', joined 1 live process, admin key fingerprint [0-9a-f]{12}/);
+    expect(joined.stderr).toMatch(/cluster: prefix 'lp:', joined \d+ live process(es)?, admin key fingerprint [0-9a-f]{12}/);
     await joined.stop();
     await cluster.kill(0);
     const next = await pollUntil("a process with a new key starting after the old ones are gone", 30_000, async () => {
