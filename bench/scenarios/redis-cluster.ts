@@ -63,11 +63,14 @@ export async function runRedisCluster(ctx: BenchContext): Promise<Row[]> {
     ctx.log("lp serve on a Redis it cannot use: time to exit");
     const refused = await timeFailedStart("redis://127.0.0.1:1/0");
     const outOfRange = await timeFailedStart(`redis://127.0.0.1:${redis.port}/99`);
+    // The slowest case: a TLS handshake nothing answers, which only the check's own bound ends.
+    const silent = await timeFailedStart(`rediss://127.0.0.1:${redis.port}/0`);
+    const all = [refused, outOfRange, silent];
     rows.push({
-      scenario: "lp serve exits on: nothing at the port / database 99 of 16",
-      measured: `${fmt(refused.ms / 1000, 2)} s (exit ${refused.code}) / ${fmt(outOfRange.ms / 1000, 2)} s (exit ${outOfRange.code})`,
+      scenario: "lp serve exits on: nothing at the port / database 99 of 16 / rediss:// on a plain port",
+      measured: all.map((r) => `${fmt(r.ms / 1000, 2)} s (exit ${r.code})`).join(" / "),
       target: "exit 1 <= 5 s",
-      met: refused.code === 1 && outOfRange.code === 1 && refused.ms <= 5000 && outOfRange.ms <= 5000,
+      met: all.every((r) => r.code === 1 && r.ms <= 5000),
     });
     return rows;
   } finally {

@@ -3,7 +3,7 @@ import { redactRedisUrl } from "./redis-client.js";
 import { ioredis } from "./redis-modules.js";
 
 /** Longest the start-up check of a Redis URL takes before it gives up, so `lp serve` ends within 5 s. */
-export const PREFLIGHT_TIMEOUT_MS = 3_000;
+export const PREFLIGHT_TIMEOUT_MS = 2_500;
 
 /** A Redis URL that cannot serve lp: the one-line reason, for `lp serve` to print before it exits 1. */
 export class RedisStartError extends Error {
@@ -30,6 +30,7 @@ function explain(error: Error & { code?: string }, url: URL, db: number): string
   if (error.code === "ENOTFOUND" || error.code === "EAI_AGAIN") return `the host ${url.hostname} cannot be resolved (${error.code})`;
   if (error.code === "ECONNREFUSED") return `nothing accepts connections at ${where} (ECONNREFUSED): start redis-server or fix the host and port`;
   if (url.protocol === "rediss:" && /SSL|TLS|certificate|wrong version|self.signed|handshake|socket disconnected/i.test(message)) return `the TLS connection failed (${message}); rediss:// needs a Redis that speaks TLS and a certificate this host trusts`;
+  if (/Unknown RESP type|Protocol error/i.test(message)) return `what answers at ${where} is not Redis (${message.split(".")[0]}): check the host and port`;
   const timedOut = /ETIMEDOUT|timed out|timeout/i.test(message);
   if (timedOut && url.protocol === "rediss:") return `no TLS handshake with ${where} within ${PREFLIGHT_TIMEOUT_MS / 1000} s: rediss:// needs a Redis that speaks TLS on that port`;
   if (timedOut) return `no answer from ${where} within ${PREFLIGHT_TIMEOUT_MS / 1000} s`;
@@ -58,7 +59,10 @@ export async function checkRedisAtStart(url: string, prefix: string, timeoutMs =
     enableOfflineQueue: true,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
-    connectTimeout: timeoutMs,
+    // No timer of ioredis's own for the connection: it outlives a refused connection and would hold the
+    // process for seconds after the error. The overall bound below covers a connection that never comes.
+    connectTimeout: 0,
+    disconnectTimeout: 200,
     commandTimeout: timeoutMs,
   });
   let lastError: Error | null = null;
@@ -80,7 +84,10 @@ export async function checkRedisAtStart(url: string, prefix: string, timeoutMs =
       const hadData = (await client.exists(`${prefix}changes`)) === 1;
       return { version: /redis_version:([^\r\n]+)/.exec(info)?.[1] ?? "unknown", hadData };
     };
-    const { version, hadData } = await Promise.race([check(), timeout]);
+    const checking = check();
+    // Past the bound, the check may still fail on its own when the client is closed: nothing to report then.
+    checking.catch(() => {});
+    const { version, hadData } = await Promise.race([checking, timeout]);
     const major = Number(version.split(".")[0]);
     if (Number.isFinite(major) && major < 7) throw new RedisStartError(`${named}: Redis ${version} is too old; lp needs Redis 7 or newer`);
     return { version, hadData };
@@ -91,6 +98,8 @@ export async function checkRedisAtStart(url: string, prefix: string, timeoutMs =
     throw new RedisStartError(`${named}: ${explain(cause, parsed, db)}`);
   } finally {
     clearTimeout(timer);
-    client.disconnect();
+    // A connection that already ended has nothing to close: ioredis would still arm a 2 s timer for it,
+    // which keeps the process alive after the error.
+    if (client.status !== "end") client.disconnect();
   }
 }
