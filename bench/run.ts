@@ -14,6 +14,7 @@ import { runAsyncWork } from "./scenarios/async-work.js";
 import { runRedisLocal } from "./scenarios/redis-local.js";
 import { runRedisScale } from "./scenarios/redis-scale.js";
 import { runRedisList } from "./scenarios/redis-list.js";
+import { runRedisCluster } from "./scenarios/redis-cluster.js";
 
 const ctx = createContext(process.argv.slice(2));
 const started = performance.now();
@@ -26,10 +27,11 @@ const scenarios: [string, typeof runReads][] = [
   ["writes", runWrites],
   ["startup", runStartup],
   ["async", runAsyncWork],
-  // Redis (DESIGN §12): need Debian's redis-server; `--only=redis,redis-scale,redis-list`.
+  // Redis (DESIGN §12): need Debian's redis-server; `--only=redis,redis-scale,redis-list,redis-cluster`.
   ["redis", runRedisLocal],
   ["redis-scale", runRedisScale],
   ["redis-list", runRedisList],
+  ["redis-cluster", runRedisCluster],
 ];
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
 try {

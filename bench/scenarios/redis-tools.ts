@@ -49,6 +49,8 @@ export interface CommandCount {
   method?: "GET" | "POST";
   body?: string;
   requests: number;
+  /** Send a fresh `Idempotency-Key` with every request. */
+  idempotencyKeys?: boolean;
 }
 
 /**
@@ -63,7 +65,11 @@ export async function commandsPerRequest(options: CommandCount): Promise<{ perRe
 
   const before = commandsByName(options.port);
   const t0 = performance.now();
-  const result = await autocannon({ url: options.url, method: options.method ?? "GET", headers: options.headers, body: options.body, amount: options.requests, connections: 10 });
+  let sent = 0;
+  const fresh = options.idempotencyKeys
+    ? { requests: [{ setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...req.headers, "idempotency-key": `bench-${process.pid}-${Date.now()}-${sent++}` } }) }] }
+    : {};
+  const result = await autocannon({ url: options.url, method: options.method ?? "GET", headers: options.headers, body: options.body, amount: options.requests, connections: 10, ...fresh } as autocannon.Options);
   const seconds = (performance.now() - t0) / 1000;
   const after = commandsByName(options.port);
   const delta = [...after].map(([name, calls]) => [name, (calls - (before.get(name) ?? 0)) / options.requests] as const).filter(([, n]) => n >= 0.05);

@@ -107,7 +107,7 @@ export async function createCore(coreDeps: CoreDeps) {
   const base = { storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
 
   const products = createProductsService({ ...base, media, accounts });
-  const idempotency = createIdempotency({ storage, clock, lock, shared: deps.stores.changes !== undefined, batch: base.batch });
+  const idempotency = createIdempotency({ storage, clock, lock, shared: deps.stores.changes !== undefined, batch: base.batch, claims: deps.stores.claims, owner: () => ids.uuid() });
   const delays: Delays = deps.delays ?? { generationStepMs: 0, deploymentStepMs: 0 };
   const sleep = deps.sleep ?? realSleep;
   const pages = createPagesService({

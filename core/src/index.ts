@@ -8,6 +8,8 @@ export { fsDurableDriver } from "./storage/fs-durable-driver.js";
 export { secureDataDir } from "./storage/secure-data-dir.js";
 export { DEFAULT_REDIS_PREFIX, type RedisStoreOptions } from "./storage/redis-stores.js";
 export { redactRedisUrl } from "./storage/redis-client.js";
+export { checkRedisAtStart, RedisStartError } from "./storage/redis-preflight.js";
+export { adminFingerprint, ClusterMismatchError, joinCluster, type MemberInfo, type Membership } from "./storage/redis-members.js";
 export { createLocalLock, type Lock } from "./ports/lock.js";
 export { createLocalQueue, type JobQueue } from "./ports/queue.js";
 export { createLocalRateWindows, createRedisRateWindows, type RateWindows } from "./ports/rate-windows.js";

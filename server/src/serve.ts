@@ -5,6 +5,8 @@ import {
   createOpenAIGenerator,
   createStores,
   lockDataDir,
+  checkRedisAtStart,
+  DEFAULT_REDIS_PREFIX,
   ensureAdminKey,
   redactRedisUrl,
   StorageUnavailableError,
@@ -19,7 +21,7 @@ import {
 } from "@lp/core";
 import { toNodeHandler } from "h3/node";
 import { createApp } from "./app.js";
-
+import { joinAsMember } from "./cluster-member.js";
 import { assertAdminExposure } from "./exposure.js";
 import { listenOn } from "./http/listen.js";
 import { toSafeNodeHandler } from "./http/node-handler.js";
@@ -112,9 +114,13 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const dataDir = kind === "fs" ? resolve(options.dataDir ?? ".lp") : undefined;
   const notice = dataDir ? secureDataDir(dataDir) : null;
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
+  // A Redis that cannot serve (down, a refused password, a database out of range) ends the start at once,
+  // before anything opens connections that would retry for ever.
+  const redisState = kind === "redis" ? await checkRedisAtStart(options.redisUrl!, options.redisPrefix ?? DEFAULT_REDIS_PREFIX) : null;
   const stores = kind === "redis" ? createStores("redis", { url: options.redisUrl!, prefix: options.redisPrefix }) : createStores(kind, dataDir);
   try {
-    return { ...(await boot(options, host, stores, unlock)), notices: notice ? [notice] : [] };
+    const booted = await boot(options, host, stores, unlock, redisState?.hadData ?? true);
+    return { ...booted, notices: [...(notice ? [notice] : []), ...booted.notices] };
   } catch (error) {
     await stores.dispose().catch(() => {});
     unlock();
@@ -125,7 +131,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   }
 }
 
-async function boot(options: ServeOptions, host: string, stores: Stores, unlock: () => void): Promise<Omit<RunningServer, "notices">> {
+async function boot(options: ServeOptions, host: string, stores: Stores, unlock: () => void, hadData: boolean): Promise<RunningServer> {
   const wanted = options.port ?? 4010;
   // A script that expects this port must hear that it is taken, before the core starts.
   if (wanted !== 0 && !(await isPortFree(wanted, host))) {
@@ -151,8 +157,18 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
       deploymentStepMs: Math.round((options.deployDelayMs ?? 0) / 3),
     },
   });
-  const credentials = await ensureDevCredentials(stores.data, core.clock, core.ids);
-  const adminKey = options.admin === false ? null : await ensureAdminKey(stores.data, core.ids, options.adminKey);
+  let credentials: DevCredentials;
+  let adminKey: string | null;
+  let cluster: Awaited<ReturnType<typeof joinAsMember>> | null = null;
+  try {
+    credentials = await ensureDevCredentials(stores.data, core.clock, core.ids);
+    adminKey = options.admin === false ? null : await ensureAdminKey(stores.data, core.ids, options.adminKey);
+    if (stores.redis) cluster = await joinAsMember(stores.redis, core, { url: toUrl(host, chosen), publicUrl: given ?? "", adminKey, hadData });
+  } catch (error) {
+    // The core has opened queues and connections that retry for ever: a failed start must not leave them.
+    await core.close().catch(() => {});
+    throw error;
+  }
   const { app } = createApp({
     core,
     settings: {
@@ -170,8 +186,10 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   // Whatever escapes the app's own error path is still that request's 500, never the end of the process.
   const handler = toSafeNodeHandler(toNodeHandler(app));
   // Another process may take the picked free port in between: then any free port will do (the URL follows).
-  const listener = await listenOn(handler, host, chosen).catch((error: NodeJS.ErrnoException) => {
+  const listener = await listenOn(handler, host, chosen).catch(async (error: NodeJS.ErrnoException) => {
     if (wanted === 0 && error.code === "EADDRINUSE") return listenOn(handler, host, 0);
+    await cluster?.membership.leave();
+    await core.close().catch(() => {});
     throw error;
   });
   const address = listener.server.address();
@@ -184,6 +202,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
     adminKey,
     credentials,
     core,
+    notices: cluster?.notices ?? [],
     dashboardLoginUrl: dashboard ? () => `${url}/_dashboard/login?token=${dashboard.access.issueLogin()}` : null,
     close(closeOptions = {}) {
       closing ??= (async () => {
@@ -198,6 +217,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
           report.left.unshift("requests still being answered");
           listener.server.closeAllConnections?.();
         }
+        await cluster?.membership.leave();
         await stores.dispose();
         unlock();
         return report;

@@ -13,7 +13,10 @@ export interface ClusterNode {
   proc: LpProcess;
   /** Its `LP_*` lines: LP_API_URL, LP_ACCOUNT, LP_TOKEN, LP_APP_ID, LP_APP_SECRET, LP_ADMIN_KEY. */
   env: Record<string, string>;
+  /** Its own address. */
   url: string;
+  /** Its `--data-dir` (where credentials.json is). */
+  dataDir: string;
   /** A client of this process alone, with the first process's dev credentials (they are shared). */
   api: CrashApi;
   /** False once {@link Cluster.kill} took it out. */
@@ -25,6 +28,10 @@ export interface ClusterOptions {
   processes: number;
   /** More `lp serve` flags for every process (e.g. `--retry-schedule`, `--deploy-delay`). */
   flags?: string[];
+  /** The environment of every process (default: LP_ADMIN_KEY={@link CLUSTER_ADMIN_KEY}). */
+  env?: Record<string, string>;
+  /** A redis-server to use instead of starting one (it is not disposed by {@link Cluster.stop}). */
+  redis?: RedisServer;
 }
 
 /** A redis-server and N real `lp serve` processes on it, with a client that spreads requests over them. */
@@ -43,26 +50,36 @@ export interface Cluster {
   kill(index: number): Promise<void>;
   /** `text` with every process's own address replaced by `<origin>` (public URLs name the process that answered). */
   unorigin(text: string): string;
+  /** Starts one more process on the same Redis with the same flags, and puts it in the rotation. */
+  add(): Promise<ClusterNode>;
   /** SIGKILLs every process and removes the redis-server and the sandboxes. */
   stop(): Promise<void>;
 }
 
-/** Starts `lp serve --storage redis --redis-url URL --port 0` in its own sandbox and waits until it is ready. */
-async function startNode(index: number, redisUrl: string, flags: string[]) {
+/** Spawns `lp serve --storage redis --redis-url URL --port 0 ...args` in a fresh sandbox, without waiting. */
+export function spawnServe(redisUrl: string, args: string[], env: Record<string, string> = { LP_ADMIN_KEY: CLUSTER_ADMIN_KEY }) {
   const sandbox = createSandbox();
   const dataDir = join(sandbox.dir, "lp");
   mkdirSync(dataDir, { recursive: true });
-  const args = ["serve", "--storage", "redis", "--redis-url", redisUrl, "--port", "0", "--data-dir", dataDir, "--print-env", "--quiet", ...flags];
-  const proc = spawnLp(args, { env: { ...sandbox.env, LP_ADMIN_KEY: CLUSTER_ADMIN_KEY }, cwd: sandbox.dir });
+  const all = ["serve", "--storage", "redis", "--redis-url", redisUrl, "--port", "0", "--data-dir", dataDir, ...args];
+  const proc = spawnLp(all, { env: { ...sandbox.env, ...env }, cwd: sandbox.dir });
+  return { proc, sandbox };
+}
+
+/** Starts `lp serve --storage redis --redis-url URL --port 0` in its own sandbox and waits until it is ready. */
+async function startNode(index: number, redisUrl: string, flags: string[], nodeEnv?: Record<string, string>) {
+  const { proc, sandbox } = spawnServe(redisUrl, ["--print-env", "--quiet", ...flags], nodeEnv);
+  let ready: RegExpExecArray;
   try {
-    await proc.waitFor("stderr", /^Ready at /m);
+    ready = await proc.waitFor("stderr", /^Ready at (\S+)/m);
     await proc.waitFor("stdout", /^LP_APP_SECRET=.*\n/m);
   } catch (error) {
     sandbox.remove();
     throw error;
   }
   const env = Object.fromEntries(proc.stdout.trim().split("\n").map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
-  return { index, proc, env, url: env.LP_API_URL, remove: sandbox.remove };
+  // The process's own address (LP_API_URL is the public one when --public-url is given).
+  return { index, proc, env, url: ready[1], dataDir: join(sandbox.dir, "lp"), remove: sandbox.remove };
 }
 
 /**
@@ -71,7 +88,7 @@ async function startNode(index: number, redisUrl: string, flags: string[]) {
  */
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   assertBuilt();
-  const redis = await startRedisServer();
+  const redis = options.redis ?? (await startRedisServer());
   const started: Awaited<ReturnType<typeof startNode>>[] = [];
   const stop = async () => {
     await Promise.all(started.map(async (node) => {
@@ -79,10 +96,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       await node.proc.exited;
       node.remove();
     }));
-    await redis.dispose();
+    if (!options.redis) await redis.dispose();
   };
   try {
-    for (let i = 0; i < options.processes; i++) started.push(await startNode(i, redis.url, options.flags ?? []));
+    for (let i = 0; i < options.processes; i++) started.push(await startNode(i, redis.url, options.flags ?? [], options.env));
   } catch (error) {
     await stop();
     throw error;
@@ -114,6 +131,13 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       node.alive = false;
       node.proc.child.kill("SIGKILL");
       await node.proc.exited;
+    },
+    async add() {
+      const node = await startNode(nodes.length, redis.url, options.flags ?? [], options.env);
+      started.push(node);
+      const added: ClusterNode = { ...node, api: createCrashApi(node.url, first.LP_ACCOUNT, first.LP_TOKEN), alive: true };
+      nodes.push(added);
+      return added;
     },
     stop,
   };

@@ -56,7 +56,7 @@ describe.skipIf(!redisAvailable).each([2, 3])("a cluster of %i processes on one 
       const pageId = pageIds[k];
       const statuses = results.map((r) => r.status);
       expect(count(statuses, 202), `page ${k}: ${JSON.stringify(statuses)}`).toBe(1);
-      expect(count(statuses, 409)).toBe(99);
+      expect(count(statuses, 409), JSON.stringify(results.filter((r) => r.status !== 409 && r.status !== 202).map((r) => r.text))).toBe(99);
       const winner = results.find((r) => r.status === 202)!.json.data;
       for (const loser of results.filter((r) => r.status === 409)) {
         expect(loser.json.error.code).toBe("deployment_in_progress");

@@ -39,6 +39,8 @@ describe.skipIf(!redisAvailable).each([2, 3])("redis-server killed and restarted
         const r = await node.api.call(method, path, { body });
         expect(r.status, `${method} ${path} on process ${node.index}: ${r.text}`).toBe(503);
         expect(r.json.error.code).toBe("service_unavailable");
+        // One cause, one message, whichever part of the process met the outage first.
+        expect(r.json.error.message).toBe("The data store is unavailable right now; retry in a moment.");
         expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
       }
       expect(node.proc.child.exitCode, `process ${node.index} exited while Redis was down: ${node.proc.stderr}`).toBeNull();
@@ -63,6 +65,21 @@ describe.skipIf(!redisAvailable).each([2, 3])("redis-server killed and restarted
       }
       const list = await node.api.call("GET", "products?per_page=100");
       expect(list.json.data.map((p: { id: string }) => p.id)).toEqual(expect.arrayContaining([...acknowledged.keys()]));
+    }
+
+    // Every part of every process said once that Redis was gone and once that it is back, in one line each.
+    for (const node of cluster.nodes) {
+      const logged = () => node.proc.stderr.slice(node.proc.stderr.search(/^Ready at /m)).split("\n").slice(1).filter((line) => line !== "");
+      const partOf = (line: string) => /^\[lp\] (redis \([\w-]+\)|[\w ]+?):? (at |Redis |connection )/.exec(line)?.[1];
+      const outages = () => logged().filter((line) => /unreachable|; retrying$/.test(line));
+      const restored = () => logged().filter((line) => /connection restored|reachable again/.test(line));
+      await pollUntil(`process ${node.index}: a recovery line for each part that reported the outage`, 20_000, async () =>
+        outages().every((line) => restored().some((back) => partOf(back) === partOf(line))) ? true : undefined,
+      );
+      const parts = outages().map(partOf);
+      expect(parts, logged().join("\n")).toEqual(expect.arrayContaining(["redis (data)", "background worker", "webhook worker"]));
+      expect(new Set(parts).size, `one outage line per part: ${outages().join("\n")}`).toBe(parts.length);
+      expect(logged().filter((line) => !line.startsWith("[lp] ")), "lines that are not one-line reports (stack traces)").toEqual([]);
     }
 
     // Writes and background work go on, on every process.

@@ -6,6 +6,7 @@ import type { CollectionIndex } from "../lists/collection-index.js";
 import type { IndexRegistry } from "../lists/index-registry.js";
 import type { PagesService } from "../pages/pages-service.js";
 import type { LockLease } from "../ports/lock.js";
+import { interruptedMessage, type Interruption } from "../ports/queue.js";
 import type { BatchFence, BatchOp } from "../storage/create-storage.js";
 import { siteKeys, siteUrl } from "./site-keys.js";
 import { toDeploymentEntry, toDeploymentView, type DeploymentEntry, type DeploymentRecord, type SitePointer } from "./deployment-view.js";
@@ -123,7 +124,7 @@ export function createDeploymentStore(deps: DeploymentStoreDeps) {
    * Settles one deployment whose run ended without finishing it (a restart, or a shared queue's job found
    * stalled). Returns whether it was still deploying. Safe to repeat.
    */
-  async function recoverOne(ref: Ref): Promise<boolean> {
+  async function recoverOne(ref: Ref, cause: Interruption = "stopped"): Promise<boolean> {
     const { account_id: accountId, page_id: pageId } = ref;
     const d = await read(ref);
     if (!d) {
@@ -146,7 +147,7 @@ export function createDeploymentStore(deps: DeploymentStoreDeps) {
             ...d,
             status: "failed",
             error_code: "worker_terminated",
-            error_message: `The server stopped while the deployment was at step ${d.deploy_step}.`,
+            error_message: interruptedMessage("deployment", d.deploy_step, cause),
             updated_at: now,
           } satisfies DeploymentRecord);
     await write(outcome);

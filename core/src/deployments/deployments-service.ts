@@ -44,10 +44,10 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
   // A job names its deployment; whichever process runs it reads the record. A resumed run (its first worker
   // died, or it threw) settles the deployment as a restart would.
-  deps.queue.handle("deployment", async ({ account_id: accountId, page_id: pageId, deployment_id: id }, { resumed, signal }) => {
+  deps.queue.handle("deployment", async ({ account_id: accountId, page_id: pageId, deployment_id: id }, { resumed, interruption, signal }) => {
     if (!isAccountId(accountId) || !isUuid(pageId) || !isUuid(id)) throw new Error(`deployment job with malformed ids: ${accountId} ${pageId} ${id}`);
     const ref = { account_id: accountId, page_id: pageId, id };
-    if (resumed) return void (await store.recoverOne(ref));
+    if (resumed) return void (await store.recoverOne(ref, interruption));
     const d = await read(ref);
     if (d?.status === "deploying") await runDeployment(runDeps, d, signal);
   });

@@ -3,6 +3,7 @@ import { sha256Hex, toTimestamp, type Clock } from "../deps.js";
 import { LpError } from "../errors.js";
 import type { Lock } from "../ports/lock.js";
 import type { BatchFence, BatchOp } from "../storage/create-storage.js";
+import type { RecordClaims } from "../storage/redis-claim.js";
 
 /** How long a stored response is replayed. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -20,6 +21,8 @@ export const IDEMPOTENCY_EXECUTING_MS = 60 * 1000;
 /** A key's record: the response to replay, or (shared stores only) the marker of a request still executing. */
 interface StoredRecord {
   fingerprint: string;
+  /** Who wrote an executing marker (shared stores with claims). */
+  owner?: string;
   response: StoredResponse | null;
   created_at: string;
   expires_at: string;
@@ -50,6 +53,13 @@ export interface IdempotencyDeps {
   shared?: boolean;
   /** Fenced writes ({@link Stores.batch}): the marker is refused once the key's lock lease has ended. */
   batch?: (ops: readonly BatchOp[], fence?: BatchFence) => Promise<void>;
+  /**
+   * A shared store's atomic claim and finish ({@link Stores.claims}): then no lock is taken, and a key
+   * costs two script runs (the claim, then the response stored) on top of the request it guards.
+   */
+  claims?: RecordClaims;
+  /** Names a claimant (shared stores): only it may replace its marker. */
+  owner?: () => string;
 }
 
 /**
@@ -58,7 +68,7 @@ export interface IdempotencyDeps {
  * different request with the same key gets `idempotency_key_reused`. `finish(null)` stores nothing, so a
  * request that failed validation or authentication can be sent again with the same key.
  */
-export function createIdempotency({ storage, clock, lock, shared = false, batch }: IdempotencyDeps) {
+export function createIdempotency({ storage, clock, lock, shared = false, batch, claims, owner }: IdempotencyDeps) {
   // One process: what is executing lives here (nothing to clean up after a crash).
   const running = new Map<string, string>();
 
@@ -74,6 +84,7 @@ export function createIdempotency({ storage, clock, lock, shared = false, batch 
       const id = sha256Hex(`${scope.method} ${scope.path} ${scope.key}`);
       const storageKey = `idem:${scope.account_id}:${id}`;
       const fingerprint = sha256Hex(`${scope.method} ${scope.path}\n${rawBody}`);
+      if (claims && owner) return claimShared(claims, storageKey, fingerprint, clock, owner());
       return lock.withLock(storageKey, async (lease): Promise<IdempotencyDecision> => {
         const inFlight = running.get(storageKey);
         if (inFlight !== undefined) throw inUse(inFlight, fingerprint);
@@ -105,6 +116,28 @@ export function createIdempotency({ storage, clock, lock, shared = false, batch 
           },
         };
       });
+    },
+  };
+}
+
+/**
+ * A key on a shared store with atomic claims: the claim writes the executing marker unless a live record is
+ * there (then it decides as the locked path does), and the finish replaces this claimant's marker only.
+ */
+async function claimShared(claims: RecordClaims, key: string, fingerprint: string, clock: Clock, by: string): Promise<IdempotencyDecision> {
+  const at = clock.now();
+  const marker: StoredRecord = { ...record(fingerprint, null, at, IDEMPOTENCY_EXECUTING_MS), owner: by };
+  const live = await claims.claim(key, JSON.stringify(marker), toTimestamp(at));
+  if (live !== null) {
+    const stored = JSON.parse(live) as StoredRecord;
+    if (!stored.response) throw inUse(stored.fingerprint, fingerprint);
+    if (stored.fingerprint !== fingerprint) throw reused();
+    return { kind: "replay", response: stored.response };
+  }
+  return {
+    kind: "proceed",
+    finish: async (response) => {
+      await claims.finish(key, by, response ? JSON.stringify(record(fingerprint, response, clock.now(), IDEMPOTENCY_TTL_MS)) : null);
     },
   };
 }

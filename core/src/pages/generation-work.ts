@@ -21,9 +21,9 @@ export interface GenerationWorkDeps {
  */
 export function createGenerationWork(deps: GenerationWorkDeps) {
   const { queue, journal } = deps;
-  queue.handle("generation", async ({ account_id: accountId, job_id: jobId }, { resumed, signal }) => {
+  queue.handle("generation", async ({ account_id: accountId, job_id: jobId }, { resumed, interruption, signal }) => {
     if (!isAccountId(accountId) || !isUuid(jobId)) throw new Error(`generation job with malformed ids: ${accountId} ${jobId}`);
-    if (resumed) return void (await settleJob(journal, accountId, jobId));
+    if (resumed) return void (await settleJob(journal, accountId, jobId, interruption));
     const job = await journal.readJob(accountId, jobId);
     if (job?.status === "processing") await runGeneration(deps.run, job, signal);
   });

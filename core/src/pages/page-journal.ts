@@ -1,6 +1,7 @@
 import type { Storage } from "unstorage";
 import { toTimestamp, type Clock } from "../deps.js";
 import type { EventSink } from "../events/event-sink.js";
+import { interruptedMessage, type Interruption } from "../ports/queue.js";
 import type { JobRecord, PageRecord } from "./page-view.js";
 import { toJobView } from "./page-view.js";
 import { skipUnreadable } from "../storage/record-check.js";
@@ -78,7 +79,7 @@ export async function replayPageJournal(deps: PageJournalDeps): Promise<{ jobs: 
  * completed if its page was written, else failed with `worker_terminated` and `page.generation_failed`.
  * Returns whether the job was still processing. Safe to repeat.
  */
-export async function settleJob(deps: PageJournalDeps, accountId: string, jobId: string): Promise<boolean> {
+export async function settleJob(deps: PageJournalDeps, accountId: string, jobId: string, cause: Interruption = "stopped"): Promise<boolean> {
   const { storage } = deps;
   const key = pageJournalKeys.job(accountId, jobId);
   const job = await deps.readJob(accountId, jobId);
@@ -102,7 +103,7 @@ export async function settleJob(deps: PageJournalDeps, accountId: string, jobId:
   const failed: JobRecord = {
     ...job,
     status: "failed",
-    error: { code: "worker_terminated", message: `The server stopped while the job was at step ${job.step}.` },
+    error: { code: "worker_terminated", message: interruptedMessage("job", job.step, cause) },
     updated_at: at,
   };
   await deps.saveJob(failed);

@@ -1,10 +1,12 @@
 import type { Redis } from "ioredis";
+import { refuseWrongDatabase } from "../storage/redis-client.js";
 
 /** Reconnection attempts of the queue's clients: quick at first, then every second (ioredis's default backs off to 2 s). */
 export const retryStrategy = (times: number) => Math.min(50 * 2 ** Math.min(times, 5), 1000);
 
 /** Reports a client's connection trouble once per outage, and its return; never lets an `error` event crash. */
 export function watch(client: Redis, role: string, log: (line: string) => void): Redis {
+  refuseWrongDatabase(client);
   let down = false;
   const lost = (why: string) => {
     if (down || client.status === "end") return;

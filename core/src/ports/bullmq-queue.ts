@@ -3,7 +3,11 @@ import { Redis } from "ioredis";
 import { isLpError } from "../errors.js";
 import { redisCall } from "../storage/redis-client.js";
 import { ready, reportOther, retryStrategy, watch } from "./bullmq-connections.js";
-import { logJobError, type JobData, type JobHandler, type JobQueue } from "./queue.js";
+import { logJobError, type Interruption, type JobData, type JobHandler, type JobQueue } from "./queue.js";
+
+// What a run that failed on a Redis outage leaves as its job's failedReason (the store's 503, or ioredis's
+// own words for a connection that went away).
+const OUTAGE_REASON = /unavailable right now|Connection is closed|Stream isn't writeable|ECONNREFUSED|ECONNRESET|lost before it could be written/;
 
 /** Options of {@link createBullmqQueue}. */
 export interface BullmqQueueOptions {
@@ -95,11 +99,13 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     const label = labelOf(job);
     // Started before (its worker died holding it, or the run threw): settle, do not start over.
     const resumed = job.attemptsStarted > 1;
-    if (resumed) log(`[lp] background ${label}: an earlier run did not finish (its process stopped, or Redis went away); settling it`);
+    // An earlier run that failed on the outage left its reason; one that was found stalled left none.
+    const interruption: Interruption | undefined = !resumed ? undefined : job.failedReason && OUTAGE_REASON.test(job.failedReason) ? "outage" : "unknown";
+    if (resumed) log(`[lp] background ${label}: an earlier run did not finish (${interruption === "outage" ? "Redis became unreachable during it" : "its process stopped, or lost Redis"}); settling it`);
     const hold = new AbortController();
     const done = (async () => {
       try {
-        await handler(job.data as JobData, { resumed, signal: hold.signal });
+        await handler(job.data as JobData, { resumed, interruption, signal: hold.signal });
       } catch (error) {
         // An outage is reported once by the clients; the retry settles the job.
         if (isLpError(error) && error.code === "service_unavailable") log(`[lp] background ${label}: Redis unavailable during the run; it is settled once Redis is back`);

@@ -12,6 +12,8 @@ export interface JobContext {
    * starting it over.
    */
   resumed: boolean;
+  /** With `resumed`: what is known of why the earlier run did not finish, for the message the work is settled with. */
+  interruption?: Interruption;
   /**
    * Aborted when this process no longer holds the job: a shared queue could not renew its lock (Redis was away
    * longer than the lock), so another process may be settling it. The run stops before its next write.
@@ -109,4 +111,19 @@ export function createLocalQueue(options: LocalQueueOptions = {}): JobQueue {
     names: () => [...live.values()],
     close: () => queue.onIdle(),
   };
+}
+
+/**
+ * Why a run of background work ended unfinished: its server stopped (a restart of a single process), Redis
+ * became unreachable during it (the run failed on the outage), or its run was lost without a word (a shared
+ * queue found it stalled: its process was killed, or lost Redis long enough to lose its hold).
+ */
+export type Interruption = "stopped" | "outage" | "unknown";
+
+/** The `worker_terminated` message of work settled after an interrupted run, true to what is known. */
+export function interruptedMessage(what: "job" | "deployment", step: string | null | undefined, cause: Interruption = "stopped"): string {
+  const at = `at step ${step ?? "unknown"}`;
+  if (cause === "outage") return `Redis became unreachable while the ${what} was ${at}; it was not resumed.`;
+  if (cause === "unknown") return `The run of the ${what} ended ${at} without finishing (its process stopped, or lost Redis for longer than its hold).`;
+  return `The server stopped while the ${what} was ${at}.`;
 }

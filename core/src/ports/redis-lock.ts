@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { toStorageFault } from "../storage/storage-faults.js";
 import { cryptoIds } from "../deps.js";
-import { LpError } from "../errors.js";
+import { LpError, StorageUnavailableError } from "../errors.js";
 import { createRedisClient } from "../storage/redis-client.js";
 import type { Lock, LockLease } from "./lock.js";
 
@@ -120,7 +120,7 @@ export function createRedisLock(options: RedisLockOptions): Lock & { close(): Pr
         answer = Number(await commands.lpLockAcquire(key, fence, leaseMs));
       } catch (error) {
         // Redis at maxmemory answers, but refuses the lock's write: say so rather than "unreachable".
-        throw toStorageFault(error) ?? lockUnavailable("The coordination store (Redis) is unreachable; retry shortly.");
+        throw toStorageFault(error) ?? new StorageUnavailableError();
       }
       if (answer > 0) return { token: answer, sentAt };
       const left = started + waitMs - Date.now();
@@ -177,7 +177,7 @@ export function createRedisLock(options: RedisLockOptions): Lock & { close(): Pr
         try {
           value = await client.get(key);
         } catch {
-          throw lockUnavailable("The coordination store (Redis) is unreachable; retry shortly.");
+          throw new StorageUnavailableError();
         }
         if (value !== String(token)) {
           lost("another holder has it");

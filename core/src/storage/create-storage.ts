@@ -4,6 +4,7 @@ import { createStorage, normalizeBaseKey, type Driver, type Storage } from "unst
 import memoryDriver from "unstorage/drivers/memory";
 import { fsDurableDriver } from "./fs-durable-driver.js";
 import { readFileOrNull, writeFileAtomic } from "./fs-io.js";
+import type { RecordClaims } from "./redis-claim.js";
 import { createRedisStores, type RedisStoreOptions } from "./redis-stores.js";
 import { replaceFsStores, settleFsReplace } from "./fs-replace.js";
 
@@ -71,6 +72,8 @@ export interface Stores {
    * (nothing of theirs outlives a kill): the caller clears and writes.
    */
   replace?(records: Record<string, unknown>, media: Record<string, string>): Promise<void>;
+  /** On shared stores: the claim and finish of an Idempotency-Key, each one atomic step without a lock. */
+  claims?: RecordClaims;
   /** On Redis stores: where the Redis is, for parts that open their own connections (the lock, BullMQ queues). */
   redis?: { url: string; prefix: string };
   /** Where the records are, for log lines: the data dir, or the Redis URL (without password) and prefix. */

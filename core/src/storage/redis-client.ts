@@ -64,9 +64,24 @@ export function createRedisClient(url: string, options: RedisClientOptions): Red
     down = true;
   };
   client.on("error", (error: Error) => lost(error.message));
+  refuseWrongDatabase(client);
   // A drop that is not an error (the server closed the socket) is an outage too; a quit never reconnects.
   client.on("reconnecting", () => lost("connection lost"));
   return client;
+}
+
+const WRONG_DATABASE = /DB index is out of range|invalid DB index/i;
+
+/**
+ * ioredis reports a refused SELECT (the URL's database does not exist, as after a restart of Redis with a
+ * lower `databases` setting) as a mere `error` event and goes on in database 0. This drops such a
+ * connection before it is ready, so nothing is ever read from or written to database 0 by mistake; it is
+ * retried like any outage, and requests get 503 meanwhile.
+ */
+export function refuseWrongDatabase(client: Redis): void {
+  client.on("error", (error: Error) => {
+    if (WRONG_DATABASE.test(error.message ?? "")) client.disconnect(true);
+  });
 }
 
 /** Whether an error from ioredis means Redis cannot serve now (as opposed to a rejected command). */

@@ -3,6 +3,7 @@ import type { BatchFence, BatchOp, Stores } from "./create-storage.js";
 import { toStorage } from "./create-storage.js";
 import { createRedisClient, redactRedisUrl, redisCall } from "./redis-client.js";
 import { redisDriver } from "./redis-driver.js";
+import { redisRecordClaims } from "./redis-claim.js";
 import { redisChangeFeed } from "./redis-feed.js";
 import { fencedWriteOps } from "./redis-fenced-batch.js";
 import { checkKey, redisLayout, toStoredText, writeOps, type WriteOp } from "./redis-keys.js";
@@ -64,6 +65,7 @@ export function createRedisStores(options: RedisStoreOptions): Stores {
       await this.batch([...stale.map((key) => ({ key, remove: true as const })), ...Object.entries(records).map(([key, value]) => ({ key, value }))]);
       for (const key of oldMedia) if (!Object.hasOwn(files, key)) await media.removeItem(key);
     },
+    claims: redisRecordClaims(dataClient, dataLayout),
     redis: { url: options.url, prefix },
     where: `${redactRedisUrl(options.url)} (prefix ${prefix})`,
     describeKey: (key: string) => `Redis key ${dataLayout.records}${key}`,

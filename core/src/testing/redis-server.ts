@@ -39,6 +39,8 @@ export interface RedisServer {
 export interface StartRedisOptions {
   /** `appendfsync` policy; `always` by default so that an acknowledged write survives SIGKILL. */
   appendfsync?: "always" | "everysec" | "no";
+  /** More redis-server arguments (`--requirepass`, `--databases`). */
+  args?: string[];
 }
 
 async function freePort(): Promise<number> {
@@ -63,6 +65,7 @@ function launch(port: number, dir: string, options: StartRedisOptions): Promise<
     "--appendfsync", options.appendfsync ?? "always",
     "--daemonize", "no",
     "--loglevel", "warning",
+    ...(options.args ?? []),
   ];
   const child = spawn(redisServerBinary, args, { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
@@ -74,7 +77,8 @@ function launch(port: number, dir: string, options: StartRedisOptions): Promise<
     child.once("exit", onExit);
     const poll = () => {
       const ping = spawnSync("redis-cli", ["-p", String(port), "ping"], { encoding: "utf8" });
-      const ready = ping.status === 0 ? ping.stdout.trim() === "PONG" : tcpProbe(port);
+      // A server with `--requirepass` answers NOAUTH: it is up all the same.
+      const ready = ping.status === 0 ? /^(PONG|(\(error\) )?NOAUTH)/.test(ping.stdout.trim()) : tcpProbe(port);
       if (ready) {
         child.off("exit", onExit);
         resolve(child);

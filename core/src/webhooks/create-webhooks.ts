@@ -79,8 +79,11 @@ export interface WebhookDeps extends WebhookOptions {
   shared?: { cluster: WebhookCluster; batch: Stores["batch"] };
 }
 
-/** A slot or probe lease lasts this much longer than an attempt may take. */
-const LEASE_MARGIN_MS = 15_000;
+/**
+ * An endpoint's concurrency slot (and its circuit's probe), renewed every third of this while its attempt
+ * runs: a process killed holding them frees them within this, well inside the 10 s an operator is promised (docs/scale-out.md).
+ */
+const SLOT_LEASE_MS = 6_000;
 /** Longest hold of an endpoint's change lock (a read and a write of one record). */
 const ENDPOINT_LOCK_MS = 10_000;
 /** How often a cluster member queues again what the outbox holds (a job id keeps it to one job per event). */
@@ -93,7 +96,9 @@ const IDLE_POLL_MS = 20;
  * and the delivery engine behind them. Call `start()` once to pick up work a previous run left.
  */
 export function createWebhooks(deps: WebhookDeps) {
-  const onError = deps.onError ?? ((what: string, error: unknown) => console.error(`[lp] webhooks: ${what} failed:`, error));
+  // One line per problem, never a stack trace: an operator reads these in a log, not a debugger.
+  const onError = deps.onError ?? ((what: string, error: unknown) => console.error(`[lp] webhooks: ${what} failed: ${error instanceof Error ? error.message : String(error)}`));
+  const log = (line: string) => console.error(line);
   const resolveHost = deps.resolveHost ?? dnsResolveHost;
   const post: Poster = deps.fetch ? fetchPoster(deps.fetch) : deps.publicOnly ? createGuardedPoster(resolveHost) : createHttpPoster();
   const monotonic = deps.monotonic ?? (() => performance.now());
@@ -106,9 +111,8 @@ export function createWebhooks(deps: WebhookDeps) {
   const timeoutMs = deps.deliveryTimeoutMs ?? 15_000;
   const engineDeps = { ...common, store, lock: deps.lock, post, guard, retrySchedule: deps.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, timeoutMs, monotonic, work, onError };
   const cluster = deps.shared?.cluster;
-  const queue = cluster ? createSharedQueue(cluster, onError) : undefined;
-  const redis = cluster ? connectRedis(cluster.url, "webhook engine", onError) : undefined;
-  const leaseMs = timeoutMs + LEASE_MARGIN_MS;
+  const queue = cluster ? createSharedQueue(cluster, onError, log) : undefined;
+  const redis = cluster ? connectRedis(cluster.url, "webhook engine", log) : undefined;
   // One change of an endpoint at a time across the cluster (its circuit, a PATCH): a semaphore of one slot.
   const endpointLocks = redis && cluster ? createRedisSemaphore(redis, { prefix: clusterKeys(cluster.prefix).endpointLocks, leaseMs: ENDPOINT_LOCK_MS, token }) : undefined;
   const exclusive = endpointLocks && (<T>(endpointId: string, fn: () => Promise<T>) => endpointLocks.run(endpointId, 1, fn));
@@ -117,8 +121,8 @@ export function createWebhooks(deps: WebhookDeps) {
       ? createClusterEngine({
           ...engineDeps,
           queue,
-          semaphore: createRedisSemaphore(redis, { prefix: clusterKeys(cluster.prefix).slots, leaseMs, token }),
-          circuit: createSharedCircuit({ redis, prefix: cluster.prefix, store, exclusive: exclusive!, clock: deps.clock, probeLeaseMs: leaseMs, token, resume: (id): Promise<void> => clusterEngine!.resume(id) }),
+          semaphore: createRedisSemaphore(redis, { prefix: clusterKeys(cluster.prefix).slots, leaseMs: SLOT_LEASE_MS, token }),
+          circuit: createSharedCircuit({ redis, prefix: cluster.prefix, store, exclusive: exclusive!, clock: deps.clock, probeLeaseMs: SLOT_LEASE_MS, token, resume: (id): Promise<void> => clusterEngine!.resume(id) }),
           exclusive: exclusive!,
           // Production delays are BullMQ's delayed jobs; tests that inject a scheduler move time themselves.
           timers: deps.scheduler && deps.scheduler !== realScheduler ? deps.scheduler : undefined,

@@ -17,11 +17,23 @@ end
 return 0
 `;
 
+/** Moves a holder's lease end to now + ARGV[2], if it still holds a slot (a pruned holder is not put back). */
+const RENEW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local renewed = redis.call('ZADD', KEYS[1], 'XX', 'CH', now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return renewed
+`;
+
 /** Options of {@link createRedisSemaphore}. */
 export interface RedisSemaphoreOptions {
   /** Prefix of the semaphores' keys. */
   prefix: string;
-  /** How long a slot is held at most (longer than any attempt): a holder that dies frees it after this. */
+  /**
+   * How long a slot is held without renewal: a holder renews it every third of this while its work runs,
+   * and one that dies (or stalls that long) frees it when it ends.
+   */
   leaseMs: number;
   /** Random tokens that name holders. */
   token: () => string;
@@ -39,7 +51,10 @@ export class SemaphoreClosedError extends Error {
   }
 }
 
-type WithAcquire = Redis & { lpSemAcquire(key: string, token: string, limit: number, leaseMs: number): Promise<number> };
+type WithAcquire = Redis & {
+  lpSemAcquire(key: string, token: string, limit: number, leaseMs: number): Promise<number>;
+  lpSemRenew(key: string, token: string, leaseMs: number): Promise<number>;
+};
 
 /**
  * A counting semaphore per name over every process of a cluster: at most `limit` holders at once, each
@@ -49,6 +64,7 @@ type WithAcquire = Redis & { lpSemAcquire(key: string, token: string, limit: num
 export function createRedisSemaphore(redis: Redis, options: RedisSemaphoreOptions) {
   const client = redis as WithAcquire;
   if (typeof client.lpSemAcquire !== "function") client.defineCommand("lpSemAcquire", { numberOfKeys: 1, lua: ACQUIRE });
+  if (typeof client.lpSemRenew !== "function") client.defineCommand("lpSemRenew", { numberOfKeys: 1, lua: RENEW });
   const maxPoll = options.maxPollMs ?? 100;
   const wakers = new Map<string, Set<() => void>>();
   let closed = false;
@@ -92,9 +108,13 @@ export function createRedisSemaphore(redis: Redis, options: RedisSemaphoreOption
     /** Runs `fn` holding one of `limit` slots of `name`; the slot is released when `fn` settles. */
     async run<T>(name: string, limit: number, fn: () => Promise<T>): Promise<T> {
       const token = await acquire(name, limit);
+      // Renewed while `fn` runs, so the lease can be short: a holder that dies frees its slot within it.
+      const renewal = setInterval(() => void client.lpSemRenew(keyOf(name), token, options.leaseMs).catch(() => {}), Math.max(1, Math.floor(options.leaseMs / 3)));
+      renewal.unref?.();
       try {
         return await fn();
       } finally {
+        clearInterval(renewal);
         // A failed release (Redis gone) is not fatal: the lease frees the slot.
         await release(name, token).catch(() => {});
       }

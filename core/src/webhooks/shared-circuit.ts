@@ -6,6 +6,7 @@ import { clusterKeys, type WebhookStore } from "./webhook-store.js";
 
 /** Deletes the probe key only if this holder still owns it (its lease may have run out and passed on). */
 const END_PROBE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+const RENEW_PROBE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
 
 /** What the shared circuit needs; `resume` runs again every pending delivery of an endpoint. */
 export interface SharedCircuitDeps {
@@ -41,15 +42,22 @@ export function createSharedCircuit(deps: SharedCircuitDeps) {
     });
   }
 
+  const renewals = new Map<string, ReturnType<typeof setInterval>>();
   return {
     /** Takes the probe of `endpoint` (its circuit turns half-open): a token to end it with, or null when another process probes. */
     async tryProbe(endpoint: EndpointRecord): Promise<string | null> {
       const token = deps.token();
       if ((await deps.redis.set(probeKey(endpoint.id), token, "PX", deps.probeLeaseMs, "NX")) !== "OK") return null;
+      // Renewed until endProbe, so the lease can be short: a prober that dies lets another probe soon.
+      const renewal = setInterval(() => void deps.redis.eval(RENEW_PROBE, 1, probeKey(endpoint.id), token, deps.probeLeaseMs).catch(() => {}), Math.max(1, Math.floor(deps.probeLeaseMs / 3)));
+      renewal.unref?.();
+      renewals.set(token, renewal);
       await update(endpoint, (e) => (e.circuit.state === "half_open" ? null : { ...e, circuit: { ...e.circuit, state: "half_open" } }));
       return token;
     },
     async endProbe(endpointId: string, token: string): Promise<void> {
+      clearInterval(renewals.get(token));
+      renewals.delete(token);
       await deps.redis.eval(END_PROBE, 1, probeKey(endpointId), token);
     },
     /**

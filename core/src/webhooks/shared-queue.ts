@@ -1,5 +1,8 @@
 import type { Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
+import { isLpError } from "../errors.js";
+import { retryStrategy } from "../ports/bullmq-connections.js";
+import { isRedisUnavailable, refuseWrongDatabase } from "../storage/redis-client.js";
 import { bullmq, ioredis } from "../storage/redis-modules.js";
 import { clusterKeys } from "./webhook-store.js";
 
@@ -12,7 +15,7 @@ export interface WebhookCluster {
   /**
    * How long a worker's hold on a running job lasts without renewal, and how often workers look for jobs
    * whose hold ran out (a dead process's): a job stalled by a crash runs again within about twice this.
-   * Default 10 s (so within 30 s); tests shorten it.
+   * Default 5 s (so within 10 s); tests shorten it.
    */
   stallMs?: number;
 }
@@ -26,16 +29,30 @@ const CLOSE_WAIT_MS = 2000;
 /** Jobs one process runs at once: attempts mostly wait on the network (or on an endpoint's slot). */
 export const WORKER_CONCURRENCY = 64;
 
-/** An ioredis client that logs a connection problem once per outage and never throws it at the process. */
-export function connectRedis(url: string, what: string, onError: (what: string, error: unknown) => void): Redis {
-  const client = new (ioredis().Redis)(url, { maxRetriesPerRequest: null });
-  let reported = false;
-  client.on("error", (error) => {
-    if (!reported) onError(`${what} (Redis connection)`, error);
-    reported = true;
+/**
+ * An ioredis client that reports a lost connection in one line once per outage, and one line when it is
+ * back; never throws an `error` event at the process.
+ */
+export function connectRedis(url: string, what: string, log: (line: string) => void): Redis {
+  const client = new (ioredis().Redis)(url, { maxRetriesPerRequest: null, retryStrategy });
+  refuseWrongDatabase(client);
+  let down = false;
+  const lost = (why: string) => {
+    if (!down && client.status !== "end") log(`[lp] ${what}: Redis unreachable (${why}); retrying`);
+    down = true;
+  };
+  client.on("error", (error: Error) => lost(error.message));
+  client.on("reconnecting", () => lost("connection closed"));
+  client.on("ready", () => {
+    if (down) log(`[lp] ${what}: Redis reachable again`);
+    down = false;
   });
-  client.on("ready", () => (reported = false));
   return client;
+}
+
+/** Whether a job or queue error is the outage the connection has already reported. */
+export function isOutage(error: unknown): boolean {
+  return (isLpError(error) && error.code === "service_unavailable") || isRedisUnavailable(error);
 }
 
 /**
@@ -44,19 +61,19 @@ export function connectRedis(url: string, what: string, onError: (what: string, 
  * detection). A job id names what the job is for, so adding the same work twice (a recovery at start while
  * another process runs it) adds nothing.
  */
-export function createSharedQueue(cluster: WebhookCluster, onError: (what: string, error: unknown) => void) {
+export function createSharedQueue(cluster: WebhookCluster, onError: (what: string, error: unknown) => void, log: (line: string) => void = (line) => console.error(line)) {
   const prefix = clusterKeys(cluster.prefix).bull;
-  const queueConnection = connectRedis(cluster.url, "webhook queue", onError);
+  const queueConnection = connectRedis(cluster.url, "webhook queue", log);
   const queue = new (bullmq().Queue)<SharedJob>(QUEUE, {
     connection: queueConnection,
     prefix,
     defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000, attempts: 50, backoff: { type: "fixed", delay: 1000 } },
   });
   // Errors while the connection is down were reported once by the connection; BullMQ repeats them per command.
-  queue.on("error", (error) => queueConnection.status === "ready" && onError("webhook queue", error));
+  queue.on("error", (error) => queueConnection.status === "ready" && !isOutage(error) && onError("webhook queue", error));
   let worker: Worker<SharedJob> | null = null;
   let workerConnection: Redis | null = null;
-  const stallMs = cluster.stallMs ?? 10_000;
+  const stallMs = cluster.stallMs ?? 5_000;
 
   return {
     /** Adds a job to run after `delayMs`; nothing when a job with `jobId` is already queued or running. */
@@ -66,7 +83,7 @@ export function createSharedQueue(cluster: WebhookCluster, onError: (what: strin
     /** Starts this process's worker. */
     start(run: (job: SharedJob) => Promise<void>): void {
       if (worker) return;
-      workerConnection = connectRedis(cluster.url, "webhook worker", onError);
+      workerConnection = connectRedis(cluster.url, "webhook worker", log);
       worker = new (bullmq().Worker)<SharedJob>(QUEUE, (job: Job<SharedJob>) => run(job.data), {
         connection: workerConnection,
         prefix,
@@ -78,9 +95,10 @@ export function createSharedQueue(cluster: WebhookCluster, onError: (what: strin
         // another process queued and left is taken up promptly.
         drainDelay: 1,
       });
-      worker.on("error", (error) => workerConnection?.status === "ready" && onError("webhook worker", error));
-      // Work handed back on a close runs again elsewhere: not reported.
-      worker.on("failed", (job, error) => job && !(error as { requeued?: boolean }).requeued && onError(`webhook job ${job.id}`, error));
+      worker.on("error", (error) => workerConnection?.status === "ready" && !isOutage(error) && onError("webhook worker", error));
+      // Work handed back on a close runs again elsewhere, and an outage was reported by the connection: neither
+      // is reported per job (the job runs again either way).
+      worker.on("failed", (job, error) => job && !(error as { requeued?: boolean }).requeued && !isOutage(error) && onError(`webhook job ${job.id}`, error));
     },
     /** Whether jobs are waiting or running anywhere, or due already (future retries do not count). */
     async busy(): Promise<boolean> {

@@ -109,6 +109,6 @@ describe.skipIf(!redisAvailable)("serve --storage redis: running", () => {
     const fake = createFakeIo({ cwd, env: {} });
     const code = await main(["serve", "--storage", "redis", "--redis-url", "redis://127.0.0.1:1/0", "--port", "0", "--quiet"], fake.io);
     expect(code).toBe(1);
-    expect(fake.stderr).toMatch(/Redis at redis:\/\/127\.0\.0\.1:1\/0 cannot be reached/);
+    expect(fake.stderr).toMatch(/Redis at redis:\/\/127\.0\.0\.1:1\/0: nothing accepts connections at 127\.0\.0\.1:1 \(ECONNREFUSED\)/);
   });
 });

@@ -123,9 +123,16 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     maxEndpoints: opts.maxEndpoints,
     checkoutRateLimit: opts.checkoutRateLimit,
     env: io.env,
+  }).catch((error: unknown) => {
+    // The error is printed and the exit code is 1; should a client the failed start opened still hold the
+    // event loop, the process ends anyway instead of running on without a port.
+    setTimeout(() => io.exit?.(1), 1500).unref();
+    throw error;
   });
+  // Behind a load balancer the address to hand out is the public one, the same from every process.
+  const apiUrl = opts.publicUrl?.replace(/\/+$/, "") ?? server.url;
   const creds: CredentialsFile = {
-    api_url: server.url,
+    api_url: apiUrl,
     account: server.credentials.account_id,
     token: server.credentials.token,
     app_id: server.credentials.application_id,
@@ -136,16 +143,21 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
   const runFiles = createRunFiles(opts, io.cwd, process.pid);
   let left: string[] = [];
   try {
-    const credsPath = await writeCredentialsFile(dataDir, creds);
+    const shared = opts.storage === "redis" ? await sharedCredentials(dataDir, creds) : null;
+    const credsPath = shared?.path ?? (await writeCredentialsFile(dataDir, creds));
     const err = ctx.colors.err;
-    io.stderr.write(`${err.bold("lp serve")} listening on ${err.cyan(server.url)} (storage: ${opts.storage}${opts.storage === "fs" ? `, ${dataDir}` : ""}${redisUrl ? `, ${server$.redactRedisUrl(redisUrl)} prefix ${opts.redisPrefix ?? "lp:"}` : ""})\n`);
+    io.stderr.write(`${err.bold("lp serve")} listening on ${err.cyan(server.url)}${apiUrl !== server.url ? `, public URL ${err.cyan(apiUrl)}` : ""} (storage: ${opts.storage}${opts.storage === "fs" ? `, ${dataDir}` : ""}${redisUrl ? `, ${server$.redactRedisUrl(redisUrl)} prefix ${opts.redisPrefix ?? "lp:"}` : ""})\n`);
     for (const notice of server.notices ?? []) io.stderr.write(`  ${notice}\n`);
     if (exposed) io.stderr.write(`  ${err.bold("warning:")} /_admin (which mints tokens) is reachable from the network on ${opts.host}; keep LP_ADMIN_KEY secret, or pass --no-admin\n`);
     if (opts.printEnv) io.stdout.write(toEnvLines(creds));
     else io.stderr.write(toEnvLines(creds).replace(/^/gm, "  ").trimEnd() + "\n");
     const dashboardUrl = server.dashboardLoginUrl?.();
     if (dashboardUrl) io.stderr.write(`  dashboard: ${err.cyan(dashboardUrl)} (one-time login; \`lp dashboard\` prints another)\n`);
-    io.stderr.write(`  credentials written to ${credsPath} (lp commands run in ${io.cwd} use them)\n`);
+    io.stderr.write(
+      shared
+        ? `  credentials in ${credsPath} name ${shared.api_url}, another live process of this service; left as they are (--public-url gives every process the same address)\n`
+        : `  credentials written to ${credsPath} (lp commands run in ${io.cwd} use them)\n`,
+    );
     if (opts.seed !== undefined) {
       const { createClient } = await import("@lp/client");
       const client = createClient({ baseUrl: server.url, token: creds.token, accountId: creds.account });
@@ -153,7 +165,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
       io.stderr.write(count ? `  seeded ${count} products\n` : "  seed skipped: the dev account already has products\n");
     }
     await runFiles.ready(toEnvLines(creds));
-    io.stderr.write(`Ready at ${server.url} (Ctrl+C to stop)\n`);
+    io.stderr.write(`Ready at ${server.url}${apiUrl !== server.url ? ` (public URL ${apiUrl})` : ""} (Ctrl+C to stop)\n`);
     const signal = await stopped;
     io.stderr.write(`${signal}: stopping; finishing requests and background work (up to ${formatDuration(opts.drainTimeoutMs)}, a second signal stops at once)...\n`);
     ({ left } = await server.close({ drainTimeoutMs: opts.drainTimeoutMs }));
@@ -170,4 +182,16 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
   io.stderr.write("Stopped.\n");
   // What was left keeps its sockets and timers: end now rather than when they run out.
   if (left.length) io.exit?.(0);
+}
+
+/**
+ * On Redis, processes sharing a data dir hand out the same credentials: a file another process of the same
+ * service wrote (same account and token, another address) is left alone while that process answers, so one
+ * process, not each in turn, is the one whose address `lp` commands use. Null when this process should write.
+ */
+async function sharedCredentials(dataDir: string, creds: CredentialsFile): Promise<(CredentialsFile & { path: string }) | null> {
+  const current = await readCredentialsFile(dataDir);
+  if (!current || current.api_url === creds.api_url || current.token !== creds.token || current.account !== creds.account) return null;
+  const answers = await fetch(`${current.api_url}/healthz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
+  return answers ? current : null;
 }
