@@ -7,6 +7,7 @@ import {
   ensureAdminKey,
   redactRedisUrl,
   StorageUnavailableError,
+  trimEndChars,
   ensureDevCredentials,
   secureDataDir,
   type Core,
@@ -61,7 +62,7 @@ export interface ServeOptions {
 function generatorFromEnv(env: Record<string, string | undefined>): Generator | undefined {
   if (!env.LP_AI_BASE_URL) return undefined;
   return createOpenAIGenerator({
-    baseUrl: env.LP_AI_BASE_URL.replace(/\/+$/, ""),
+    baseUrl: trimEndChars(env.LP_AI_BASE_URL, "/"),
     apiKey: env.LP_AI_API_KEY ?? "",
     model: env.LP_AI_MODEL ?? "gpt-4o-mini",
     fetch: globalThis.fetch,
@@ -122,7 +123,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   }
   // The port is chosen before the core starts: recovery, which runs first, writes records that name the public URL.
   const chosen = wanted === 0 ? await pickFreePort(host) : wanted;
-  const given = options.publicUrl?.replace(/\/+$/, "");
+  const given = options.publicUrl === undefined ? undefined : trimEndChars(options.publicUrl, "/");
   let publicUrl = given ?? toUrl(host, chosen);
   // The dashboard goes with the admin API: same switch (--no-admin), same trust.
   const dashboard = options.admin === false ? undefined : createDashboardHub();

@@ -1,13 +1,12 @@
+import { trimEndChars, trimStartChars } from "../trim.js";
 /** `Café Crème — 2 kg!` → `cafe-creme-2-kg`; never empty, at most 60 characters. */
 export function toSlug(title: string): string {
-  const slug = title
+  const dashed = title
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 60)
-    .replace(/-+$/g, "");
+    .replace(/[^a-z0-9]+/g, "-");
+  const slug = trimEndChars(trimStartChars(trimEndChars(dashed, "-"), "-").slice(0, 60), "-");
   return slug || "page";
 }
 
