@@ -21,6 +21,7 @@ import { toNodeHandler } from "h3/node";
 import { createApp } from "./app.js";
 import { lockDataDir } from "./data-dir-lock.js";
 import { assertAdminExposure } from "./exposure.js";
+import { defaultConnectionLimits, type ConnectionLimits } from "./http/connection-limits.js";
 import { listenOn } from "./http/listen.js";
 import { toSafeNodeHandler } from "./http/node-handler.js";
 import { PUBLIC_CHECKOUT_RATE_LIMIT, type RateLimit } from "./http/rate-limit.js";
@@ -54,6 +55,11 @@ export interface ServeOptions {
   maxEndpoints?: number;
   /** Checkout posts per client address; null for none. Default: 30 a minute with `publicOnly`, else none. */
   checkoutRateLimit?: RateLimit | null;
+  /**
+   * Bounds on connections; each absent field takes its default: a 10 s head timeout checked every second,
+   * a global cap below the descriptor limit, and with `publicOnly` a per-address cap (null: none).
+   */
+  connections?: Partial<ConnectionLimits>;
   /** Where `LP_AI_BASE_URL`, `LP_AI_API_KEY` and `LP_AI_MODEL` are read; default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -159,8 +165,9 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   // Whatever escapes the app's own error path is still that request's 500, never the end of the process.
   const handler = toSafeNodeHandler(toNodeHandler(app));
   // Another process may take the picked free port in between: then any free port will do (the URL follows).
-  const listener = await listenOn(handler, host, chosen).catch((error: NodeJS.ErrnoException) => {
-    if (wanted === 0 && error.code === "EADDRINUSE") return listenOn(handler, host, 0);
+  const limits: ConnectionLimits = { ...defaultConnectionLimits(options.publicOnly === true), ...definedOnly(options.connections ?? {}) };
+  const listener = await listenOn(handler, host, chosen, limits).catch((error: NodeJS.ErrnoException) => {
+    if (wanted === 0 && error.code === "EADDRINUSE") return listenOn(handler, host, 0, limits);
     throw error;
   });
   const address = listener.server.address();
@@ -194,6 +201,11 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
       return closing;
     },
   };
+}
+
+/** `value` without its undefined fields, so they do not hide the defaults they are spread over. */
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Whether `work` settled within `ms` (it keeps running either way). */
