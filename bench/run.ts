@@ -14,6 +14,7 @@ import { runAsyncWork } from "./scenarios/async-work.js";
 import { runRedisLocal } from "./scenarios/redis-local.js";
 import { runRedisScale } from "./scenarios/redis-scale.js";
 import { runRedisList } from "./scenarios/redis-list.js";
+import { runHostileStrings } from "./scenarios/hostile-strings.js";
 
 const ctx = createContext(process.argv.slice(2));
 const started = performance.now();
@@ -26,6 +27,7 @@ const scenarios: [string, typeof runReads][] = [
   ["writes", runWrites],
   ["startup", runStartup],
   ["async", runAsyncWork],
+  ["hostile-strings", runHostileStrings],
   // Redis (DESIGN §12): need Debian's redis-server; `--only=redis,redis-scale,redis-list`.
   ["redis", runRedisLocal],
   ["redis-scale", runRedisScale],
