@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { check } from "recheck";
 import ts from "typescript";
@@ -110,6 +110,3 @@ export async function findUnsafe(regexes: SweptRegex[]): Promise<UnsafeRegex[]> 
   }
   return unsafe;
 }
-
-/** `where` relative to the repository root, for messages. */
-export const fromRoot = (path: string) => relative(REPO_ROOT, path);
