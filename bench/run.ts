@@ -15,6 +15,7 @@ import { runRedisLocal } from "./scenarios/redis-local.js";
 import { runRedisScale } from "./scenarios/redis-scale.js";
 import { runRedisList } from "./scenarios/redis-list.js";
 import { runRedisCluster } from "./scenarios/redis-cluster.js";
+import { runHostileStrings } from "./scenarios/hostile-strings.js";
 
 const ctx = createContext(process.argv.slice(2));
 const started = performance.now();
@@ -27,6 +28,7 @@ const scenarios: [string, typeof runReads][] = [
   ["writes", runWrites],
   ["startup", runStartup],
   ["async", runAsyncWork],
+  ["hostile-strings", runHostileStrings],
   // Redis (DESIGN §12): need Debian's redis-server; `--only=redis,redis-scale,redis-list,redis-cluster`.
   ["redis", runRedisLocal],
   ["redis-scale", runRedisScale],

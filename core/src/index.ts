@@ -1,6 +1,7 @@
 export * from "./errors.js";
 export * from "./deps.js";
 export * from "./ids.js";
+export { trimEndChars, trimStartChars } from "./trim.js";
 export * from "./validation.js";
 export * from "./core.js";
 export { createStores, type StorageKind, type Stores, type FormatMarker } from "./storage/create-storage.js";

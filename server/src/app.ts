@@ -129,8 +129,8 @@ export function createApp(options: AppOptions) {
   app.get("/v1/openapi.json", () => json(openapiDocument()));
   if (dashboard) mountDashboard(app, server, dashboard);
 
-  const patterns = routes.map((r) => ({ method: r.method, regex: toRegex(r.path) }));
-  patterns.push({ method: "GET", regex: toRegex("/v1/openapi.json") }); // so POST on it is a 405 naming GET
+  const patterns = routes.map((r) => ({ method: r.method, regex: toRouteRegex(r.path) }));
+  patterns.push({ method: "GET", regex: toRouteRegex("/v1/openapi.json") }); // so POST on it is a 405 naming GET
   app.all("/**", (event) => {
     const path = event.url.pathname;
     const allowed = [...new Set(patterns.filter((p) => p.regex.test(path)).map((p) => p.method))];
@@ -182,7 +182,8 @@ function withBodyCapture(handler: ReturnType<typeof toHandler>): ReturnType<type
   };
 }
 
-function toRegex(path: string): RegExp {
+/** A route path (`/v1/accounts/:account_id/products`, `/media/**:path`) as the pattern the 405 logic tests. */
+export function toRouteRegex(path: string): RegExp {
   const source = path
     .split("/")
     .map((part) => (part.startsWith("**") ? ".+" : part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))

@@ -10,6 +10,7 @@ import {
   ensureAdminKey,
   redactRedisUrl,
   StorageUnavailableError,
+  trimEndChars,
   ensureDevCredentials,
   secureDataDir,
   type Core,
@@ -23,6 +24,7 @@ import { toNodeHandler } from "h3/node";
 import { createApp } from "./app.js";
 import { joinAsMember } from "./cluster-member.js";
 import { assertAdminExposure } from "./exposure.js";
+import { defaultConnectionLimits, type ConnectionLimits } from "./http/connection-limits.js";
 import { listenOn } from "./http/listen.js";
 import { toSafeNodeHandler } from "./http/node-handler.js";
 import { PUBLIC_CHECKOUT_RATE_LIMIT, type RateLimit } from "./http/rate-limit.js";
@@ -58,6 +60,11 @@ export interface ServeOptions {
   maxEndpoints?: number;
   /** Checkout posts per client address; null for none. Default: 30 a minute with `publicOnly`, else none. */
   checkoutRateLimit?: RateLimit | null;
+  /**
+   * Bounds on connections; each absent field takes its default: a 10 s head timeout checked every second,
+   * a global cap below the descriptor limit, and with `publicOnly` a per-address cap (null: none).
+   */
+  connections?: Partial<ConnectionLimits>;
   /** Where `LP_AI_BASE_URL`, `LP_AI_API_KEY`, `LP_AI_MODEL` and `LP_AI_MAX_RESPONSE_BYTES` are read; default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -66,7 +73,7 @@ export interface ServeOptions {
 function generatorFromEnv(env: Record<string, string | undefined>): Generator | undefined {
   if (!env.LP_AI_BASE_URL) return undefined;
   return createOpenAIGenerator({
-    baseUrl: env.LP_AI_BASE_URL.replace(/\/+$/, ""),
+    baseUrl: trimEndChars(env.LP_AI_BASE_URL, "/"),
     apiKey: env.LP_AI_API_KEY ?? "",
     model: env.LP_AI_MODEL ?? "gpt-4o-mini",
     maxResponseBytes: aiResponseCap(env.LP_AI_MAX_RESPONSE_BYTES),
@@ -139,7 +146,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   }
   // The port is chosen before the core starts: recovery, which runs first, writes records that name the public URL.
   const chosen = wanted === 0 ? await pickFreePort(host) : wanted;
-  const given = options.publicUrl?.replace(/\/+$/, "");
+  const given = options.publicUrl === undefined ? undefined : trimEndChars(options.publicUrl, "/");
   let publicUrl = given ?? toUrl(host, chosen);
   // The dashboard goes with the admin API: same switch (--no-admin), same trust.
   const dashboard = options.admin === false ? undefined : createDashboardHub();
@@ -186,8 +193,9 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   // Whatever escapes the app's own error path is still that request's 500, never the end of the process.
   const handler = toSafeNodeHandler(toNodeHandler(app));
   // Another process may take the picked free port in between: then any free port will do (the URL follows).
-  const listener = await listenOn(handler, host, chosen).catch(async (error: NodeJS.ErrnoException) => {
-    if (wanted === 0 && error.code === "EADDRINUSE") return listenOn(handler, host, 0);
+  const limits: ConnectionLimits = { ...defaultConnectionLimits(options.publicOnly === true), ...definedOnly(options.connections ?? {}) };
+  const listener = await listenOn(handler, host, chosen, limits).catch(async (error: NodeJS.ErrnoException) => {
+    if (wanted === 0 && error.code === "EADDRINUSE") return listenOn(handler, host, 0, limits);
     await cluster?.membership.leave();
     await core.close().catch(() => {});
     throw error;
@@ -225,6 +233,11 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
       return closing;
     },
   };
+}
+
+/** `value` without its undefined fields, so they do not hide the defaults they are spread over. */
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** Whether `work` settled within `ms` (it keeps running either way). */

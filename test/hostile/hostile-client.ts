@@ -19,9 +19,9 @@ export interface Target {
   productsPath: string;
 }
 
-/** Starts `lp serve --storage memory --port 0` with `extra` flags. */
-export async function startTarget(extra: string[] = []): Promise<Target> {
-  const served = await startServe(extra);
+/** Starts `lp serve --storage memory --port 0` with `extra` flags (`nofile`: under `ulimit -n`). */
+export async function startTarget(extra: string[] = [], options: { nofile?: number } = {}): Promise<Target> {
+  const served = await startServe(extra, options);
   const url = served.env.LP_API_URL;
   const { hostname, port } = new URL(url);
   const account = served.env.LP_ACCOUNT;

@@ -34,10 +34,12 @@ export const SHIM = fileURLToPath(new URL("../../../node_modules/.bin/lp", impor
 
 /**
  * Spawns `node cli/dist/bin.js ...args`, or with `shim` the linked `node_modules/.bin/lp` executed
- * directly, as a shell would. Stdin is a pipe, left open unless `stdin` is given.
+ * directly, as a shell would. Stdin is a pipe, left open unless `stdin` is given. `nofile` runs it under
+ * `ulimit -n` (soft and hard), as a small container or a careful operator would.
  */
-export function spawnLp(args: string[], options: { env: Record<string, string>; cwd: string; stdin?: string; shim?: boolean }): LpProcess {
-  const [command, argv] = options.shim ? [SHIM, args] : [process.execPath, [BIN, ...args]];
+export function spawnLp(args: string[], options: { env: Record<string, string>; cwd: string; stdin?: string; shim?: boolean; nofile?: number }): LpProcess {
+  let [command, argv] = options.shim ? [SHIM, args] : [process.execPath, [BIN, ...args]];
+  if (options.nofile !== undefined) [command, argv] = ["/bin/sh", ["-c", `ulimit -n ${Math.floor(options.nofile)} && exec "$0" "$@"`, command, ...argv]];
   const child = spawn(command, argv, { env: options.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
   const out = { stdout: "", stderr: "" };
   const waiters = new Set<() => void>();
@@ -87,13 +89,13 @@ export async function runLp(args: string[], options: { env: Record<string, strin
 
 /**
  * `lp serve --storage memory --port 0 --print-env` in a sandbox, ready, with its env lines parsed.
- * `accessLog` keeps the access log (on the process's stderr) instead of `--quiet`.
+ * `accessLog` keeps the access log (on the process's stderr) instead of `--quiet`; `nofile` sets `ulimit -n`.
  */
-export async function startServe(extra: string[] = [], options: { accessLog?: boolean } = {}) {
+export async function startServe(extra: string[] = [], options: { accessLog?: boolean; nofile?: number } = {}) {
   assertBuilt();
   const sandbox = createSandbox();
   const quiet = options.accessLog ? [] : ["--quiet"];
-  const proc = spawnLp(["serve", "--storage", "memory", "--port", "0", "--print-env", ...quiet, ...extra], { env: sandbox.env, cwd: sandbox.dir });
+  const proc = spawnLp(["serve", "--storage", "memory", "--port", "0", "--print-env", ...quiet, ...extra], { env: sandbox.env, cwd: sandbox.dir, nofile: options.nofile });
   await proc.waitFor("stderr", /^Ready at /m);
   await proc.waitFor("stdout", /^LP_APP_SECRET=.*\n/m);
   const lpEnv = Object.fromEntries(proc.stdout.trim().split("\n").map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));

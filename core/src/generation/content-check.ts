@@ -125,10 +125,19 @@ function createTokeniser(input: GenerationInput): (text: string) => string {
   const values = toCopyValues(input.product, input.currency, input.language);
   const replacements = copyTokens
     .filter((name) => name !== "saving_percent" && values[name] !== "")
-    .map((name) => ({ name, pattern: new RegExp(escapeRegExp(values[name]).replace(/[\s\u00a0\u202f]+/g, "[\\s\\u00a0\\u202f]?"), "g") }))
+    .map((name) => ({ name, pattern: amountPattern(values[name]) }))
     // Longest first: "$1,065.00" must not be cut by a "$65.00" inside it.
     .sort((a, b) => b.pattern.source.length - a.pattern.source.length);
   return (text) => replacements.reduce((value, { name, pattern }) => value.replace(pattern, token(name)), String(text));
+}
+
+/**
+ * An amount as written (`$1,065.00`, `1 065,00 €`) as a global pattern: its characters literally, any
+ * run of spaces as one optional space of any kind. Literals and optional single characters only, so the
+ * pattern is linear whatever the amount (the ReDoS sweep checks samples of it).
+ */
+export function amountPattern(written: string): RegExp {
+  return new RegExp(escapeRegExp(written).replace(/[\s\u00a0\u202f]+/g, "[\\s\\u00a0\\u202f]?"), "g");
 }
 
 function escapeRegExp(value: string): string {

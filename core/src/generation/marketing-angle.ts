@@ -1,3 +1,4 @@
+import { trimEndChars } from "../trim.js";
 import type { Tone } from "./locales/locale.js";
 
 /**
@@ -12,6 +13,15 @@ const keywords: [Exclude<Tone, "neutral">, string[]][] = [
   ["gift", ["gift", "present", "christmas", "birthday", "cadeau", "regalo", "geschenk", "noel", "navidad", "weihnachten"]],
 ];
 
+/**
+ * The keywords as patterns, built once. Whole words only: "now" must not match "known", "eco" must not
+ * match "second". Exported for the ReDoS sweep, which checks each.
+ */
+export const tonePatterns: [Exclude<Tone, "neutral">, RegExp[]][] = keywords.map(([tone, words]) => [
+  tone,
+  words.map((word) => new RegExp(`(^|[^a-z])${word.replace(/-/g, "[- ]?")}($|[^a-z])`)),
+]);
+
 /** The result of reading a marketing angle. */
 export interface MarketingAngle {
   tone: Tone;
@@ -21,12 +31,11 @@ export interface MarketingAngle {
 
 /** Reads a free-text marketing angle into a tone, or keeps it as custom text. */
 export function parseMarketingAngle(angle: string | undefined | null): MarketingAngle {
-  const written = (angle ?? "").replace(/\s+/g, " ").trim().slice(0, 160).replace(/[.!?\s]+$/, "");
+  const written = trimEndChars((angle ?? "").replace(/\s+/g, " ").trim().slice(0, 160), ".!?", true);
   if (!written) return { tone: "neutral", custom: null };
   const folded = written.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
-  for (const [tone, words] of keywords) {
-    // Whole words only: "now" must not match "known", "eco" must not match "second".
-    if (words.some((word) => new RegExp(`(^|[^a-z])${word.replace(/-/g, "[- ]?")}($|[^a-z])`).test(folded))) {
+  for (const [tone, patterns] of tonePatterns) {
+    if (patterns.some((pattern) => pattern.test(folded))) {
       return { tone, custom: null };
     }
   }

@@ -1,3 +1,4 @@
+import { trimEndChars } from "../trim.js";
 import { enforceContentRule, holdToSinglePlace, stripForbiddenSections } from "./content-check.js";
 import { pageContentSchema, type PageContent, type Section } from "./content.js";
 import type { GenerationInput, GenerationResult, Generator, Warning } from "./generation-input.js";
@@ -66,7 +67,7 @@ async function requestContent(options: OpenAIGeneratorOptions, timeoutMs: number
     let response: Response;
     let body: string;
     try {
-      response = await options.fetch(`${options.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
+      response = await options.fetch(`${trimEndChars(options.baseUrl, "/")}/chat/completions`, {
         method: "POST",
         headers,
         signal: controller.signal,
@@ -133,7 +134,7 @@ function parseAnswer(body: string): { content: PageContent; warnings: Warning[] 
   let answer: unknown;
   try {
     // Some models wrap JSON in a Markdown fence even when asked for a JSON object.
-    answer = JSON.parse(message.trim().replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, ""));
+    answer = JSON.parse(withoutFence(message));
   } catch {
     throw new AiFailure("the model's answer is not valid JSON");
   }
@@ -168,4 +169,11 @@ function bindToInput(content: PageContent, input: GenerationInput): PageContent 
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The answer without a Markdown fence around it (a loop, not a `\s*```$` pattern, which is quadratic on long white space). */
+function withoutFence(message: string): string {
+  let text = message.trim().replace(/^```(?:json)?/i, "");
+  if (text.endsWith("```")) text = text.slice(0, -3);
+  return text.trim();
 }

@@ -1,3 +1,4 @@
+import { trimEndChars } from "../trim.js";
 /** Characters XML 1.0 forbids, and unpaired surrogates: either would make the SVG unparseable. */
 const invalidXmlChars = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
@@ -35,7 +36,7 @@ export function wrapText(text: string, maxChars: number, maxLines: number): stri
   if (lines.length <= maxLines) return lines;
   const kept = lines.slice(0, maxLines);
   const last = Array.from(kept[maxLines - 1]!);
-  kept[maxLines - 1] = `${last.slice(0, Math.max(1, maxChars - 1)).join("").replace(/[\s,;:.]+$/, "")}…`;
+  kept[maxLines - 1] = `${trimEndChars(last.slice(0, Math.max(1, maxChars - 1)).join(""), ",;:.", true)}…`;
   return kept;
 }
 

@@ -1,3 +1,4 @@
+import { trimEndChars } from "../trim.js";
 import type { PageContent, Section } from "./content.js";
 import type { GenerationInput, GenerationResult, Generator, Warning } from "./generation-input.js";
 import { resolveLocale, supportedLanguages } from "./locales/resolve-locale.js";
@@ -81,7 +82,7 @@ function shorten(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max - 1);
   const space = cut.lastIndexOf(" ");
-  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, "")}…`;
+  return `${trimEndChars(space > max / 2 ? cut.slice(0, space) : cut, ",;:.-", true)}…`;
 }
 
 /** Only URLs a browser can load without leaving http(s) or the serving host. */

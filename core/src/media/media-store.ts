@@ -3,6 +3,21 @@ import { removePrefix } from "../storage/remove-prefix.js";
 import { mediaTypeFromKey } from "./sniff.js";
 
 const MEDIA_PATH = /^[a-z0-9_-]+(\/[A-Za-z0-9_-]+)*\/[A-Za-z0-9_-]+\.(png|jpg|gif|webp|avif|svg)$/;
+/** Longest media path: stored ones are about 90 characters (`products/{uuid}/{uuid}.png`). */
+export const MEDIA_PATH_MAX_LENGTH = 256;
+/** Most segments in a media path: stored ones have three. */
+export const MEDIA_PATH_MAX_SEGMENTS = 6;
+
+/**
+ * True when `path` is shaped like a media path: its length and segment count first (a path of thousands
+ * of segments would reach the file system as a name too long), then its characters and extension.
+ */
+export function isMediaPath(path: string): boolean {
+  if (path.length > MEDIA_PATH_MAX_LENGTH) return false;
+  let segments = 1;
+  for (let at = path.indexOf("/"); at >= 0; at = path.indexOf("/", at + 1)) if (++segments > MEDIA_PATH_MAX_SEGMENTS) return false;
+  return MEDIA_PATH.test(path);
+}
 
 /**
  * Makes the bytes of a media path that is drawn from other stored media on first request (null: not one of
@@ -43,14 +58,14 @@ export function createMediaStore(storage: Storage, publicUrl: () => string, deri
   };
   return {
     /** True when `path` is shaped like a media path (checked before it becomes a storage key). */
-    isValidPath: (path: string) => MEDIA_PATH.test(path),
+    isValidPath: isMediaPath,
     urlOf: (path: string) => `${publicUrl()}/media/${path}`,
     async put(path: string, bytes: Uint8Array | string): Promise<void> {
-      if (!MEDIA_PATH.test(path)) throw new Error(`Invalid media path: ${path}`);
+      if (!isMediaPath(path)) throw new Error(`Invalid media path: ${path.slice(0, MEDIA_PATH_MAX_LENGTH)}`);
       await storage.setItemRaw(toKey(path), typeof bytes === "string" ? Buffer.from(bytes, "utf8") : Buffer.from(bytes));
     },
     async get(path: string): Promise<{ bytes: Buffer; mediaType: string } | null> {
-      if (!MEDIA_PATH.test(path)) return null;
+      if (!isMediaPath(path)) return null;
       const bytes = (await read(path)) ?? (derive ? await derived(path) : null);
       return bytes ? { bytes, mediaType: mediaTypeFromKey(path) } : null;
     },

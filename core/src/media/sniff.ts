@@ -32,13 +32,30 @@ function isSvg(bytes: Uint8Array): boolean {
   // Text only: a NUL byte in the head means binary.
   const head = Buffer.from(bytes.subarray(0, 4096)).toString("utf8");
   if (head.includes("\u0000")) return false;
-  const text = head
-    .replace(/^\uFEFF/, "")
-    .replace(/<\?xml[\s\S]*?\?>/g, "")
-    .replace(/<!--[\s\S]*?-->/g, "")
-    .replace(/<!DOCTYPE[^>]*>/gi, "")
-    .trimStart();
-  return /^<svg[\s>]/i.test(text);
+  return /^<svg[\s>]/i.test(skipProlog(head.replace(/^\uFEFF/, "")));
+}
+
+/** What may come before `<svg`: an XML declaration, comments, a doctype, and white space between them. */
+const PROLOG: [open: string, close: string][] = [
+  ["<?xml", "?>"],
+  ["<!--", "-->"],
+  ["<!doctype", ">"],
+];
+
+/**
+ * `text` from its first element on, past the prolog items. A scan with `indexOf` rather than
+ * `<!--[\s\S]*?-->`-style replaces, which are quadratic on a head full of unclosed openers.
+ */
+function skipProlog(text: string): string {
+  let at = 0;
+  for (;;) {
+    while (at < text.length && /\s/.test(text[at]!)) at++;
+    const item = PROLOG.find(([open]) => text.slice(at, at + open.length).toLowerCase() === open);
+    if (!item) return text.slice(at);
+    const end = text.indexOf(item[1], at + item[0].length);
+    if (end < 0) return "";
+    at = end + item[1].length;
+  }
 }
 
 /** The media type implied by a URL's extension; `image/jpeg` when it says nothing (DESIGN §6). */

@@ -1,3 +1,5 @@
+import { trimEndChars, trimStartChars } from "../trim.js";
+
 /** Letters that read better spelt out than stripped of their marks, in every language. */
 const spelt: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", ł: "l", đ: "d", ð: "d", þ: "th", ı: "i" };
 
@@ -23,13 +25,11 @@ export function toSlug(title: string, language?: string): string {
   if (lang === "de") text = text.replace(/[äöü]/g, (c) => umlauts[c]!);
   text = text.replace(/[ßæœøłđðþı]/g, (c) => spelt[c]!);
   if (and[lang]) text = text.replace(/&/g, ` ${and[lang]} `);
-  const slug = text
+  const dashed = text
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 60)
-    .replace(/-+$/g, "");
+    .replace(/[^a-z0-9]+/g, "-");
+  const slug = trimEndChars(trimStartChars(trimEndChars(dashed, "-"), "-").slice(0, 60), "-");
   return slug || "page";
 }
 
@@ -41,7 +41,7 @@ export function toSlug(title: string, language?: string): string {
 export function toUniqueSlug(base: string, taken: (slug: string) => boolean, language?: string): string {
   if (!taken(base)) return base;
   const lang = primaryOf(language);
-  const stem = /^[a-z]{2,3}$/.test(lang) ? `${base.slice(0, 60 - lang.length - 1).replace(/-+$/, "")}-${lang}` : base;
+  const stem = /^[a-z]{2,3}$/.test(lang) ? `${trimEndChars(base.slice(0, 60 - lang.length - 1), "-")}-${lang}` : base;
   if (stem !== base && !taken(stem)) return stem;
   for (let n = 2; ; n++) {
     const candidate = `${stem}-${n}`;

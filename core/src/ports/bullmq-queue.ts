@@ -1,3 +1,4 @@
+import { trimEndChars } from "../trim.js";
 import { Queue, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
 import { isLpError } from "../errors.js";
@@ -67,7 +68,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
   const now = options.now ?? (() => new Date());
   const onError = options.onError ?? logJobError;
   const log = options.log ?? ((line: string) => console.error(line));
-  const prefix = `${options.prefix.replace(/:+$/, "")}`;
+  const prefix = trimEndChars(options.prefix, ":");
   const handlers = new Map<string, JobHandler>();
   // Jobs this process added that are not known to be finished, and the runs it has in hand.
   const added = new Set<string>();

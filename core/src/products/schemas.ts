@@ -2,12 +2,16 @@ import { z } from "zod";
 import { httpUrlSchema } from "../render/theme.js";
 
 const money = z.number().finite("must be a finite number").min(0, "must not be negative").max(1_000_000_000, "is too large");
+/** The text of a number: one digit run and an optional fraction, so no run of digits can be split two ways. */
+const NUMBER_TEXT = /^\s*-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
+/** Longest number text read; longer text is "must be a number" before any pattern sees it. */
+const NUMBER_TEXT_MAX = 64;
 /**
  * A multipart number: the text of a JSON number (white space around it allowed), then the same bounds as
  * JSON. Rendered as the number schema, so the document bounds multipart `price` exactly as JSON's.
  */
 const moneyText = z.preprocess(
-  (v) => (typeof v === "string" && /^\s*-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/.test(v) ? Number(v) : v),
+  (v) => (typeof v === "string" && v.length <= NUMBER_TEXT_MAX && NUMBER_TEXT.test(v) ? Number(v) : v),
   z.number({ error: "must be a number" }).min(0, "must not be negative").max(1_000_000_000, "is too large"),
 );
 const httpUrl = httpUrlSchema;

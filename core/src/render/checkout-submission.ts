@@ -10,7 +10,8 @@ export interface CheckoutFieldError {
 /** The outcome of checking a checkout form post. */
 export type CheckoutValidation = { ok: true; values: Record<string, string> } | { ok: false; errors: CheckoutFieldError[] };
 
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// Domain labels hold no dot, so each dot starts the next label: one way to match, linear time.
+const emailPattern = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 const telPattern = /^\+?[0-9 ().\-/]+$/;
 
 /**

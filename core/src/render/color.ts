@@ -3,7 +3,9 @@ import { cssNamedColors } from "./css-named-colors.js";
 /** `abc` → `[Aa][Bb][Cc]`: JSON Schema patterns have no flags, so case-insensitivity is spelt out. */
 const anyCase = (word: string) => [...word].map((c) => (/[a-z]/.test(c) ? `[${c.toUpperCase()}${c}]` : c)).join("");
 
-const num = "[+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?";
+// Digits, then an optional fraction: `\d+\.?\d*` would let the two digit runs split one run of digits in
+// every possible way, which is quadratic on a long run that does not match.
+const num = "[+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][+-]?\\d+)?";
 const pct = `${num}%`;
 const numOrPct = `${num}%?`;
 const angle = `${num}(?:${["deg", "rad", "grad", "turn"].map(anyCase).join("|")})?`;

@@ -1,3 +1,4 @@
+import { trimEndChars } from "../trim.js";
 /**
  * Escapes text for HTML content and for double- or single-quoted attribute values. Every string
  * that came from a user, a product or a model goes through this before reaching the page.
@@ -30,7 +31,7 @@ export function toSafeUrl(value: unknown, assetBase?: string): string | null {
   const url = value.trim();
   if (!url || url.length > 2048 || /[\s\u0000-\u001f]/.test(url)) return null;
   if (/^https?:\/\/[^/\\]/i.test(url)) return url;
-  if (/^\/(?![/\\])/.test(url)) return assetBase ? `${assetBase.replace(/\/+$/, "")}${url}` : url;
+  if (/^\/(?![/\\])/.test(url)) return assetBase ? `${trimEndChars(assetBase, "/")}${url}` : url;
   return null;
 }
 

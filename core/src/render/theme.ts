@@ -96,14 +96,15 @@ function patchObject<S extends z.ZodRawShape>(what: string, shape: S) {
 /** A theme colour: the document carries the same pattern and length the server checks. */
 export const colorSchema = z
   .string()
-  .max(COLOR_MAX_LENGTH, `must be a colour of at most ${COLOR_MAX_LENGTH} characters`)
+  // `abort`: a value over the length never reaches the pattern (zod runs later checks after a failed one).
+  .max(COLOR_MAX_LENGTH, { message: `must be a colour of at most ${COLOR_MAX_LENGTH} characters`, abort: true })
   .regex(new RegExp(COLOR_PATTERN), "must be a colour: #rgb, #rrggbb, #rrggbbaa, rgb(), rgba(), hsl() or a CSS colour name")
   // Named, so the document writes the long pattern once (components.schemas.Color) and refers to it.
   .meta({ id: "Color", description: "#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla() or a CSS colour name" });
 /** A font stack, by the pattern the document carries too. */
 export const fontStackSchema = z
   .string()
-  .max(200, "must be at most 200 characters")
+  .max(200, { message: "must be at most 200 characters", abort: true })
   .regex(new RegExp(FONT_STACK_PATTERN, "u"), "must be a font stack: names, quotes, commas and spaces only (no ; { } < >)")
   .meta({ id: "FontStack", description: "Font names, quotes, commas and spaces; quotes paired" });
 const color = colorSchema;
@@ -126,7 +127,7 @@ export const globalThemePatchSchema = patchObject("global_theme", {
  */
 export const httpUrlSchema = z
   .url({ protocol: /^https?$/, error: "must be an absolute http or https URL" })
-  .max(2048, "must be at most 2048 characters")
+  .max(2048, { message: "must be at most 2048 characters", abort: true })
   .regex(/^https?:\/\/\S+$/, "must be an absolute http or https URL without spaces")
   .meta({ format: "uri" });
 const httpUrl = httpUrlSchema;

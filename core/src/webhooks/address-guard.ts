@@ -45,12 +45,12 @@ export function isPublicAddress(address: string): boolean {
   if (groups[0] === 0x64 && groups[1] === 0xff9b && groups[2] === 1) return false;
   const embedded = toEmbeddedIpv4(groups);
   if (embedded) return isPublicAddress(embedded);
-  return !blocked.check(address.replace(/%.*$/, ""), "ipv6");
+  return !blocked.check(withoutZone(address), "ipv6");
 }
 
 /** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail and a zone id allowed), or null. */
 export function toIpv6Groups(address: string): number[] | null {
-  let text = address.toLowerCase().replace(/%.*$/, "");
+  let text = withoutZone(address.toLowerCase());
   const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (dotted) {
     const bytes = dotted.slice(2).map(Number);
@@ -108,4 +108,10 @@ export function createAddressGuard(publicOnly: boolean, resolveHost: ResolveHost
       return bad ? `the host '${host}' resolves to ${bad}, a non-public address (refused with --public)` : null;
     },
   };
+}
+
+/** An IPv6 address without its zone id (`fe80::1%eth0` → `fe80::1`). */
+function withoutZone(address: string): string {
+  const at = address.indexOf("%");
+  return at < 0 ? address : address.slice(0, at);
 }

@@ -1,6 +1,7 @@
 import type { ErrorEnvelope } from "@lp/contract";
 import { LpError, type ErrorCode } from "@lp/core";
 import { HTTPResponse } from "h3";
+import { internalErrorLog } from "./internal-error-log.js";
 
 /** The one table from error code to HTTP status (DESIGN §3). */
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -47,13 +48,13 @@ function headersFor(error: LpError, plane: "account" | "app" | "admin" | "none")
 
 /**
  * Turns any thrown value into the error envelope. Unknown errors become `internal_error` without their
- * cause, which is logged with the request id instead.
+ * cause, which is logged with the request id instead (its stack once per cause a minute, then a count).
  */
 export function toErrorResponse(error: unknown, requestId: string, plane: "account" | "app" | "admin" | "none" = "none"): HTTPResponse {
   let lp: LpError;
   if (error instanceof LpError) lp = error;
   else {
-    console.error(`[lp] ${requestId} internal error:`, error);
+    internalErrorLog.report(`[lp] ${requestId} internal error:`, error);
     lp = new LpError("internal_error", "Something went wrong on our side. Quote the request id when reporting it.");
   }
   const details = lp.code === "method_not_allowed" ? undefined : lp.details;

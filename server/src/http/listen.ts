@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { applyConnectionCaps, serverTimeouts, type ConnectionLimits } from "./connection-limits.js";
 import type { NodeHandler } from "./node-handler.js";
 
 /** A listening HTTP server and how to stop it. */
@@ -12,16 +13,17 @@ export interface Listener {
 /**
  * Listens on `host:port` with Node's own HTTP server. Used instead of a listener library, whose import
  * (port finding, clipboard, QR code, tunnels) cost about 70 ms of `lp serve` start-up. A port already in
- * use is an error, never a quiet move to another one.
+ * use is an error, never a quiet move to another one. With `limits`, connections are bounded in time and
+ * number (refusals told through `report`); without, Node's defaults apply.
  */
-export function listenOn(handler: NodeHandler, host: string, port: number): Promise<Listener> {
+export function listenOn(handler: NodeHandler, host: string, port: number, limits?: ConnectionLimits, report: (line: string) => void = (line) => console.error(line)): Promise<Listener> {
   let closing = false;
   // Each connection's latest response (a property write per request, no listener): on close, the ones
   // still being answered are told to end their connection when done.
   const kResponse = Symbol("response");
   type Tracked = Socket & { [kResponse]?: ServerResponse };
   const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
+  const server = createServer(limits ? serverTimeouts(limits) : {}, (req, res) => {
     // Once closing, each answer ends its connection, so a keep-alive client cannot hold the server open.
     if (closing) res.shouldKeepAlive = false;
     else (req.socket as Tracked)[kResponse] = res;
@@ -31,6 +33,7 @@ export function listenOn(handler: NodeHandler, host: string, port: number): Prom
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
+  const stopCaps = limits ? applyConnectionCaps(server, limits, report) : () => {};
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
@@ -41,6 +44,7 @@ export function listenOn(handler: NodeHandler, host: string, port: number): Prom
         close() {
           closed ??= new Promise<void>((done) => {
             closing = true;
+            stopCaps();
             server.close(() => done());
             server.closeIdleConnections();
             for (const socket of sockets) {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { internalErrorLog } from "./internal-error-log.js";
 
 /** A Node request listener, as `toNodeHandler(app)` returns it. */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -23,7 +24,7 @@ export function toSafeNodeHandler(handler: NodeHandler, report: (line: string, e
 }
 
 function defaultReport(line: string, error: unknown): void {
-  console.error(line, error);
+  internalErrorLog.report(line, error);
 }
 
 function answerInternalError(req: IncomingMessage, res: ServerResponse, error: unknown, report: (line: string, error: unknown) => void): void {

@@ -139,7 +139,13 @@ function operationId(route: RouteDef): string {
   const words = route.path
     .split("/")
     .filter((p) => p && p !== "v1" && p !== "accounts" && !p.startsWith(":"))
-    .map((p) => p.replace(/[^a-z0-9]+(.)/gi, (_, c: string) => c.toUpperCase()));
+    .map(toCamel);
   const suffix = route.path.endsWith("}") || /:\w+$/.test(route.path) ? "One" : "";
   return `${route.method.toLowerCase()}${words.map((w) => w[0].toUpperCase() + w.slice(1)).join("")}${suffix}`;
+}
+
+/** `webhook-endpoints` → `webhookEndpoints` (split, not a `[^a-z0-9]+(.)` replace, which backtracks on a trailing run). */
+function toCamel(part: string): string {
+  const [first = "", ...rest] = part.split(/[^a-z0-9]+/i);
+  return first + rest.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join("");
 }

@@ -31,7 +31,11 @@ export const mediaRoutes: RouteDef[] = [
     plane: "none",
     internal: true,
     handler: async ({ server, params }) => {
-      const found = await server.core.media.get(params.path ?? "");
+      // Shape, segment count and length are checked before any storage key is made (a path of thousands of
+      // segments was a file name too long for fs storage).
+      const path = params.path ?? "";
+      if (!server.core.media.isValidPath(path)) throw notFound("media");
+      const found = await server.core.media.get(path);
       if (!found) throw notFound("media");
       return new Response(new Uint8Array(found.bytes), {
         headers: {

@@ -36,6 +36,8 @@ export interface ServeCommandOptions {
   pidFile?: string;
   /** How long a shutdown waits for in-flight requests and background work. */
   drainTimeoutMs: number;
+  /** `--headers-timeout`, `--max-connections`, `--max-connections-per-address` (null: off); absent: the server's defaults. */
+  connections: { headersTimeoutMs?: number; maxConnections?: number; maxPerAddress?: number | null };
 }
 
 /** Turns the parsed flags of `lp serve` into its options; usage errors only, no I/O. */
@@ -61,7 +63,18 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
     envFile: flags.writeEnv,
     pidFile: flags.pidFile,
     drainTimeoutMs: parseDuration(flags.drainTimeout ?? "10s", "--drain-timeout"),
+    connections: {
+      headersTimeoutMs: flags.headersTimeout === undefined ? undefined : toHeadersTimeout(flags.headersTimeout),
+      maxConnections: toInt(flags.maxConnections, "--max-connections", 1, 10_000_000),
+      maxPerAddress: flags.maxConnectionsPerAddress === "off" ? null : toInt(flags.maxConnectionsPerAddress, "--max-connections-per-address", 1, 10_000_000),
+    },
   };
+}
+
+function toHeadersTimeout(text: string): number {
+  const ms = parseDuration(text, "--headers-timeout");
+  if (ms < 1000 || ms > 300_000) throw new UsageError(`--headers-timeout: '${text}' must be from 1s to 5m.`);
+  return ms;
 }
 
 function toRedisUrl(text: string): string {
@@ -122,6 +135,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     publicOnly: opts.publicOnly,
     maxEndpoints: opts.maxEndpoints,
     checkoutRateLimit: opts.checkoutRateLimit,
+    connections: opts.connections,
     env: io.env,
   }).catch((error: unknown) => {
     // The error is printed and the exit code is 1; should a client the failed start opened still hold the
