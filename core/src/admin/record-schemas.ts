@@ -104,6 +104,9 @@ const STORES: [store: string, key: RegExp, schema: z.ZodType][] = [
   ["webhook outbox", new RegExp(`^webhooks:outbox:${seg}$`), eventRecord],
 ];
 
+/** The key pattern of every store an import may write, for the pattern sweep (`server/src/redos-sweep.test.ts`). */
+export const storeKeyPatterns = (): RegExp[] => STORES.map(([, key]) => key);
+
 /** One refusal of an import, in the shape of `validation_error`'s issues. */
 export interface RecordIssue {
   path: string;
