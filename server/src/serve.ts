@@ -39,8 +39,8 @@ export interface ServeOptions {
   publicUrl?: string;
   admin?: boolean;
   adminKey?: string;
-  /** Access-log sink; null for none. Default: stderr. */
-  log?: ((line: string) => void) | null;
+  /** Access-log sink, called with one or more lines per batch; null for none. Default: stderr. */
+  log?: ((lines: string) => void) | null;
   /** Webhook retry schedule in milliseconds (kept for the delivery engine). */
   retrySchedule?: number[];
   /** Spread every deployment over about this long (three steps), so polling loops can be exercised. */
@@ -141,7 +141,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   });
   const credentials = await ensureDevCredentials(stores.data, core.clock, core.ids);
   const adminKey = options.admin === false ? null : await ensureAdminKey(stores.data, core.ids, options.adminKey);
-  const { app } = createApp({
+  const { app, flushLog } = createApp({
     core,
     settings: {
       simulate: true,
@@ -181,6 +181,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
         dashboard?.close();
         // Stops accepting at once; open requests finish (bounded by the same deadline as the background work).
         const requests = await settleWithin(listener.close(), remaining());
+        flushLog();
         const report = Number.isFinite(deadline) ? await core.drain(remaining()) : (await core.close(), { left: [] });
         if (!requests) {
           report.left.unshift("requests still being answered");

@@ -1,7 +1,7 @@
 /**
- * Writes the lockfile of a fresh project from this repository's own lockfile, so `npm ci --offline`
- * installs it from npm's cache (filled by the repository's `npm ci`) without asking a registry: the
- * release rehearsal must not need the internet.
+ * Writes the lockfile of a fresh project from this repository's own lockfile, so `npm install
+ * --prefer-offline` installs the same versions from npm's cache (filled by the repository's `npm ci`)
+ * instead of resolving them again against a registry.
  */
 
 /** One `packages` entry of package-lock.json (v3). */

@@ -53,7 +53,8 @@ export async function packAll(into: string): Promise<Record<string, Packed>> {
 /**
  * An empty project outside the repository with the tarballs and the tools installed, as `npm install`
  * would in a user's repository. The lockfile is derived from the repository's (same versions), and the
- * install runs with `--offline`: every package comes from npm's cache, which the repository's `npm ci` filled.
+ * install runs with `--prefer-offline`: packages come from npm's cache, which the repository's `npm ci`
+ * filled; only what the cache lacks (npm's answer to a peer range it wants to re-check) asks the registry.
  */
 export async function createProject(packed: Record<string, Packed>): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "lp-release-"));
@@ -70,11 +71,13 @@ export async function createProject(packed: Record<string, Packed>): Promise<str
   }
   const rootPkg = manifestOf(".") as Manifest & { devDependencies: Record<string, string> };
   const devDependencies = Object.fromEntries(TOOLS.map((name) => [name, rootPkg.devDependencies[name]!]));
-  const project = { name: "lp-release-rehearsal", version: "1.0.0", private: true, type: "module", dependencies, devDependencies };
+  // `npm test` is the project's own suite: the README's CI step ends with it.
+  const scripts = { test: "vitest run --reporter=default --reporter=json --outputFile=vitest.json" };
+  const project = { name: "lp-release-rehearsal", version: "1.0.0", private: true, type: "module", scripts, dependencies, devDependencies };
   const packages = { "": project, ...entries, ...layoutFrom(lock.packages, roots, (name) => name.startsWith("@lp/")) };
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(project, null, 2)}\n`);
   writeFileSync(join(dir, "package-lock.json"), `${JSON.stringify({ name: project.name, version: project.version, lockfileVersion: 3, requires: true, packages }, null, 2)}\n`);
-  await run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts"], { cwd: dir, env: npmEnv() });
+  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"], { cwd: dir, env: npmEnv() });
   return dir;
 }
 
@@ -95,8 +98,8 @@ export function exec(dir: string, command: string, args: string[], env: Record<s
 }
 
 /** A long-running command of the project, with its stderr so far and a way to wait for a line of it. */
-export function start(dir: string, command: string, args: string[], env: Record<string, string> = {}) {
-  const child: ChildProcess = spawn(command, args, { cwd: dir, env: npmEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+export function start(dir: string, command: string, args: string[], env: Record<string, string> = {}, detached = false) {
+  const child: ChildProcess = spawn(command, args, { cwd: dir, env: npmEnv(env), stdio: ["ignore", "pipe", "pipe"], detached });
   let stderr = "";
   let stdout = "";
   child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
