@@ -14,6 +14,7 @@ import { runAsyncWork } from "./scenarios/async-work.js";
 import { runRedisLocal } from "./scenarios/redis-local.js";
 import { runRedisScale } from "./scenarios/redis-scale.js";
 import { runRedisList } from "./scenarios/redis-list.js";
+import { runAccessLog } from "./scenarios/access-log.js";
 
 const ctx = createContext(process.argv.slice(2));
 const started = performance.now();
@@ -25,6 +26,8 @@ const scenarios: [string, typeof runReads][] = [
   ["reads", runReads],
   ["writes", runWrites],
   ["startup", runStartup],
+  // The built CLI's `lp serve` with and without its access log, under wrk and autocannon (build first).
+  ["access-log", runAccessLog],
   ["async", runAsyncWork],
   // Redis (DESIGN §12): need Debian's redis-server; `--only=redis,redis-scale,redis-list`.
   ["redis", runRedisLocal],
