@@ -20,7 +20,7 @@ import { toNodeHandler } from "h3/node";
 import { createApp } from "./app.js";
 import { lockDataDir } from "./data-dir-lock.js";
 import { assertAdminExposure } from "./exposure.js";
-import { listenOn } from "./http/listen.js";
+import { listenOn, preloadListhen } from "./http/listen.js";
 import { toSafeNodeHandler } from "./http/node-handler.js";
 import { PUBLIC_CHECKOUT_RATE_LIMIT, type RateLimit } from "./http/rate-limit.js";
 import { createDashboardHub } from "./dashboard/hub.js";
@@ -115,6 +115,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 }
 
 async function boot(options: ServeOptions, host: string, stores: Stores, unlock: () => void): Promise<Omit<RunningServer, "notices">> {
+  // The listener's module loads while the core starts; listenOn awaits the same import.
+  void preloadListhen().catch(() => {});
   const wanted = options.port ?? 4010;
   // A script that expects this port must hear that it is taken, before the core starts.
   if (wanted !== 0 && !(await isPortFree(wanted, host))) {
