@@ -8,5 +8,6 @@ export const packageConfig = defineConfig({
   platform: "node",
   dts: { compilerOptions: { ignoreDeprecations: "6.0" } },
   clean: true,
-  sourcemap: true,
+  // No source maps: the published tarballs carry no sources.
+  sourcemap: false,
 });

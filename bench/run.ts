@@ -16,6 +16,7 @@ import { runRedisScale } from "./scenarios/redis-scale.js";
 import { runRedisList } from "./scenarios/redis-list.js";
 import { runRedisCluster } from "./scenarios/redis-cluster.js";
 import { runHostileStrings } from "./scenarios/hostile-strings.js";
+import { runAccessLog } from "./scenarios/access-log.js";
 
 const ctx = createContext(process.argv.slice(2));
 const started = performance.now();
@@ -27,6 +28,8 @@ const scenarios: [string, typeof runReads][] = [
   ["reads", runReads],
   ["writes", runWrites],
   ["startup", runStartup],
+  // The built CLI's `lp serve` with and without its access log, under wrk and autocannon (build first).
+  ["access-log", runAccessLog],
   ["async", runAsyncWork],
   ["hostile-strings", runHostileStrings],
   // Redis (DESIGN §12): need Debian's redis-server; `--only=redis,redis-scale,redis-list,redis-cluster`.

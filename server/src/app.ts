@@ -2,6 +2,7 @@ import type { Core } from "@lp/core";
 import { LpError } from "@lp/core";
 import { H3, type H3Event } from "h3";
 import { toErrorResponse } from "./http/errors.js";
+import { createAccessLog } from "./http/access-log.js";
 import { requestIdOf, toHandler } from "./http/pipeline.js";
 import type { RouteDef, ServerContext, ServerSettings } from "./http/route.js";
 import { json } from "./http/respond.js";
@@ -23,8 +24,11 @@ import { mountDashboard } from "./dashboard/mount.js";
 export interface AppOptions {
   core: Core;
   settings: ServerSettings;
-  /** Where access-log lines go; null turns the log off. Default: stderr. */
-  log?: ((line: string) => void) | null;
+  /**
+   * Where the access log goes: called with one or more lines (no final newline), batched per turn of the
+   * event loop (`http/access-log.ts`); null turns the log off. Default: stderr.
+   */
+  log?: ((lines: string) => void) | null;
   afterReset?: () => Promise<void>;
   /** Routes added by later layers (pages, deployments, webhooks, sites). */
   extraRoutes?: RouteDef[];
@@ -52,7 +56,8 @@ export function apiRoutes(options: Pick<AppOptions, "settings" | "extraRoutes">)
 export function createApp(options: AppOptions) {
   const server: ServerContext = { core: options.core, settings: options.settings, afterReset: options.afterReset };
   const dashboard = options.settings.adminKey ? options.dashboard : undefined;
-  const log = options.log === undefined ? (line: string) => process.stderr.write(`${line}\n`) : options.log;
+  const sink = options.log === undefined ? (lines: string) => process.stderr.write(`${lines}\n`) : options.log;
+  const log = sink ? createAccessLog(sink) : null;
   const routes = apiRoutes(options);
   // Built on first use: generating it costs tens of milliseconds that `lp serve` start-up should not pay.
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
@@ -74,10 +79,7 @@ export function createApp(options: AppOptions) {
         const ms = performance.now() - (started.get(event) ?? performance.now());
         dashboard.requests.record(event, response, ms, requestIdOf(event), new Date());
       }
-      if (log) {
-        const ms = (performance.now() - (started.get(event) ?? performance.now())).toFixed(1);
-        log(`${event.req.method} ${event.url.pathname} ${response.status} ${ms}ms ${requestIdOf(event)}`);
-      }
+      if (log) log.record(event.req.method, event.url.pathname, response.status, performance.now() - (started.get(event) ?? performance.now()), requestIdOf(event));
     } catch {
       // As h3's own onResponse (silent): a failing log never changes the answer.
     }
@@ -147,6 +149,8 @@ export function createApp(options: AppOptions) {
     app,
     routes,
     server,
+    /** Writes the access-log lines still buffered (on close). */
+    flushLog: () => log?.flush(),
     get openapi() {
       return openapiDocument();
     },

@@ -25,7 +25,7 @@ import { createApp } from "./app.js";
 import { joinAsMember } from "./cluster-member.js";
 import { assertAdminExposure } from "./exposure.js";
 import { defaultConnectionLimits, type ConnectionLimits } from "./http/connection-limits.js";
-import { listenOn } from "./http/listen.js";
+import { listenOn, preloadListhen } from "./http/listen.js";
 import { toSafeNodeHandler } from "./http/node-handler.js";
 import { PUBLIC_CHECKOUT_RATE_LIMIT, type RateLimit } from "./http/rate-limit.js";
 import { createDashboardHub } from "./dashboard/hub.js";
@@ -46,8 +46,8 @@ export interface ServeOptions {
   publicUrl?: string;
   admin?: boolean;
   adminKey?: string;
-  /** Access-log sink; null for none. Default: stderr. */
-  log?: ((line: string) => void) | null;
+  /** Access-log sink, called with one or more lines per batch; null for none. Default: stderr. */
+  log?: ((lines: string) => void) | null;
   /** Webhook retry schedule in milliseconds (kept for the delivery engine). */
   retrySchedule?: number[];
   /** Spread every deployment over about this long (three steps), so polling loops can be exercised. */
@@ -139,6 +139,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 }
 
 async function boot(options: ServeOptions, host: string, stores: Stores, unlock: () => void, hadData: boolean): Promise<RunningServer> {
+  // The listener's module loads while the core starts; listenOn awaits the same import.
+  void preloadListhen().catch(() => {});
   const wanted = options.port ?? 4010;
   // A script that expects this port must hear that it is taken, before the core starts.
   if (wanted !== 0 && !(await isPortFree(wanted, host))) {
@@ -176,7 +178,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
     await core.close().catch(() => {});
     throw error;
   }
-  const { app } = createApp({
+  const { app, flushLog } = createApp({
     core,
     settings: {
       simulate: true,
@@ -220,6 +222,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
         dashboard?.close();
         // Stops accepting at once; open requests finish (bounded by the same deadline as the background work).
         const requests = await settleWithin(listener.close(), remaining());
+        flushLog();
         const report = Number.isFinite(deadline) ? await core.drain(remaining()) : (await core.close(), { left: [] });
         if (!requests) {
           report.left.unshift("requests still being answered");

@@ -13,6 +13,10 @@ export interface ContextDeps {
   prompt?: Prompter;
   /** Replaces `startServer` of `@lp/server` (tests of `lp serve` that check what it is given). */
   startServer?: (options: Record<string, unknown>) => Promise<unknown>;
+  /** Replaces the browser opener (`lp serve --open`, `lp dashboard --open`). */
+  openUrl?: (url: string, onFail: (command: string) => void) => void;
+  /** Replaces untun's `startTunnel` (`lp listen --tunnel`: the tests have no internet). */
+  startTunnel?: (options: { url: string }) => Promise<{ getURL(): Promise<string>; close(): Promise<void> } | undefined>;
 }
 
 /** What every command's `run` receives besides its options: IO, config, the client, prompts. */

@@ -4,18 +4,18 @@ import { fileURLToPath } from "node:url";
 import { UsageError } from "./errors.js";
 
 /**
- * Finds `fixtures/<name>` in the nearest folder above this module (the sources, or the build in
- * cli/dist): the repository's own sample data. `flag` names the option that overrides it.
+ * Where the sample data is: `dist/fixtures` beside the built CLI (the published package carries it), or
+ * the repository's `fixtures/` when run from sources. Resolved from this module, never the current
+ * directory; `flag` names the option that overrides it.
  */
 export async function findFixture(name: string, flag: string): Promise<string> {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, "fixtures", name);
+  // The repository's folder only from sources (cli/src/runtime): an installed package never looks outside itself.
+  const places = import.meta.url.endsWith(".ts") ? ["../../../fixtures/"] : ["./fixtures/"];
+  for (const relative of places) {
+    const candidate = join(fileURLToPath(new URL(relative, import.meta.url)), name);
     if (await access(candidate).then(() => true, () => false)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) throw new UsageError(`${flag}: fixtures/${name} was not found; pass ${flag} FILE.`);
-    dir = parent;
   }
+  throw new UsageError(`${flag}: the sample ${name} is missing from this installation of lp; pass ${flag} FILE.`);
 }
 
 /**

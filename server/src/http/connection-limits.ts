@@ -56,18 +56,27 @@ export function defaultConnectionLimits(publicOnly: boolean, descriptorLimit = r
   };
 }
 
-/** Options for `http.createServer` that carry the time limits (the check interval can only be set there). */
-export function serverTimeouts(limits: ConnectionLimits) {
-  // The whole request keeps Node's 300 s: an upload of 200 MiB on a slow link needs it.
-  return { headersTimeout: limits.headersTimeoutMs, requestTimeout: Math.max(300_000, limits.headersTimeoutMs), connectionsCheckingInterval: limits.checkIntervalMs };
+/**
+ * Sets the time limits on a server that is already listening (listhen makes the server, without options):
+ * the head timeout, Node's 300 s for the whole request (an upload of 200 MiB on a slow link needs it), and
+ * the period of Node's connection check. That period is read when the check starts, on `listening`, so the
+ * check is started again with it; Node's own start clears the interval it replaces.
+ */
+export function applyServerTimeouts(server: Server, limits: ConnectionLimits): void {
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = Math.max(300_000, limits.headersTimeoutMs);
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = limits.checkIntervalMs;
+  const restart = server.listeners("listening").find((listener) => listener.name === "setupConnectionsTracking");
+  if (!restart) throw new Error("this Node version starts its connection check differently: the head timeout cannot be applied");
+  restart.call(server);
 }
 
 /**
  * Applies the caps to `server`: the global one through Node's `maxConnections` (its `drop` event counts
  * the refusals), the per-address one by closing a connection that would pass it. Refusals are told through
  * `report` once when they start, then as a count once a minute while they go on, never once per socket.
- * Returns a function that stops the minute timer. (The head timeout is Node's `headersTimeout`, set at
- * creation by {@link serverTimeouts}: it answers 408 and closes a connection, silent or half-sent alike.)
+ * Returns a function that stops the minute timer. (The head timeout is Node's `headersTimeout`, set by
+ * {@link applyServerTimeouts}: it answers 408 and closes a connection, silent or half-sent alike.)
  */
 export function applyConnectionCaps(server: Server, limits: ConnectionLimits, report: (line: string) => void): () => void {
   const refusals = createRefusalReport(limits, report);

@@ -18,8 +18,23 @@ describe("listenOn", () => {
   it("refuses a port in use instead of moving to another", async () => {
     const first = await listenOn((_req, res) => res.end("a"), "127.0.0.1", 0);
     const { port } = first.server.address() as AddressInfo;
-    await expect(listenOn((_req, res) => res.end("b"), "127.0.0.1", port)).rejects.toMatchObject({ code: "EADDRINUSE" });
+    await expect(listenOn((_req, res) => res.end("b"), "127.0.0.1", port)).rejects.toMatchObject({ code: "EADDRINUSE", message: expect.stringContaining(`Port ${port} on 127.0.0.1 is already in use`) });
     await first.close();
+  });
+
+  it("binds the loopback address asked for, whatever HOST and NODE_ENV say", async () => {
+    const saved = { HOST: process.env.HOST, NODE_ENV: process.env.NODE_ENV };
+    Object.assign(process.env, { HOST: "0.0.0.0", NODE_ENV: "production" });
+    try {
+      const listener = await listenOn((_req, res) => res.end("a"), "127.0.0.1", 0);
+      expect(listener.server.address()).toMatchObject({ address: "127.0.0.1" });
+      await listener.close();
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
   });
 
   it("lets an open request finish on close, then ends its keep-alive connection", async () => {

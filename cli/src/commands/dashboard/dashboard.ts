@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import type { Context } from "../../runtime/context.js";
 import type { CommandInput } from "../../runtime/define.js";
 import { CliError, UsageError } from "../../runtime/errors.js";
 import { EXIT } from "../../runtime/exit-codes.js";
 import { info } from "../../runtime/output.js";
+import { openUrl } from "../../runtime/open-url.js";
 
 /** Options of `lp dashboard`. */
 export interface DashboardOptions {
@@ -13,13 +13,6 @@ export interface DashboardOptions {
 /** Turns the parsed flags of `lp dashboard` into its options; usage errors only, no I/O. */
 export function toOptions({ flags }: CommandInput): DashboardOptions {
   return { open: flags.open === true };
-}
-
-/** The platform's "open this URL" command. */
-function opener(url: string): [string, string[]] {
-  if (process.platform === "darwin") return ["open", [url]];
-  if (process.platform === "win32") return ["cmd", ["/c", "start", "", url]];
-  return ["xdg-open", [url]];
 }
 
 /**
@@ -44,10 +37,5 @@ export async function run(opts: DashboardOptions, ctx: Context): Promise<void> {
   const body = (await res.json()) as { data: { url: string } };
   const url = `${base}${body.data.url}`;
   ctx.io.stdout.write(`${url}\n`);
-  if (opts.open) {
-    const [command, args] = opener(url);
-    const child = spawn(command, args, { stdio: "ignore", detached: true });
-    child.on("error", () => info(ctx, `Could not run ${command}; open the URL above yourself.`));
-    child.unref();
-  }
+  if (opts.open) (ctx.deps.openUrl ?? openUrl)(url, (command) => info(ctx, `Could not run ${command}; open the URL above yourself.`));
 }

@@ -12,6 +12,7 @@ export function register(listen: Command): void {
     .option("--events <a,b>", "with --register: event types to subscribe to; '*' (the default) is every event")
     .option("--environment <env>", "with --register: production or test")
     .option("--print-secret", "with --register: print the endpoint's secret on stdout")
+    .option("--tunnel", "reach the receiver through a public quick tunnel (cloudflared, via untun; needs the internet), so a hosted instance can deliver here; --register registers the tunnel's URL")
     .option("--forward-to <url>", "relay each verified delivery with its headers; answer with the target's status")
     .option("--respond <statuses>", "reply to events with these statuses in turn, e.g. 500,500,200 (the last repeats)")
     .option("--delay <duration>", "wait this long before each reply, e.g. 2s")
@@ -26,5 +27,6 @@ export function register(listen: Command): void {
     "lp listen --secret whsec_... --port 8787 --respond 500,200",
     "lp listen --register --events deployment.succeeded --expect deployment.succeeded --timeout 2m",
     "lp listen --register --events page.created --forward-to http://localhost:3000/webhooks",
+    "lp listen --register --tunnel --api-url https://api.example.com   # a hosted instance delivers to this machine",
   ]).action(lazy(() => import("./listen.js")));
 }

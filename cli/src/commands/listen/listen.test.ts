@@ -131,4 +131,31 @@ describe("listen --register (against the app)", () => {
     expect(await done).toBe(0);
     expect((await h.lp(["webhooks", "list", "--json"])).json()).toEqual([]);
   });
+
+  it("--tunnel registers the tunnel's public URL, and closes the tunnel on exit", async () => {
+    const fake = createFakeIo({ cwd: h.home, env: h.env });
+    const calls: string[] = [];
+    // No internet here: untun's startTunnel is replaced by a stand-in that records what it is asked.
+    const startTunnel = async ({ url }: { url: string }) => {
+      calls.push(`start ${url}`);
+      return { getURL: async () => "https://lp-test.trycloudflare.com", close: async () => void calls.push("close") };
+    };
+    const done = main(["listen", "--register", "--tunnel", "--events", "product.created"], fake.io, { fetch: h.fetch, startTunnel });
+    const ready = await fake.waitForStderr(/Ready: receiving webhooks at (\S+)/);
+    const local = /Ready: receiving webhooks at (\S+)/.exec(ready)![1];
+    expect(calls).toEqual([`start ${local}`]);
+    expect(fake.stderr).toContain(`Tunnel: https://lp-test.trycloudflare.com -> ${local}`);
+    const [endpoint] = (await h.lp(["webhooks", "list", "--json"])).json();
+    expect(endpoint.url).toBe("https://lp-test.trycloudflare.com");
+    fake.shutdown();
+    expect(await done).toBe(0);
+    expect(calls).toEqual([`start ${local}`, "close"]);
+  });
+
+  it("--tunnel fails clearly when no tunnel starts", async () => {
+    const fake = createFakeIo({ cwd: h.home, env: h.env });
+    const code = await main(["listen", "--tunnel"], fake.io, { fetch: h.fetch, startTunnel: async () => undefined });
+    expect(code).toBe(1);
+    expect(fake.stderr).toContain("--tunnel: the tunnel did not start");
+  });
 });

@@ -17,6 +17,8 @@ export interface ListenOptions {
   secrets?: string[];
   register?: { events: string[]; environment?: "production" | "test"; printSecret: boolean };
   forwardTo?: string;
+  /** `--tunnel`: a public URL in front of the receiver. */
+  tunnel: boolean;
   respond?: number[];
   delayMs?: number;
   expect: Expectation[];
@@ -48,6 +50,7 @@ export function toOptions({ flags }: CommandInput): ListenOptions {
       ? { events, environment: toChoice(flags.environment, "--environment", ["production", "test"] as const), printSecret: flags.printSecret === true }
       : undefined,
     forwardTo: flags.forwardTo,
+    tunnel: flags.tunnel === true,
     respond,
     delayMs: flags.delay === undefined ? undefined : parseDuration(flags.delay, "--delay"),
     expect,
@@ -77,9 +80,13 @@ export async function run(opts: ListenOptions, ctx: Context): Promise<void> {
   });
   info(ctx, `Listening on ${receiver.url}${opts.secrets ? " (verifying signatures)" : opts.register ? "" : " (no --secret: signatures are not checked)"}`);
   let endpointId: string | undefined;
+  let tunnel: Tunnel | undefined;
   const shutdown = io.onShutdown();
   try {
-    if (opts.register) endpointId = await register(ctx, opts, receiver);
+    if (opts.tunnel) tunnel = await openTunnel(ctx, receiver.url);
+    const publicUrl = tunnel ? await tunnel.getURL() : receiver.url;
+    if (tunnel) info(ctx, `Tunnel: ${publicUrl} -> ${receiver.url}`);
+    if (opts.register) endpointId = await register(ctx, opts, publicUrl, receiver);
     info(ctx, `Ready: receiving webhooks at ${receiver.url}`);
     await waitForEnd(opts, tally, shutdown);
   } finally {
@@ -90,14 +97,25 @@ export async function run(opts: ListenOptions, ctx: Context): Promise<void> {
         (error: Error) => info(ctx, `Could not delete endpoint ${endpointId}: ${error.message}`),
       );
     }
+    await tunnel?.close().catch(() => {});
     await receiver.close();
   }
 }
 
-async function register(ctx: Context, opts: ListenOptions, receiver: Receiver): Promise<string> {
+type Tunnel = { getURL(): Promise<string>; close(): Promise<void> };
+
+/** untun's quick tunnel to `url` (imported on use), or the one the tests put in its place. */
+async function openTunnel(ctx: Context, url: string): Promise<Tunnel> {
+  const start = ctx.deps.startTunnel ?? (await import("untun")).startTunnel;
+  const tunnel = await start({ url });
+  if (!tunnel) throw new CliError(EXIT.error, "--tunnel: the tunnel did not start (is the internet reachable, and cloudflared allowed to install?).");
+  return tunnel;
+}
+
+async function register(ctx: Context, opts: ListenOptions, url: string, receiver: Receiver): Promise<string> {
   const client = await ctx.client();
   const { events, environment, printSecret } = opts.register!;
-  const endpoint = await client.webhooks.create({ url: receiver.url, events, ...(environment ? { environment } : {}) });
+  const endpoint = await client.webhooks.create({ url, events, ...(environment ? { environment } : {}) });
   receiver.setSecret(endpoint.secret);
   info(ctx, `Registered endpoint ${endpoint.id} (${endpoint.status}) for ${events.join(", ")} on ${client.baseUrl}`);
   if (endpoint.status !== "active") {

@@ -28,6 +28,7 @@ export function register(serve: Command): void {
     .option("--write-env <file>", "once ready, write those LP_* lines to FILE (atomically); removed on stop")
     .option("--pid-file <file>", "once ready, write this process's id to FILE, for kill; removed on stop")
     .option("--drain-timeout <duration>", "on SIGINT/SIGTERM, how long in-flight requests and background work may take to finish", "10s")
+    .option("--open", "once ready, open the dashboard (a one-time login URL) in the default browser")
     .option("--quiet", "no access log");
   examples(serve, [
     "lp serve",

@@ -78,4 +78,22 @@ describe("serve: running", () => {
     expect(fake.stderr).toMatch(/Stopped\.\n$/);
     expect(existsSync(credsPath)).toBe(false);
   });
+
+  it("--open opens a working one-time dashboard login once ready, and is refused with --no-admin", async () => {
+    const fake = createFakeIo({ cwd });
+    const opened: string[] = [];
+    const running = main(["serve", "--storage", "memory", "--port", "0", "--quiet", "--open"], fake.io, { openUrl: (url) => opened.push(url) });
+    await fake.waitForStderr(/Ready at /);
+    expect(opened).toHaveLength(1);
+    expect(opened[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_dashboard\/login\?token=[\w-]+$/);
+    // Not the one printed above: each login URL works once.
+    expect(fake.stderr).not.toContain(opened[0]);
+    const login = await fetch(opened[0]!, { redirect: "manual" });
+    expect(login.headers.get("set-cookie")).toMatch(/./);
+    fake.shutdown();
+    expect(await running).toBe(0);
+    const refused = createFakeIo({ cwd });
+    expect(await main(["serve", "--open", "--no-admin"], refused.io)).toBe(2);
+    expect(refused.stderr).toContain("--open opens the dashboard, which --no-admin turns off.");
+  });
 });

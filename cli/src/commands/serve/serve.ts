@@ -6,6 +6,7 @@ import { readCredentialsFile, removeCredentialsFile, writeCredentialsFile, type 
 import { UsageError } from "../../runtime/errors.js";
 import { toChoice, toInt } from "../../runtime/parse.js";
 import { VERSION } from "../../runtime/version.js";
+import { openUrl } from "../../runtime/open-url.js";
 import { seedProducts } from "./fixtures.js";
 import { createRunFiles } from "./run-files.js";
 import { toRateLimit } from "./rate-limit-flag.js";
@@ -30,6 +31,8 @@ export interface ServeCommandOptions {
   checkoutRateLimit?: { count: number; windowMs: number } | null;
   seed?: string | true;
   printEnv: boolean;
+  /** `--open`: the dashboard in the default browser once ready. */
+  open: boolean;
   quiet: boolean;
   /** Written once ready, removed on stop (`--write-env`, `--pid-file`). */
   envFile?: string;
@@ -42,6 +45,7 @@ export interface ServeCommandOptions {
 
 /** Turns the parsed flags of `lp serve` into its options; usage errors only, no I/O. */
 export function toOptions({ flags }: CommandInput): ServeCommandOptions {
+  if (flags.open && flags.admin === false) throw new UsageError("--open opens the dashboard, which --no-admin turns off.");
   return {
     host: flags.host,
     port: toInt(flags.port, "--port", 0, 65_535)!,
@@ -59,6 +63,7 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
     checkoutRateLimit: toRateLimit(flags.checkoutRateLimit, "--checkout-rate-limit"),
     seed: flags.seed,
     printEnv: flags.printEnv === true,
+    open: flags.open === true,
     quiet: flags.quiet === true,
     envFile: flags.writeEnv,
     pidFile: flags.pidFile,
@@ -180,6 +185,8 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     }
     await runFiles.ready(toEnvLines(creds));
     io.stderr.write(`Ready at ${server.url}${apiUrl !== server.url ? ` (public URL ${apiUrl})` : ""} (Ctrl+C to stop)\n`);
+    const login = opts.open ? server.dashboardLoginUrl?.() : undefined;
+    if (login) (ctx.deps.openUrl ?? openUrl)(login, (command) => io.stderr.write(`  could not run ${command}; open the dashboard URL above yourself\n`));
     const signal = await stopped;
     io.stderr.write(`${signal}: stopping; finishing requests and background work (up to ${formatDuration(opts.drainTimeoutMs)}, a second signal stops at once)...\n`);
     ({ left } = await server.close({ drainTimeoutMs: opts.drainTimeoutMs }));

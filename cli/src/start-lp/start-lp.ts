@@ -1,0 +1,118 @@
+import type { Client } from "@lp/client";
+import { EVENT_TYPES, type EventType } from "@lp/contract/events";
+import { createInbox, type WebhookInbox } from "./webhook-inbox.js";
+
+/** Options of {@link startLp}. */
+export interface StartLpOptions {
+  /**
+   * Event types the webhook inbox subscribes to; default every type. `false` registers no endpoint
+   * (then `webhooks` is null).
+   */
+  webhooks?: readonly string[] | false;
+  /** Webhook retry schedule in milliseconds (as `lp serve --retry-schedule`); default the service's own. */
+  retrySchedule?: number[];
+  /** Spread every deployment over about this long, so polling code meets `queued` and `building`. Default 0. */
+  deployDelayMs?: number;
+  /** Pause per page generation step. Default 0. */
+  generationStepMs?: number;
+}
+
+/** The credentials of the dev account and application, as `lp serve` prints them. */
+export interface LpCredentials {
+  token: string;
+  accountId: string;
+  appId: string;
+  appSecret: string;
+  /** Key of the local admin API (`/_admin`). */
+  adminKey: string;
+}
+
+/** A running in-process lp server; see {@link startLp}. `W` is null when started with `webhooks: false`. */
+export interface Lp<W extends WebhookInbox | null = WebhookInbox> {
+  /** Base URL, e.g. `http://127.0.0.1:41234` (no `/v1`). */
+  readonly url: string;
+  readonly credentials: LpCredentials;
+  /** `LP_API_URL`, `LP_TOKEN`, `LP_ACCOUNT`, `LP_APP_ID`, `LP_APP_SECRET`, `LP_ADMIN_KEY`: for the `lp` CLI or a child process. */
+  readonly env: Readonly<Record<string, string>>;
+  /** A `@lp/client` client holding every credential. */
+  readonly client: Client;
+  /** Verified deliveries to a receiver registered as a webhook endpoint; null with `webhooks: false`. */
+  readonly webhooks: W;
+  /** Stops the receiver and the server and forgets every record. Idempotent. */
+  close(): Promise<void>;
+  /** `await using lp = await startLp()` closes it at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Starts the whole lp API in this process, on a free loopback port, with memory storage of its own
+ * (two servers in one process share nothing), and a webhook receiver registered on the dev application.
+ *
+ * @example
+ * const lp = await startLp();
+ * const product = await lp.client.products.create({ title: "Apron", price: 42, product_type: "physical" });
+ * const event = await lp.webhooks.next("product.created");
+ * await lp.close();
+ */
+export async function startLp(options: StartLpOptions & { webhooks: false }): Promise<Lp<null>>;
+export async function startLp(options?: StartLpOptions): Promise<Lp>;
+export async function startLp(options: StartLpOptions = {}): Promise<Lp<WebhookInbox | null>> {
+  const [{ startServer }, { createClient }, { createReceiver }] = await Promise.all([import("@lp/server"), import("@lp/client"), import("@lp/webhooks")]);
+  const server = await startServer({
+    host: "127.0.0.1",
+    port: 0,
+    storage: "memory",
+    log: null,
+    retrySchedule: options.retrySchedule,
+    deployDelayMs: options.deployDelayMs,
+    generationStepMs: options.generationStepMs,
+    // The AI generator is the server's own choice from LP_AI_*: a test gets the offline template.
+    env: {},
+  });
+  const credentials: LpCredentials = {
+    token: server.credentials.token,
+    accountId: server.credentials.account_id,
+    appId: server.credentials.application_id,
+    appSecret: server.credentials.client_secret,
+    adminKey: server.adminKey!,
+  };
+  const client = createClient({ baseUrl: server.url, ...credentials });
+  let inbox: (WebhookInbox & { close(): void }) | null = null;
+  let receiver: Awaited<ReturnType<typeof createReceiver>> | null = null;
+  try {
+    if (options.webhooks !== false) {
+      receiver = await createReceiver({ host: "127.0.0.1", port: 0 });
+      const events = options.webhooks?.length ? [...options.webhooks] : [...EVENT_TYPES];
+      const endpoint = await client.webhooks.create({ url: receiver.url, events: events as EventType[] });
+      receiver.setSecret(endpoint.secret);
+      inbox = createInbox(receiver, endpoint.id, endpoint.secret);
+    }
+  } catch (error) {
+    await receiver?.close();
+    await server.close();
+    throw error;
+  }
+  let closed: Promise<void> | null = null;
+  const close = () =>
+    (closed ??= (async () => {
+      inbox?.close();
+      await server.close();
+      await receiver?.close();
+    })());
+  return {
+    url: server.url,
+    credentials,
+    env: {
+      LP_API_URL: server.url,
+      LP_TOKEN: credentials.token,
+      LP_ACCOUNT: credentials.accountId,
+      LP_APP_ID: credentials.appId,
+      LP_APP_SECRET: credentials.appSecret,
+      LP_ADMIN_KEY: credentials.adminKey,
+    },
+    client,
+    webhooks: inbox,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
