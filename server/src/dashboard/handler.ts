@@ -35,9 +35,15 @@ export function createDashboardHandler(app: H3, server: ServerContext, hub: Dash
       return files.index(session.csrf);
     }
     if (!path.startsWith("/_dashboard/api/")) return htmlMessage(404, "Not found", "No such dashboard page.");
-    if (!session) return jsonError(401, "unauthenticated", "No dashboard session; open a login URL from `lp dashboard`.");
+    if (!session) {
+      const refused = jsonError(401, "unauthenticated", "No dashboard session; open a login URL from `lp dashboard`.");
+      // Tells the page that its session is gone, as opposed to a relayed API call answering 401.
+      refused.headers.set("lp-dashboard-session", "none");
+      return refused;
+    }
     if (method !== "GET" && !checkCsrf(event, session)) return jsonError(403, "forbidden", "Missing or wrong CSRF token.");
     if (path === "/_dashboard/api/events" && method === "GET") return openEventStream(event, hub);
+    if (path === "/_dashboard/api/session" && method === "GET") return Response.json({ data: { active: true } });
     if (path === "/_dashboard/api/logout" && method === "POST") {
       hub.access.logout(event.req.headers.get("cookie"));
       return new Response(null, { status: 204, headers: { "set-cookie": `${sessionCookie("")}; Max-Age=0` } });

@@ -21,14 +21,17 @@ export interface DashboardHub {
   onChange(listener: (change: DashboardChange) => void): () => void;
   /** Registers something to end when the server closes (open event streams). */
   onClose(callback: () => void): () => void;
-  /** Ends open event streams, so closing the listener does not wait on them. */
+  /** Ends open event streams, so closing the listener does not wait on them; later ones are refused. */
   close(): void;
+  /** Whether {@link close} was called: the server is stopping. */
+  readonly closed: boolean;
 }
 
 /** Builds a {@link DashboardHub}. */
 export function createDashboardHub(options: { capacity?: number } = {}): DashboardHub {
   const listeners = new Set<(change: DashboardChange) => void>();
   const closers = new Set<() => void>();
+  let closed = false;
   return {
     access: createDashboardAccess(),
     requests: createRequestLog(options.capacity),
@@ -46,8 +49,12 @@ export function createDashboardHub(options: { capacity?: number } = {}): Dashboa
       return () => closers.delete(callback);
     },
     close() {
+      closed = true;
       for (const callback of closers) callback();
       closers.clear();
+    },
+    get closed() {
+      return closed;
     },
   };
 }

@@ -1,3 +1,5 @@
+import { serverUnreachable, sessionEnded } from "./live.js";
+
 /** The session's CSRF token, put in the page by the server; sent back on every change. */
 const csrf = document.querySelector('meta[name="lp-csrf"]')?.getAttribute("content") ?? "";
 
@@ -14,11 +16,19 @@ export interface Answer<T = any> {
 }
 
 async function send(path: string, init: RequestInit = {}): Promise<Answer> {
-  const res = await fetch(`/_dashboard/api${path}`, {
-    ...init,
-    credentials: "same-origin",
-    headers: { "x-csrf-token": csrf, ...(init.body ? { "content-type": "application/json" } : {}) },
-  });
+  let res: Response;
+  try {
+    res = await fetch(`/_dashboard/api${path}`, {
+      ...init,
+      credentials: "same-origin",
+      headers: { "x-csrf-token": csrf, ...(init.body ? { "content-type": "application/json" } : {}) },
+    });
+  } catch {
+    serverUnreachable();
+    return { ok: false, status: 0, json: { error: { code: "unreachable", message: "The server did not answer (stopped or restarting)." } } };
+  }
+  // The dashboard's own refusal of a missing session (a relayed API 401 never carries this header).
+  if (res.status === 401 && res.headers.get("lp-dashboard-session") === "none") sessionEnded();
   const text = await res.text();
   let json: any = null;
   try {

@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { dash } from "./api.js";
 import { html } from "./html.js";
-import { useLiveTick } from "./live.js";
+import { useConnection, useLiveTick } from "./live.js";
+import { go, toHash, useRoute } from "./route.js";
+import { SessionNotice } from "./session-notice.js";
 import { AccountsView } from "./views/accounts.js";
 import { PageDetailView } from "./views/page-detail.js";
 import { PagesView } from "./views/pages.js";
@@ -18,6 +20,8 @@ export interface DashState {
   request_log_capacity: number;
 }
 
+const LIVE_LABEL = { connecting: "connecting", open: "live", stopped: "offline", ended: "logged out" } as const;
+
 const VIEWS = [
   ["requests", "Requests"],
   ["accounts", "Accounts"],
@@ -27,31 +31,26 @@ const VIEWS = [
   ["settings", "Faults and data"],
 ] as const;
 
-function useHash(): string[] {
-  const read = () => (location.hash.replace(/^#\/?/, "") || "requests").split("/");
-  const [parts, setParts] = useState(read);
-  useEffect(() => {
-    const on = () => setParts(read());
-    addEventListener("hashchange", on);
-    return () => removeEventListener("hashchange", on);
-  }, []);
-  return parts;
-}
-
 /** The whole dashboard: header with the account picker, navigation, and the current view. */
 export function App() {
-  const [view, id] = useHash();
+  const route = useRoute();
+  const { view, id } = route;
   const tick = useLiveTick();
+  const connection = useConnection();
   const [state, setState] = useState<DashState | null>(null);
-  const [account, setAccount] = useState(() => sessionStorage.getItem("lp-account") ?? "");
+  const [stored, setStored] = useState(() => sessionStorage.getItem("lp-account") ?? "");
   useEffect(() => {
     void dash.get("/state").then((a) => a.ok && setState(a.json.data));
   }, [tick]);
   const accounts = state?.accounts ?? [];
+  // The address names the account when it was opened from a link; else the last one chosen in this tab.
+  const account = route.params.get("account") ?? stored;
   const current = accounts.some((a) => a.account_id === account) ? account : (accounts.find((a) => a.account_id === "acct_dev")?.account_id ?? accounts[0]?.account_id ?? "");
   const choose = (value: string) => {
     sessionStorage.setItem("lp-account", value);
-    setAccount(value);
+    setStored(value);
+    // An entity of the old account makes no sense under the new one: back to the view's list.
+    go(toHash(view === "page" ? "pages" : view, "", { account: value }), true);
   };
   const title = view === "page" ? "Page" : (VIEWS.find(([v]) => v === view)?.[1] ?? "Not found");
   const first = useRef(true);
@@ -76,7 +75,7 @@ export function App() {
   return html`
     <a class="skip" href="#main" onClick=${(e: Event) => (e.preventDefault(), document.getElementById("main")?.focus())}>Skip to content</a>
     <header class="top">
-      <p class="brand">lp dashboard</p>
+      <p class="brand">lp dashboard <span class=${`live ${connection}`} data-live=${connection}>${LIVE_LABEL[connection]}</span></p>
       <label>Account
         <select value=${current} onChange=${(e: Event) => choose((e.target as HTMLSelectElement).value)}>
           ${accounts.map((a) => html`<option value=${a.account_id}>${a.account_id}</option>`)}
@@ -85,10 +84,11 @@ export function App() {
     </header>
     <nav aria-label="Views">
       <ul>
-        ${VIEWS.map(([v, label]) => html`<li><a href=${`#/${v}`} aria-current=${view === v || (view === "page" && v === "pages") ? "page" : undefined}>${label}</a></li>`)}
+        ${VIEWS.map(([v, label]) => html`<li><a href=${toHash(v, "", { account: route.params.get("account") ?? undefined })} aria-current=${view === v || (view === "page" && v === "pages") ? "page" : undefined}>${label}</a></li>`)}
       </ul>
     </nav>
     <main id="main" tabindex="-1">
+      <${SessionNotice} connection=${connection} />
       <h1>${title}</h1>
       ${body}
     </main>
