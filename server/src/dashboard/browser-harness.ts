@@ -38,9 +38,22 @@ export async function expectNoAxeViolations(page: Page): Promise<void> {
   expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
 }
 
-/** How far the page scrolls sideways (0 when nothing is wider than the window). */
-export function sidewaysOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+/**
+ * How far the page scrolls sideways: "0" when nothing is wider than the window, else the overflow in pixels
+ * and the deepest elements that stick out, so a failure names its cause.
+ */
+export function sidewaysOverflow(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const root = document.documentElement;
+    const over = root.scrollWidth - root.clientWidth;
+    if (over <= 0) return "0";
+    const culprits = [...document.querySelectorAll("body *")]
+      .filter((el) => el.getBoundingClientRect().right > root.clientWidth + 0.5 && ![...el.children].some((c) => c.getBoundingClientRect().right > root.clientWidth + 0.5))
+      .concat([...document.querySelectorAll("body *")].filter((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === "visible" && el.clientWidth > 0))
+      .slice(0, 6)
+      .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join(".")} (${el.scrollWidth}/${el.clientWidth}) "${(el.textContent ?? "").slice(0, 30)}"`);
+    return `${over}px: ${culprits.join("; ")}`;
+  });
 }
 
 /** Waits until the current view has its data (the live stream stays open, so "network idle" never comes). */

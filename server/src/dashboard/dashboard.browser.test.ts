@@ -1,25 +1,17 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { AxeBuilder } from "@axe-core/playwright";
 import { createReceiver, type Receiver } from "@lp/webhooks";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../serve.js";
+import { ARTIFACTS, browserAvailable, DOCS, expectNoAxeViolations, launchBrowser, sidewaysOverflow, VIEWPORTS, waitForView } from "./browser-harness.js";
 
-const CHROMIUM = process.env.LP_CHROMIUM ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available && process.env.LP_REQUIRE_BROWSER) throw new Error(`Chromium is required (LP_REQUIRE_BROWSER) but ${CHROMIUM} is missing`);
-if (!available) console.warn(`Skipping the dashboard browser tests: ${CHROMIUM} is missing (Debian package: chromium).`);
-const ARTIFACTS = "test-artifacts";
-/** LP_DASHBOARD_SCREENSHOTS=1 refreshes the screenshots in docs/dashboard/. */
-const DOCS = process.env.LP_DASHBOARD_SCREENSHOTS ? fileURLToPath(new URL("../../../docs/dashboard/", import.meta.url)) : null;
-const UI = fileURLToPath(new URL("../../dist/dashboard-ui/manifest.json", import.meta.url));
+/** The developer plane's Basic credentials of a server's dev application. */
+const basicAuth = (server: RunningServer) => `Basic ${Buffer.from(`${server.credentials.application_id}:${server.credentials.client_secret}`).toString("base64")}`;
 
 /** The dashboard in headless Chromium against a real server: live views, actions, access rules, axe, keyboard. */
-describe.skipIf(!available).each(["memory", "fs"] as const)("dashboard in Chromium (%s)", (storage) => {
+describe.skipIf(!browserAvailable).each(["memory", "fs"] as const)("dashboard in Chromium (%s)", (storage) => {
   let server: RunningServer;
   let dataDir: string | undefined;
   let browser: Browser;
@@ -31,13 +23,12 @@ describe.skipIf(!available).each(["memory", "fs"] as const)("dashboard in Chromi
     fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${server.credentials.token}`, "content-type": "application/json", ...init.headers } });
 
   beforeAll(async () => {
-    if (!existsSync(UI)) execFileSync(process.execPath, [fileURLToPath(new URL("../../scripts/build-dashboard.mjs", import.meta.url))]);
     dataDir = storage === "fs" ? mkdtempSync(join(tmpdir(), "lp-dashboard-")) : undefined;
     server = await startServer({ storage, dataDir, port: 0, log: null, retrySchedule: [0] });
     const { core, credentials } = server;
     // The first delivery fails with a 500 (one attempt, no retries); the next is accepted.
     receiver = await createReceiver({ respond: [500, 200] });
-    const basic = `Basic ${Buffer.from(`${credentials.application_id}:${credentials.client_secret}`).toString("base64")}`;
+    const basic = basicAuth(server);
     const made = await fetch(`${server.url}/v1/developer/webhook-endpoints`, {
       method: "POST",
       headers: { authorization: basic, "content-type": "application/json" },
@@ -48,11 +39,8 @@ describe.skipIf(!available).each(["memory", "fs"] as const)("dashboard in Chromi
     const job = await core.pages.create(credentials.account_id, { product_id: product.id }, null);
     await core.onIdle();
     pageId = (await core.pages.getJob(credentials.account_id, job.job_id)).page_id!;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-    });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: VIEWPORTS.desktop });
     page = await context.newPage();
     const login = server.dashboardLoginUrl!();
     await page.goto(login);
@@ -62,9 +50,12 @@ describe.skipIf(!available).each(["memory", "fs"] as const)("dashboard in Chromi
     const again = await (await other.newPage()).goto(login);
     expect(again?.status()).toBe(401);
     await other.close();
-    mkdirSync(ARTIFACTS, { recursive: true });
-    if (DOCS) mkdirSync(DOCS, { recursive: true });
   }, 60_000);
+
+  // A failed test leaves a picture of what the browser showed.
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === "fail") await page.screenshot({ path: `${ARTIFACTS}/failed-${storage}-${ctx.task.name.slice(0, 40).replace(/\W+/g, "-")}.png`, fullPage: true }).catch(() => {});
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -115,14 +106,102 @@ describe.skipIf(!available).each(["memory", "fs"] as const)("dashboard in Chromi
     await expect(succeeded.locator("tr.attempt").count()).resolves.toBe(2);
   });
 
-  it("deploys a page from the UI and follows the timeline to succeeded", async () => {
+  it("shows a generation the moment it starts, each step live with its duration, and a failed one with its error", async () => {
+    server.core.delays.generationStepMs = 250;
+    await page.goto(`${server.url}/_dashboard/#/pages`);
+    await waitForView(page, "Pages");
+    await page.getByRole("button", { name: "Generate" }).click();
+    // Listed while it runs, before any page exists.
+    const running = page.locator('li.job[data-status="processing"]').first();
+    await running.waitFor();
+    const id = await running.getAttribute("data-id");
+    const done = page.locator(`li.job[data-id="${id}"][data-status="completed"]`);
+    await done.waitFor({ timeout: 15_000 });
+    await expect(done.locator(".timeline li.done .took").count()).resolves.toBe(4);
+    await page.getByRole("status").filter({ hasText: "Page generated" }).waitFor();
+    // The same with Lp-Simulate: generation_failed chosen in the UI: the job fails at its images, and says why.
+    await page.goto(`${server.url}/_dashboard/#/settings`);
+    await page.getByLabel("Mode").selectOption("generation_failed");
+    await page.goto(`${server.url}/_dashboard/#/pages`);
+    await waitForView(page, "Pages");
+    await page.getByText("Lp-Simulate: generation_failed is on").waitFor();
+    await page.getByRole("button", { name: "Generate" }).click();
+    const failed = page.locator('li.job[data-status="failed"]').first();
+    await failed.waitFor({ timeout: 15_000 });
+    await expect(failed.locator(".timeline li.failed").first().getAttribute("data-step")).resolves.toBe("generating_images");
+    await expect(failed.textContent()).resolves.toContain("generation_failed");
+    await page.getByRole("alert").filter({ hasText: "failed: generation_failed" }).waitFor();
+    await page.goto(`${server.url}/_dashboard/#/settings`);
+    await page.getByLabel("Mode").selectOption("");
+    server.core.delays.generationStepMs = 0;
+  });
+
+  it("deploys a page from the UI and follows the timeline to succeeded, with each step's duration", async () => {
     server.core.delays.deploymentStepMs = 150;
     await page.goto(`${server.url}/_dashboard/#/page/${pageId}`);
     await page.getByRole("button", { name: "Deploy" }).click();
+    await page.locator('li.deployment[data-status="deploying"]').first().waitFor();
     const done = page.locator('li.deployment[data-status="succeeded"]');
     await done.waitFor({ timeout: 15_000 });
     await expect(done.locator(".timeline li.done").count()).resolves.toBe(4);
+    await expect(done.locator(".timeline .took").count()).resolves.toBe(3);
+    await page.getByRole("status").filter({ hasText: "succeeded" }).waitFor();
     server.core.delays.deploymentStepMs = 0;
+  });
+
+  it("reports Verify and Send test against a receiver that is gone as refused, not done", async () => {
+    const gone = await createReceiver();
+    const made = await fetch(`${server.url}/v1/developer/webhook-endpoints`, {
+      method: "POST",
+      headers: { authorization: basicAuth(server), "content-type": "application/json" },
+      body: JSON.stringify({ url: `${gone.url}/gone`, events: ["page.created"] }),
+    });
+    expect(made.status).toBe(201);
+    const endpointId = (await made.json()).data.id as string;
+    await gone.close();
+    await page.goto(`${server.url}/_dashboard/#/webhooks`);
+    await waitForView(page, "Webhooks");
+    const row = page.locator("tr", { has: page.getByText(endpointId) });
+    await row.getByRole("button", { name: "Verify" }).click();
+    await page.getByRole("alert").filter({ hasText: "Verify: the endpoint failed the challenge" }).waitFor();
+    await row.getByRole("button", { name: "Send test" }).click();
+    await page.getByRole("alert").filter({ hasText: /Send test: (refused by the endpoint|skipped|.*not active)/ }).waitFor({ timeout: 15_000 });
+    expect(await page.getByRole("status").filter({ hasText: "done" }).count()).toBe(0);
+  });
+
+  it("request log: hides the dashboard's own calls unless asked, opens a linked exchange under its row, copies it as curl, replays it", async () => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+    const made = await api(`/v1/accounts/${server.credentials.account_id}/products`, { method: "POST", body: JSON.stringify({ title: "Oak Spoon", price: 9, product_type: "physical" }) });
+    const id = made.headers.get("x-request-id")!;
+    // The products view lists them through the dashboard's relay: calls of its own.
+    await page.goto(`${server.url}/_dashboard/#/products`);
+    await waitForView(page, "Products");
+    await page.goto(`${server.url}/_dashboard/#/requests`);
+    await waitForView(page, "Requests");
+    await page.locator("tbody tr").first().waitFor();
+    expect(await page.locator("td", { hasText: "(dashboard)" }).count()).toBe(0);
+    await page.getByLabel("Show the dashboard's own calls").check();
+    await page.locator("td", { hasText: "(dashboard)" }).first().waitFor();
+    // A deep link opens the exchange under its own row, on screen.
+    await page.goto(`${server.url}/_dashboard/#/requests/${id}`);
+    const panel = page.locator("tr.detail section.panel");
+    await panel.waitFor();
+    const box = (await panel.boundingBox())!;
+    expect(box.y).toBeLessThan(VIEWPORTS.desktop.height);
+    expect(box.y + box.height).toBeGreaterThan(0);
+    await panel.getByRole("button", { name: "Copy as curl" }).click();
+    await panel.getByRole("status").filter({ hasText: "Copied as curl" }).waitFor();
+    const curl = await page.evaluate(() => navigator.clipboard.readText());
+    expect(curl).toContain(`curl -X POST '${server.url}/v1/accounts/${server.credentials.account_id}/products'`);
+    expect(curl).toContain("$LP_TOKEN");
+    expect(curl).toContain("Oak Spoon");
+    expect(curl).not.toContain(server.credentials.token);
+    await panel.getByRole("button", { name: "Replay" }).click();
+    await page.waitForFunction((old) => location.hash.startsWith("#/requests/req_") && !location.hash.endsWith(old), id);
+    await page.locator("tr.detail section.panel h2", { hasText: "→ 201" }).waitFor();
+    await expect(page.locator("tr.detail section.panel").textContent()).resolves.toContain("replay");
+    const products = await (await api(`/v1/accounts/${server.credentials.account_id}/products?per_page=100`)).json();
+    expect(products.data.filter((p: { title: string }) => p.title === "Oak Spoon")).toHaveLength(2);
   });
 
   for (const [view, heading] of [
@@ -134,20 +213,22 @@ describe.skipIf(!available).each(["memory", "fs"] as const)("dashboard in Chromi
     ["webhooks", "Webhooks"],
     ["settings", "Faults and data"],
   ] as const) {
-    it(`has no axe violations on the ${view} view`, async () => {
-      await page.goto(`${server.url}/_dashboard/#/${view === "page" ? `page/${pageId}` : view}`);
-      await page.getByRole("heading", { level: 1, name: heading }).waitFor();
-      // The live stream stays open, so "network idle" never comes: wait for the view's data instead.
-      await page.waitForFunction(() => !document.querySelector("main")?.textContent?.includes("Loading..."));
-      // Check the panels that open inside a view too: one exchange of the log, one endpoint's deliveries.
-      if (view === "requests") await page.locator("td button.link").first().click();
-      if (view === "webhooks") await page.getByRole("button", { name: "Deliveries" }).first().click();
-      if (view === "requests" || view === "webhooks") await page.locator("section.panel").waitFor();
-      const result = await new AxeBuilder({ page }).exclude("iframe").analyze();
-      expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
-      await page.screenshot({ path: `${ARTIFACTS}/dashboard-${storage}-${view}.png`, fullPage: true });
-      if (DOCS && storage === "memory") await page.screenshot({ path: `${DOCS}${view}.png`, fullPage: false });
-    });
+    it(`has no axe violations and no sideways scroll on the ${view} view, at 1440x900 and 390x844`, async () => {
+      for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+        await page.setViewportSize(viewport);
+        await page.goto(`${server.url}/_dashboard/#/${view === "page" ? `page/${pageId}` : view}`);
+        await waitForView(page, heading);
+        // Check the panels that open inside a view too: one exchange of the log, one endpoint's deliveries.
+        if (view === "requests") await page.locator("td button.link").first().click();
+        if (view === "webhooks") await page.getByRole("button", { name: "Deliveries" }).first().click();
+        if (view === "requests" || view === "webhooks") await page.locator("section.panel").waitFor();
+        await expectNoAxeViolations(page);
+        expect(await sidewaysOverflow(page), `${view} at ${size}`).toBe("0");
+        await page.screenshot({ path: `${ARTIFACTS}/dashboard-${storage}-${view}-${size}.png`, fullPage: true });
+        if (DOCS && storage === "memory") await page.screenshot({ path: `${DOCS}${view}${size === "phone" ? "-phone" : ""}.png`, fullPage: false });
+      }
+      await page.setViewportSize(VIEWPORTS.desktop);
+    }, 90_000);
   }
 
   it("works from the keyboard: skip link, then the navigation", async () => {

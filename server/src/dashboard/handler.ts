@@ -26,6 +26,7 @@ export function createDashboardHandler(app: H3, server: ServerContext, hub: Dash
     if (path.startsWith("/_dashboard/assets/") && (method === "GET" || method === "HEAD")) {
       return (await files.asset(path.slice("/_dashboard/assets/".length))) ?? htmlMessage(404, "Not found", "No such dashboard file.");
     }
+    if (path === "/_dashboard/favicon.svg" && (method === "GET" || method === "HEAD")) return files.favicon();
     if (path === "/_dashboard/login-tokens" && method === "POST") return mintLogin(event);
     if (path === "/_dashboard/login" && method === "GET") return login(event);
 

@@ -63,12 +63,12 @@ export function App() {
 
   let body;
   if (!state) body = html`<p>Loading...</p>`;
-  else if (view === "requests") body = html`<${RequestsView} />`;
+  else if (view === "requests") body = html`<${RequestsView} route=${route} />`;
   else if (view === "accounts") body = html`<${AccountsView} state=${state} />`;
   else if (view === "products") body = html`<${ProductsView} account=${current} tick=${tick} />`;
   else if (view === "pages") body = html`<${PagesView} account=${current} tick=${tick} />`;
   else if (view === "page" && id) body = html`<${PageDetailView} account=${current} pageId=${id} tick=${tick} />`;
-  else if (view === "webhooks") body = html`<${WebhooksView} state=${state} tick=${tick} />`;
+  else if (view === "webhooks") body = html`<${WebhooksView} state=${state} tick=${tick} route=${route} />`;
   else if (view === "settings") body = html`<${SettingsView} state=${state} onChange=${setState} />`;
   else body = html`<p>No such view.</p>`;
 
