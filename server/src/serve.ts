@@ -125,7 +125,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   const given = options.publicUrl?.replace(/\/+$/, "");
   let publicUrl = given ?? toUrl(host, chosen);
   // The dashboard goes with the admin API: same switch (--no-admin), same trust.
-  const dashboard = options.admin === false ? undefined : createDashboardHub();
+  const dashboard = options.admin === false ? undefined : createDashboardHub({ redis: stores.redis });
   const core = await createCore({
     stores,
     events: dashboard?.sink,
@@ -187,6 +187,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
           listener.server.closeAllConnections?.();
         }
         await stores.dispose();
+        await dashboard?.dispose();
         unlock();
         return report;
       })();

@@ -16,7 +16,7 @@ describe.each(["memory", "fs"] as const)("dashboard API (%s)", (storage) => {
     t = await createTestApp({ storage });
     hub = createDashboardHub();
     app = createApp({ core: t.core, settings: { simulate: true, adminKey: t.adminKey, publicUrl: () => "http://lp.test" }, log: null, dashboard: hub }).app;
-    const res = await app.request(`/_dashboard/login?token=${await hub.access.issueLogin()}`, { headers: { host: HOST } });
+    const res = await app.request(`/_dashboard/login?token=${hub.access.issueLogin()}`, { headers: { host: HOST } });
     const cookie = res.headers.get("set-cookie")!.split(";")[0];
     const page = await (await app.request("/_dashboard/", { headers: { host: HOST, cookie } })).text();
     session = { cookie, csrf: /name="lp-csrf" content="([^"]+)"/.exec(page)![1] };
