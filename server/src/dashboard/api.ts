@@ -1,4 +1,4 @@
-import { isAccountId, isUuid, LpError, notFound, SCOPES, type AccountRecord, type AppRecord } from "@lp/core";
+import { isAccountId, isUuid, LpError, notFound, productTypeSchema, SCOPES, type AccountRecord, type AppRecord } from "@lp/core";
 import type { H3, H3Event } from "h3";
 import { readLimited } from "../http/body.js";
 import type { Grant, ServerContext } from "../http/route.js";
@@ -104,6 +104,8 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
         apps,
         faults: { generation_step_ms: core.delays.generationStepMs, deployment_step_ms: core.delays.deploymentStepMs, simulate_modes: SIMULATE_MODES },
         request_log_capacity: hub.requests.capacity,
+        // The choices forms offer come from the API's own schemas, so they never offer what it refuses.
+        product_types: productTypeSchema.options,
       },
     });
   }

@@ -204,6 +204,33 @@ describe.skipIf(!browserAvailable).each(["memory", "fs"] as const)("dashboard in
     expect(products.data.filter((p: { title: string }) => p.title === "Oak Spoon")).toHaveLength(2);
   });
 
+  it("products: offers only the types the API takes, edits every field from the product's own address, and deletes", async () => {
+    await page.goto(`${server.url}/_dashboard/#/products`);
+    await waitForView(page, "Products");
+    const form = page.locator("form", { has: page.getByRole("heading", { name: "New product" }) });
+    await expect(form.getByLabel("Type").locator("option").allTextContents()).resolves.toEqual(["physical", "service"]);
+    await form.getByLabel("Title").fill("Clay Cup");
+    await form.getByLabel("Price", { exact: true }).fill("18");
+    await form.getByLabel("Original price").fill("22");
+    await form.getByLabel("Type").selectOption("service");
+    await form.getByRole("button", { name: "Create product" }).click();
+    await page.getByRole("status").filter({ hasText: "Created Clay Cup." }).waitFor();
+    await page.getByRole("link", { name: "Edit Clay Cup" }).click();
+    expect(new URL(page.url()).hash).toMatch(/^#\/products\/[0-9a-f-]{36}/);
+    const editor = page.locator("section.panel");
+    await editor.getByLabel("Delivery price").fill("3.5");
+    await editor.getByLabel("Title").fill("Clay Cup, glazed");
+    await editor.getByRole("button", { name: "Save product" }).click();
+    await editor.getByRole("status").filter({ hasText: "Saved Clay Cup, glazed." }).waitFor();
+    const id = new URL(page.url()).hash.split("/")[2].split("?")[0];
+    const saved = await (await api(`/v1/accounts/${server.credentials.account_id}/products/${id}`)).json();
+    expect(saved.data).toMatchObject({ title: "Clay Cup, glazed", price: 18, original_price: 22, delivery_price: 3.5, product_type: "service" });
+    page.once("dialog", (dialog) => void dialog.accept());
+    await editor.getByRole("button", { name: "Delete product" }).click();
+    await page.waitForFunction(() => location.hash.startsWith("#/products") && !location.hash.includes("-"));
+    expect((await api(`/v1/accounts/${server.credentials.account_id}/products/${id}`)).status).toBe(404);
+  });
+
   for (const [view, heading] of [
     ["requests", "Requests"],
     ["accounts", "Accounts"],
@@ -221,7 +248,9 @@ describe.skipIf(!browserAvailable).each(["memory", "fs"] as const)("dashboard in
         // Check the panels that open inside a view too: one exchange of the log, one endpoint's deliveries.
         if (view === "requests") await page.locator("td button.link").first().click();
         if (view === "webhooks") await page.getByRole("button", { name: "Deliveries" }).first().click();
-        if (view === "requests" || view === "webhooks") await page.locator("section.panel").waitFor();
+        if (view === "products") await page.getByRole("link", { name: /^Edit / }).first().click();
+        if (view === "requests" || view === "webhooks" || view === "products") await page.locator("section.panel").first().waitFor();
+        await page.waitForFunction(() => !document.querySelector("main")?.textContent?.includes("Loading..."));
         await expectNoAxeViolations(page);
         expect(await sidewaysOverflow(page), `${view} at ${size}`).toBe("0");
         await page.screenshot({ path: `${ARTIFACTS}/dashboard-${storage}-${view}-${size}.png`, fullPage: true });

@@ -4,8 +4,14 @@ import { serverUnreachable, sessionEnded } from "./live.js";
 const csrf = document.querySelector('meta[name="lp-csrf"]')?.getAttribute("content") ?? "";
 
 /** The `Lp-Simulate` mode the fault-injection panel chose for the dashboard's own calls ("" for none). */
-let simulate = "";
-export const setSimulate = (mode: string) => void (simulate = mode);
+let simulate = sessionStorage.getItem("lp-simulate") ?? "";
+/** Chooses the mode; kept in the tab's sessionStorage, so a reload keeps it (and the header shows it). */
+export const setSimulate = (mode: string) => {
+  simulate = mode;
+  if (mode) sessionStorage.setItem("lp-simulate", mode);
+  else sessionStorage.removeItem("lp-simulate");
+  dispatchEvent(new Event("lp-simulate"));
+};
 export const currentSimulate = () => simulate;
 
 /** What an API call answered. */

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { dash } from "./api.js";
+import { currentSimulate, dash } from "./api.js";
 import { html } from "./html.js";
 import { useConnection, useLiveTick } from "./live.js";
 import { go, toHash, useRoute } from "./route.js";
@@ -18,6 +18,7 @@ export interface DashState {
   apps: { application_id: string; name: string; account_ids: string[]; created_at: string }[];
   faults: { generation_step_ms: number; deployment_step_ms: number; simulate_modes: string[] };
   request_log_capacity: number;
+  product_types: string[];
 }
 
 const LIVE_LABEL = { connecting: "connecting", open: "live", stopped: "offline", ended: "logged out" } as const;
@@ -37,6 +38,12 @@ export function App() {
   const { view, id } = route;
   const tick = useLiveTick();
   const connection = useConnection();
+  const [simulating, setSimulating] = useState(currentSimulate());
+  useEffect(() => {
+    const on = () => setSimulating(currentSimulate());
+    addEventListener("lp-simulate", on);
+    return () => removeEventListener("lp-simulate", on);
+  }, []);
   const [state, setState] = useState<DashState | null>(null);
   const [stored, setStored] = useState(() => sessionStorage.getItem("lp-account") ?? "");
   useEffect(() => {
@@ -65,7 +72,7 @@ export function App() {
   if (!state) body = html`<p>Loading...</p>`;
   else if (view === "requests") body = html`<${RequestsView} route=${route} />`;
   else if (view === "accounts") body = html`<${AccountsView} state=${state} />`;
-  else if (view === "products") body = html`<${ProductsView} account=${current} tick=${tick} />`;
+  else if (view === "products") body = html`<${ProductsView} account=${current} tick=${tick} types=${state.product_types} openId=${id} />`;
   else if (view === "pages") body = html`<${PagesView} account=${current} tick=${tick} />`;
   else if (view === "page" && id) body = html`<${PageDetailView} account=${current} pageId=${id} tick=${tick} />`;
   else if (view === "webhooks") body = html`<${WebhooksView} state=${state} tick=${tick} route=${route} />`;
@@ -75,7 +82,8 @@ export function App() {
   return html`
     <a class="skip" href="#main" onClick=${(e: Event) => (e.preventDefault(), document.getElementById("main")?.focus())}>Skip to content</a>
     <header class="top">
-      <p class="brand">lp dashboard <span class=${`live ${connection}`} data-live=${connection}>${LIVE_LABEL[connection]}</span></p>
+      <p class="brand">lp dashboard <span class=${`live ${connection}`} data-live=${connection}>${LIVE_LABEL[connection]}</span>
+        ${simulating && html`<a class="simulating" href=${toHash("settings")}>Lp-Simulate: ${simulating}</a>`}</p>
       <label>Account
         <select value=${current} onChange=${(e: Event) => choose((e.target as HTMLSelectElement).value)}>
           ${accounts.map((a) => html`<option value=${a.account_id}>${a.account_id}</option>`)}
