@@ -23,7 +23,7 @@ describe.skipIf(!browserAvailable || !redisAvailable)("dashboard on a 2-process 
     await cluster?.stop();
   });
 
-  it("logs in on one process with a URL minted by the other, and keeps the session on both", async () => {
+  it("logs in on one process with a URL minted by the other, and keeps the session on both", { timeout: 90_000 }, async () => {
     const [a, b] = cluster.nodes;
     const minted = await fetch(`${a.url}/_dashboard/login-tokens`, { method: "POST", headers: { authorization: `Bearer ${CLUSTER_ADMIN_KEY}` } });
     expect(minted.status).toBe(201);

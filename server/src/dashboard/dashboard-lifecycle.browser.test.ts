@@ -36,7 +36,7 @@ describe.skipIf(!browserAvailable)("dashboard across stops and restarts (Chromiu
     return page;
   }
 
-  it("stops with a tab open without waiting for the drain timeout, and the tab says the server stopped", async () => {
+  it("stops with a tab open without waiting for the drain timeout, and the tab says the server stopped", { timeout: 60_000 }, async () => {
     const server = await start({});
     const page = await openTab(server);
     // The stream would otherwise be reopened by the browser and held until the deadline, reported as left.
@@ -46,7 +46,7 @@ describe.skipIf(!browserAvailable)("dashboard across stops and restarts (Chromiu
     await page.context().close();
   });
 
-  it("after a restart, says to log in again, keeps the view's address, and a new login URL returns to it", async () => {
+  it("after a restart, says to log in again, keeps the view's address, and a new login URL returns to it", { timeout: 90_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "lp-dashboard-restart-"));
     dirs.push(dataDir);
     const first = await start({ storage: "fs", dataDir });
