@@ -231,6 +231,22 @@ describe.skipIf(!browserAvailable).each(["memory", "fs"] as const)("dashboard in
     expect((await api(`/v1/accounts/${server.credentials.account_id}/products/${id}`)).status).toBe(404);
   });
 
+  it("sends an event from its editable fixture and lists the endpoints that got it", async () => {
+    await page.goto(`${server.url}/_dashboard/#/events`);
+    await waitForView(page, "Send an event");
+    const body = page.getByLabel(/Body of the call/);
+    await body.fill(JSON.stringify({ title: "Sent Event Lamp", price: 7, product_type: "physical" }));
+    await page.getByRole("button", { name: "Send product.created" }).click();
+    await page.getByRole("status").filter({ hasText: "endpoint deliveries" }).waitFor({ timeout: 15_000 });
+    // The receiver created in beforeAll is subscribed to product.created.
+    await page.getByRole("cell", { name: `${receiver.url}/hooks` }).waitFor();
+    const listed = await (await api(`/v1/accounts/${server.credentials.account_id}/products?per_page=100`)).json();
+    expect(listed.data.map((p: { title: string }) => p.title)).toContain("Sent Event Lamp");
+    await body.fill("{ not json");
+    await page.getByRole("button", { name: "Send product.created" }).click();
+    await page.getByRole("alert").filter({ hasText: "not JSON" }).waitFor();
+  });
+
   for (const [view, heading] of [
     ["requests", "Requests"],
     ["accounts", "Accounts"],
@@ -238,6 +254,7 @@ describe.skipIf(!browserAvailable).each(["memory", "fs"] as const)("dashboard in
     ["pages", "Pages"],
     ["page", "Page"],
     ["webhooks", "Webhooks"],
+    ["events", "Send an event"],
     ["settings", "Faults and data"],
   ] as const) {
     it(`has no axe violations and no sideways scroll on the ${view} view, at 1440x900 and 390x844`, async () => {

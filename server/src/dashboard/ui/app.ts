@@ -5,6 +5,7 @@ import { useConnection, useLiveTick } from "./live.js";
 import { go, toHash, useRoute } from "./route.js";
 import { SessionNotice } from "./session-notice.js";
 import { AccountsView } from "./views/accounts.js";
+import { EventsView } from "./views/events.js";
 import { PageDetailView } from "./views/page-detail.js";
 import { PagesView } from "./views/pages.js";
 import { ProductsView } from "./views/products.js";
@@ -29,6 +30,7 @@ const VIEWS = [
   ["products", "Products"],
   ["pages", "Pages"],
   ["webhooks", "Webhooks"],
+  ["events", "Send an event"],
   ["settings", "Faults and data"],
 ] as const;
 
@@ -76,6 +78,7 @@ export function App() {
   else if (view === "pages") body = html`<${PagesView} account=${current} tick=${tick} />`;
   else if (view === "page" && id) body = html`<${PageDetailView} account=${current} pageId=${id} tick=${tick} />`;
   else if (view === "webhooks") body = html`<${WebhooksView} state=${state} tick=${tick} route=${route} />`;
+  else if (view === "events") body = html`<${EventsView} state=${state} account=${current} />`;
   else if (view === "settings") body = html`<${SettingsView} state=${state} onChange=${setState} />`;
   else body = html`<p>No such view.</p>`;
 
