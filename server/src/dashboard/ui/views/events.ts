@@ -59,7 +59,8 @@ export function EventsView({ state, account }: { state: DashState; account: stri
     let found: Awaited<ReturnType<typeof deliveriesSince>> = [];
     for (let i = 0; i < 10; i++) {
       found = await deliveriesSince(state, type, since);
-      if (found.every((d) => d.status !== "pending")) break;
+      // None yet may mean the fan-out has not run: only a settled, non-empty list ends the wait early.
+      if (found.length > 0 && found.every((d) => d.status !== "pending")) break;
       await new Promise((r) => setTimeout(r, 300));
     }
     setGot(found);
@@ -78,7 +79,7 @@ export function EventsView({ state, account }: { state: DashState; account: stri
       ${message && html`<p role=${message.bad ? "alert" : "status"} class=${message.bad ? "error-text" : ""}>${message.text}</p>`}
     </form>
     ${got && (got.length === 0
-      ? html`<p class="hint">No endpoint is subscribed to ${type}.</p>`
+      ? html`<p class="hint">No endpoint got ${type} (none is subscribed to it, or they are paused).</p>`
       : html`<table class="stack"><caption>Endpoints that got it</caption>
           <thead><tr><th scope="col">Application</th><th scope="col">Endpoint</th><th scope="col">Delivery</th></tr></thead>
           <tbody>${got.map((d) => html`<tr><td data-label="Application">${d.app}</td><td class="mono" data-label="Endpoint"><span>${d.url}</span></td><td data-label="Delivery"><span class=${`badge ${d.status}`}>${d.status}</span></td></tr>`)}</tbody>
