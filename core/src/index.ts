@@ -14,6 +14,7 @@ export { adminFingerprint, ClusterMismatchError, joinCluster, type MemberInfo, t
 export { createLocalLock, type Lock } from "./ports/lock.js";
 export { createLocalQueue, type JobQueue } from "./ports/queue.js";
 export { createLocalRateWindows, createRedisRateWindows, type RateWindows } from "./ports/rate-windows.js";
+export { createLocalExpiringKeys, createRedisExpiringKeys, type ExpiringKeys } from "./ports/expiring-keys.js";
 export type { EventSink, DomainEvent } from "./events/event-sink.js";
 export * from "./accounts/schemas.js";
 export { assertAccountAccess } from "./accounts/accounts-service.js";

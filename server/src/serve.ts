@@ -151,7 +151,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   const given = options.publicUrl === undefined ? undefined : trimEndChars(options.publicUrl, "/");
   let publicUrl = given ?? toUrl(host, chosen);
   // The dashboard goes with the admin API: same switch (--no-admin), same trust.
-  const dashboard = options.admin === false ? undefined : createDashboardHub();
+  const dashboard = options.admin === false ? undefined : createDashboardHub({ redis: stores.redis });
   const core = await createCore({
     stores,
     writtenBy: options.writtenBy,
@@ -230,6 +230,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
         }
         await cluster?.membership.leave();
         await stores.dispose();
+        await dashboard?.dispose();
         unlock();
         return report;
       })();

@@ -42,7 +42,9 @@ export async function runDeployment(deps: DeployRunDeps, initial: DeploymentReco
     if (signal?.aborted) throw new HoldLost();
     const current = await deps.store.read(d);
     if (!current || current.status !== "deploying") throw new DeployFailure("cancelled", "The deployment was cancelled.");
-    d = { ...current, deploy_step: name, updated_at: toTimestamp(deps.clock.now()) };
+    const at = toTimestamp(deps.clock.now());
+    // When each step began, for the dashboard's per-step durations (the API's view leaves it out).
+    d = { ...current, deploy_step: name, updated_at: at, step_times: { ...current.step_times, [name]: at } };
     await deps.store.step(d);
     const pause = d.simulate === "slow" ? 1000 : deps.stepDelayMs();
     if (pause > 0) await deps.sleep(pause);

@@ -1,4 +1,4 @@
-import type { Deployment } from "@lp/contract";
+import type { Deployment, DeployStep } from "@lp/contract";
 import type { PageRecord } from "../pages/page-view.js";
 import type { RenderablePage } from "../render/renderable-page.js";
 
@@ -9,6 +9,8 @@ export { DEPLOY_STEPS, type DeployStep } from "@lp/contract";
 export interface DeploymentRecord extends Deployment {
   account_id: string;
   simulate: string | null;
+  /** When each step began (ISO times by step name); absent in records written before it was kept. */
+  step_times?: Partial<Record<DeployStep, string>>;
 }
 
 /** The immutable files of one deployment: the rendered page and the snapshot it was rendered from. */

@@ -63,7 +63,9 @@ export async function runGeneration(deps: GenerationDeps, initial: JobRecord, si
   const slow = job.request.simulate === "slow";
   const step = async (name: JobRecord["step"]) => {
     if (signal?.aborted) throw new HoldLost();
-    job = { ...job, step: name, step_detail: STEP_DETAIL[name], updated_at: toTimestamp(deps.clock.now()) };
+    const at = toTimestamp(deps.clock.now());
+    // When each step began, for the dashboard's per-step durations (the API's job view leaves it out).
+    job = { ...job, step: name, step_detail: STEP_DETAIL[name], updated_at: at, step_times: { ...job.step_times, [name]: at } };
     await deps.saveJob(job);
     const pause = slow ? 1000 : deps.stepDelayMs();
     if (pause > 0) await deps.sleep(pause);
@@ -128,6 +130,7 @@ export async function runGeneration(deps: GenerationDeps, initial: JobRecord, si
       status: "completed",
       step: "done",
       step_detail: STEP_DETAIL.done,
+      step_times: { ...job.step_times, done: at },
       page_id: page.id,
       builder_url: deps.builderUrl(page.id),
       updated_at: at,

@@ -36,6 +36,8 @@ export interface JobRecord extends Job {
     checkout_fields: CheckoutField[] | null;
     simulate: string | null;
   };
+  /** When each step began (ISO times by step name); absent in records written before it was kept. */
+  step_times?: Partial<Record<Job["step"], string>>;
 }
 
 /** The job as the API returns it (spec: Page generation job). */

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createLocalExpiringKeys, type ExpiringKeys } from "@lp/core";
 
 /** The session cookie: HttpOnly, SameSite=Strict, sent only to the dashboard's own paths. */
 export const SESSION_COOKIE = "lp_dashboard";
@@ -6,69 +7,67 @@ export const SESSION_COOKIE = "lp_dashboard";
 const LOGIN_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a session lasts without use. */
 const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
-/** Bounds, so a loop minting login URLs cannot grow memory without end. */
-const MAX_LOGINS = 64;
-const MAX_SESSIONS = 64;
 
 const hash = (value: string) => createHash("sha256").update(value).digest("hex");
 const token = () => randomBytes(32).toString("base64url");
+/** The CSRF token of a session, derived from its cookie: any process that knows the session knows it, none stores it. */
+const csrfOf = (cookie: string) => createHash("sha256").update(`lp-dashboard-csrf:${cookie}`).digest("base64url");
 
 /** A logged-in browser. */
 export interface DashboardSession {
   id: string;
   csrf: string;
-  lastUsed: number;
 }
 
 /**
- * Login tokens and sessions of the dashboard, in memory only: a restart logs everyone out. Login tokens
- * are single-use; both are kept hashed, so a heap dump does not hand out a session.
+ * Login tokens and sessions of the dashboard, kept only as hashes with an expiry in `keys`: this process's
+ * memory (a restart logs everyone out), or the Redis every process shares (a login URL minted by one process
+ * works on another, and so does the session). Login tokens are single-use, even when two processes race.
  */
-export function createDashboardAccess(now: () => number = Date.now) {
-  const logins = new Map<string, number>(); // hash -> expiry
-  const sessions = new Map<string, DashboardSession>(); // hash of the cookie value -> session
-
-  function prune(): void {
-    const t = now();
-    for (const [key, expires] of logins) if (expires <= t) logins.delete(key);
-    for (const [key, s] of sessions) if (s.lastUsed + SESSION_IDLE_MS <= t) sessions.delete(key);
-  }
+export function createDashboardAccess(keys: ExpiringKeys = createLocalExpiringKeys()) {
+  // Writes of tokens minted synchronously (the URL `lp serve` prints), awaited before a redeem here.
+  const pending = new Set<Promise<void>>();
 
   return {
-    /** A fresh single-use login token; the oldest is dropped past {@link MAX_LOGINS}. */
+    /** A fresh single-use login token, stored in the background (see {@link mintLogin} to wait for it). */
     issueLogin(): string {
-      prune();
       const value = token();
-      logins.set(hash(value), now() + LOGIN_TTL_MS);
-      while (logins.size > MAX_LOGINS) logins.delete(logins.keys().next().value!);
+      const write = keys.put(`login:${hash(value)}`, "1", LOGIN_TTL_MS).catch(() => {});
+      pending.add(write);
+      void write.finally(() => pending.delete(write));
+      return value;
+    },
+    /** A fresh single-use login token, stored before it is returned (so any process accepts it at once). */
+    async mintLogin(): Promise<string> {
+      const value = token();
+      await keys.put(`login:${hash(value)}`, "1", LOGIN_TTL_MS);
       return value;
     },
     /** Consumes a login token; returns the new session's cookie value and CSRF token, or null if unknown or used. */
-    redeem(login: string): { cookie: string; session: DashboardSession } | null {
-      prune();
-      const key = hash(login);
-      if (!logins.has(key)) return null;
-      logins.delete(key);
+    async redeem(login: string): Promise<{ cookie: string; session: DashboardSession } | null> {
+      await Promise.all(pending);
+      if ((await keys.take(`login:${hash(login)}`)) === null) return null;
       const cookie = token();
-      const session = { id: hash(cookie).slice(0, 16), csrf: token(), lastUsed: now() };
-      sessions.set(hash(cookie), session);
-      while (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!);
-      return { cookie, session };
+      const id = hash(cookie).slice(0, 16);
+      await keys.put(`session:${hash(cookie)}`, id, SESSION_IDLE_MS);
+      return { cookie, session: { id, csrf: csrfOf(cookie) } };
     },
-    /** The session of a request's cookie header, or null. */
-    sessionOf(cookieHeader: string | null): DashboardSession | null {
+    /** The session of a request's cookie header, or null; each use extends it. */
+    async sessionOf(cookieHeader: string | null): Promise<DashboardSession | null> {
       const value = readCookie(cookieHeader, SESSION_COOKIE);
-      if (!value) return null;
-      const session = sessions.get(hash(value));
-      if (!session || session.lastUsed + SESSION_IDLE_MS <= now()) return null;
-      session.lastUsed = now();
-      return session;
+      if (!value || value.length > 200) return null;
+      const key = `session:${hash(value)}`;
+      const id = await keys.get(key);
+      if (id === null) return null;
+      await keys.touch(key, SESSION_IDLE_MS);
+      return { id, csrf: csrfOf(value) };
     },
-    /** Ends the session of a cookie header. */
-    logout(cookieHeader: string | null): void {
+    /** Ends the session of a cookie header, on every process. */
+    async logout(cookieHeader: string | null): Promise<void> {
       const value = readCookie(cookieHeader, SESSION_COOKIE);
-      if (value) sessions.delete(hash(value));
+      if (value) await keys.remove(`session:${hash(value)}`);
     },
+    close: () => keys.close(),
   };
 }
 

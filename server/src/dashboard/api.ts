@@ -1,4 +1,4 @@
-import { isAccountId, LpError, notFound, RecordUnreadableError, SCOPES, type AccountRecord, type AppRecord, withQuotaDefaults } from "@lp/core";
+import { isAccountId, isUuid, LpError, notFound, productTypeSchema, RecordUnreadableError, SCOPES, type AccountRecord, type AppRecord, withQuotaDefaults } from "@lp/core";
 import type { H3, H3Event } from "h3";
 import { readLimited } from "../http/body.js";
 import type { Grant, ServerContext } from "../http/route.js";
@@ -13,6 +13,8 @@ const METHODS = new Set(["GET", "POST", "PATCH", "DELETE", "PUT"]);
 /** The `Lp-Simulate` modes the server honours, offered by the fault-injection panel. */
 export const SIMULATE_MODES = ["slow", "generation_failed", "deployment_failed"] as const;
 const MAX_DELAY_MS = 60_000;
+/** Headers of a logged request that describe its old connection, not the request: a replay sets its own. */
+const NOT_REPLAYED = new Set(["host", "content-length", "connection", "keep-alive", "transfer-encoding", "x-request-id", "expect"]);
 
 /** A relayed call: the dashboard asks the server's own API, in-process, as the right principal. */
 interface CallInput {
@@ -79,7 +81,7 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
       body: input.body === undefined || input.method === "GET" ? undefined : JSON.stringify(input.body),
     });
     grants.set(req, grantFor(input.app_id));
-    hub.requests.markDashboard(req);
+    hub.requests.markDashboard(req, { source: "dashboard", granted: true, app_id: input.app_id });
     const res = await app.fetch(req);
     const out = new Headers({ "content-type": res.headers.get("content-type") ?? "application/json" });
     const requestId = res.headers.get("x-request-id");
@@ -105,6 +107,8 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
         request_log_capacity: hub.requests.capacity,
         // What /healthz says: a fault under way (writes refused) is shown on every view.
         storage: { kind: core.stores.kind, fault: core.storageHealth.state() },
+        // The choices forms offer come from the API's own schemas, so they never offer what it refuses.
+        product_types: productTypeSchema.options,
       },
     });
   }
@@ -125,30 +129,76 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
     return state();
   }
 
-  /** Generation jobs of an account (newest first): the API has no list of them, and the page view shows each as a timeline. */
-  async function jobs(accountId: string | null): Promise<Response> {
+  /**
+   * Generation jobs of an account (newest first, at most `limit`): the API has no list of them, and the views
+   * show each as a timeline with the time each step began, including the failed ones that made no page.
+   */
+  async function jobs(q: URLSearchParams): Promise<Response> {
+    const accountId = q.get("account_id");
     if (!accountId || !isAccountId(accountId)) return jsonError(400, "validation_error", "account_id must be an account id.");
-    const all = await listRecords<Record<string, unknown>>(`acct:${accountId}:jobs:`);
-    const view = all.map((j) => ({
-      job_id: j.job_id, page_id: j.page_id ?? null, status: j.status, step: j.step, step_detail: j.step_detail,
-      warnings: j.warnings ?? [], error: j.error ?? null, created_at: j.created_at, updated_at: j.updated_at, completed_at: j.completed_at ?? null,
-    }));
+    const pageId = q.get("page_id");
+    const limit = Math.min(Math.max(Number(q.get("limit")) || 20, 1), 100);
+    const all = await listRecords<Record<string, any>>(`acct:${accountId}:jobs:`);
+    const view = all
+      .filter((j) => !pageId || j.page_id === pageId)
+      .map((j) => ({
+        job_id: j.job_id, page_id: j.page_id ?? null, product_id: j.request?.product_id ?? null, simulate: j.request?.simulate ?? null,
+        status: j.status, step: j.step, step_detail: j.step_detail, step_times: j.step_times ?? {},
+        warnings: j.warnings ?? [], error: j.error ?? null, created_at: j.created_at, updated_at: j.updated_at, completed_at: j.completed_at ?? null,
+      }));
     view.sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
-    return Response.json({ data: view });
+    return Response.json({ data: view.slice(0, limit) });
+  }
+
+  /** Deployments of a page (newest first, at most 20) with the time each step began, which the API's view leaves out. */
+  async function deployments(q: URLSearchParams): Promise<Response> {
+    const accountId = q.get("account_id");
+    const pageId = q.get("page_id") ?? "";
+    if (!accountId || !isAccountId(accountId)) return jsonError(400, "validation_error", "account_id must be an account id.");
+    if (!isUuid(pageId)) return jsonError(400, "validation_error", "page_id must be a page id.");
+    const all = await listRecords<Record<string, any>>(`acct:${accountId}:deployments:${pageId}:`);
+    const view: Record<string, any>[] = all.map(({ account_id: _a, simulate, ...d }) => ({ ...d, simulate: simulate ?? null, step_times: d.step_times ?? {} }));
+    view.sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
+    return Response.json({ data: view.slice(0, 20) });
+  }
+
+  /**
+   * Sends a logged request again, in-process: with its own headers (the caller's credentials, which stay on
+   * the server), or with the dashboard's grant when the dashboard sent it. Answers the new entry's id.
+   */
+  async function replay(event: H3Event, id: string): Promise<Response> {
+    const r = hub.requests.replayable(id);
+    if (!r) return jsonError(404, "not_found", "That request has left the log.");
+    const bodyless = r.method === "GET" || r.method === "HEAD";
+    if (r.body === null && !bodyless) return jsonError(422, "not_replayable", "The log did not keep this request's body whole (multipart, or over 16 KiB), so it cannot be sent again.");
+    const headers = new Headers();
+    for (const [key, value] of r.headers) if (!NOT_REPLAYED.has(key)) headers.set(key, value);
+    const req = new Request(new URL(r.url, event.url.origin), { method: r.method, headers, body: bodyless || !r.body ? undefined : r.body });
+    const granted = r.mark?.granted === true;
+    if (granted) grants.set(req, grantFor(r.mark?.app_id));
+    hub.requests.markDashboard(req, { source: "replay", granted, app_id: r.mark?.app_id });
+    const res = await app.fetch(req);
+    await res.arrayBuffer();
+    return Response.json({ data: { request_id: res.headers.get("x-request-id"), status: res.status } }, { status: 201 });
   }
 
   return {
     async handle(event: H3Event, path: string): Promise<Response> {
       const method = event.req.method;
-      if (path === "/jobs" && method === "GET") return jobs(event.url.searchParams.get("account_id"));
+      if (path === "/jobs" && method === "GET") return jobs(event.url.searchParams);
+      if (path === "/deployments" && method === "GET") return deployments(event.url.searchParams);
       if (path === "/state" && method === "GET") return state();
       if (path === "/faults" && method === "POST") return setFaults(event);
       if (path === "/call" && method === "POST") return call(event);
       if (path === "/requests" && method === "GET") {
         const q = event.url.searchParams;
-        const filter = { status: q.get("status") ?? undefined, path: q.get("path") ?? undefined, plane: q.get("plane") ?? undefined };
-        return Response.json({ data: hub.requests.list(filter) });
+        const number = (name: string) => (q.get(name) && /^\d{1,9}$/.test(q.get(name)!) ? Number(q.get(name)) : undefined);
+        const text = (name: string) => q.get(name)?.slice(0, 200) || undefined;
+        const filter = { status: text("status"), path: text("path"), plane: text("plane"), source: text("source"), before: number("before"), limit: number("limit") };
+        return Response.json(hub.requests.list(filter));
       }
+      const again = /^\/requests\/(req_[A-Za-z0-9]{1,64})\/replay$/.exec(path);
+      if (again && method === "POST") return replay(event, again[1]);
       const one = /^\/requests\/(req_[A-Za-z0-9]{1,64})$/.exec(path);
       if (one && method === "GET") {
         const entry = hub.requests.get(one[1]);

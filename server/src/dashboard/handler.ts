@@ -26,20 +26,27 @@ export function createDashboardHandler(app: H3, server: ServerContext, hub: Dash
     if (path.startsWith("/_dashboard/assets/") && (method === "GET" || method === "HEAD")) {
       return (await files.asset(path.slice("/_dashboard/assets/".length))) ?? htmlMessage(404, "Not found", "No such dashboard file.");
     }
+    if (path === "/_dashboard/favicon.svg" && (method === "GET" || method === "HEAD")) return files.favicon();
     if (path === "/_dashboard/login-tokens" && method === "POST") return mintLogin(event);
     if (path === "/_dashboard/login" && method === "GET") return login(event);
 
-    const session = hub.access.sessionOf(event.req.headers.get("cookie"));
+    const session = await hub.access.sessionOf(event.req.headers.get("cookie"));
     if (path === "/_dashboard/" && method === "GET") {
       if (!session) return htmlMessage(401, "Log in to the lp dashboard", "Open the one-time login URL that lp serve printed, or run `lp dashboard` for a new one.");
       return files.index(session.csrf);
     }
     if (!path.startsWith("/_dashboard/api/")) return htmlMessage(404, "Not found", "No such dashboard page.");
-    if (!session) return jsonError(401, "unauthenticated", "No dashboard session; open a login URL from `lp dashboard`.");
+    if (!session) {
+      const refused = jsonError(401, "unauthenticated", "No dashboard session; open a login URL from `lp dashboard`.");
+      // Tells the page that its session is gone, as opposed to a relayed API call answering 401.
+      refused.headers.set("lp-dashboard-session", "none");
+      return refused;
+    }
     if (method !== "GET" && !checkCsrf(event, session)) return jsonError(403, "forbidden", "Missing or wrong CSRF token.");
     if (path === "/_dashboard/api/events" && method === "GET") return openEventStream(event, hub);
+    if (path === "/_dashboard/api/session" && method === "GET") return Response.json({ data: { active: true } });
     if (path === "/_dashboard/api/logout" && method === "POST") {
-      hub.access.logout(event.req.headers.get("cookie"));
+      await hub.access.logout(event.req.headers.get("cookie"));
       return new Response(null, { status: 204, headers: { "set-cookie": `${sessionCookie("")}; Max-Age=0` } });
     }
     return api.handle(event, path.slice("/_dashboard/api".length));
@@ -50,20 +57,20 @@ export function createDashboardHandler(app: H3, server: ServerContext, hub: Dash
   }
 
   /** `lp dashboard`: a fresh login URL for whoever holds the admin key (in a header, never the URL). */
-  function mintLogin(event: H3Event): Response {
+  async function mintLogin(event: H3Event): Promise<Response> {
     const header = event.req.headers.get("authorization") ?? "";
     const given = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? "";
     const expected = server.settings.adminKey ?? "";
     const ok = timingSafeEqual(Buffer.from(sha256Hex(given), "hex"), Buffer.from(sha256Hex(expected), "hex"));
     if (!ok || !expected) return jsonError(401, "unauthenticated", "Invalid admin key.");
-    const url = new URL(`/_dashboard/login?token=${hub.access.issueLogin()}`, event.url);
+    const url = new URL(`/_dashboard/login?token=${await hub.access.mintLogin()}`, event.url);
     return Response.json({ data: { url: url.pathname + url.search } }, { status: 201 });
   }
 
   /** Trades a one-time login token for a session cookie, then drops the token from the address bar. */
-  function login(event: H3Event): Response {
+  async function login(event: H3Event): Promise<Response> {
     const token = event.url.searchParams.get("token") ?? "";
-    const redeemed = token.length > 0 && token.length < 200 ? hub.access.redeem(token) : null;
+    const redeemed = token.length > 0 && token.length < 200 ? await hub.access.redeem(token) : null;
     if (!redeemed) return htmlMessage(401, "Login link used or expired", "Each login URL works once. Run `lp dashboard` for a new one.");
     return new Response(null, { status: 303, headers: { location: "/_dashboard/", "set-cookie": sessionCookie(redeemed.cookie) } });
   }

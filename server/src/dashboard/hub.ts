@@ -1,4 +1,4 @@
-import type { DomainEvent, EventSink } from "@lp/core";
+import { createRedisExpiringKeys, type DomainEvent, type EventSink } from "@lp/core";
 import { createDashboardAccess, type DashboardAccess } from "./access.js";
 import { createRequestLog, type RequestLog } from "./request-log.js";
 
@@ -21,16 +21,23 @@ export interface DashboardHub {
   onChange(listener: (change: DashboardChange) => void): () => void;
   /** Registers something to end when the server closes (open event streams). */
   onClose(callback: () => void): () => void;
-  /** Ends open event streams, so closing the listener does not wait on them. */
+  /** Ends open event streams, so closing the listener does not wait on them; later ones are refused. */
   close(): void;
+  /** Whether {@link close} was called: the server is stopping. */
+  readonly closed: boolean;
+  /** Lets go of the shared store of sessions (after the drain). */
+  dispose(): Promise<void>;
 }
 
 /** Builds a {@link DashboardHub}. */
-export function createDashboardHub(options: { capacity?: number } = {}): DashboardHub {
+export function createDashboardHub(options: { capacity?: number; redis?: { url: string; prefix: string } } = {}): DashboardHub {
+  // On Redis, login tokens and sessions live there, so every process of the service accepts them.
+  const access = createDashboardAccess(options.redis ? createRedisExpiringKeys(options.redis, "dashboard") : undefined);
   const listeners = new Set<(change: DashboardChange) => void>();
   const closers = new Set<() => void>();
+  let closed = false;
   return {
-    access: createDashboardAccess(),
+    access,
     requests: createRequestLog(options.capacity),
     sink: {
       async emit(event: DomainEvent) {
@@ -46,8 +53,13 @@ export function createDashboardHub(options: { capacity?: number } = {}): Dashboa
       return () => closers.delete(callback);
     },
     close() {
+      closed = true;
       for (const callback of closers) callback();
       closers.clear();
     },
+    get closed() {
+      return closed;
+    },
+    dispose: () => access.close(),
   };
 }

@@ -21,8 +21,39 @@ export interface RequestSummary {
   plane: string;
   account_id: string | null;
   application_id: string | null;
-  /** `dashboard` when the dashboard made the call on the user's behalf. */
-  source: "api" | "dashboard";
+  /** `dashboard` when the dashboard made the call on the user's behalf; `replay` when it sent a logged request again. */
+  source: RequestSource;
+}
+
+/** Who sent a logged request. */
+export type RequestSource = "api" | "dashboard" | "replay";
+
+/** What the dashboard knows of a request it sent: why, and as which application (developer-plane calls). */
+export interface DashboardMark {
+  source: "dashboard" | "replay";
+  /** Whether it went with the dashboard's grant (as the path's account or `app_id`) rather than its own headers. */
+  granted: boolean;
+  app_id?: string;
+}
+
+/** What replaying a logged request needs: never shown, since the headers hold the caller's credentials. */
+export interface ReplayableRequest {
+  method: string;
+  url: string;
+  headers: Headers;
+  /** Null when the body was not kept whole (multipart, or larger than the log keeps raw). */
+  body: string | null;
+  mark: DashboardMark | null;
+}
+
+/** A page of the log: newest first, and how many entries match in all. */
+export interface RequestPage {
+  data: RequestSummary[];
+  total: number;
+  /** Entries the dashboard itself sent that the filter left out (shown with `source=all`). */
+  hidden: number;
+  /** Pass as `before` for the next, older page; null on the last. */
+  next_before: number | null;
 }
 
 /** A logged exchange with both messages. */
@@ -40,6 +71,9 @@ const KEEP_RAW = 16 * 1024;
 interface StoredEntry extends Omit<RequestSummary, "at"> {
   /** Epoch ms; formatted when read. */
   at: number;
+  /** The path and query as received, unredacted: for a replay only. */
+  target: string;
+  mark: DashboardMark | null;
   /** The exchange's own header objects, by reference: copied and redacted only when the entry is opened. */
   requestHeaders: Iterable<[string, string]>;
   responseHeaders: Iterable<[string, string]> | { plain: Record<string, string> };
@@ -69,14 +103,14 @@ function toMessage(headers: Iterable<[string, string]> | Record<string, string>,
 export function createRequestLog(capacity = 500) {
   const entries: StoredEntry[] = [];
   const listeners = new Set<(entry: RequestSummary) => void>();
-  const fromDashboard = new WeakSet<Request>();
+  const fromDashboard = new WeakMap<Request, DashboardMark>();
   let seq = 0;
 
   return {
     capacity,
-    /** Labels a request the dashboard itself sends in-process. */
-    markDashboard(req: Request) {
-      fromDashboard.add(req);
+    /** Labels a request the dashboard itself sends in-process (a relayed call, or a replay). */
+    markDashboard(req: Request, mark: DashboardMark = { source: "dashboard", granted: true }) {
+      fromDashboard.set(req, mark);
     },
     /** Records a finished exchange. */
     record(event: H3Event, response: Response, ms: number, requestId: string, at: Date): void {
@@ -88,8 +122,8 @@ export function createRequestLog(capacity = 500) {
       // The pipeline's plain header object when there is one: reading `response.headers` would build a Headers.
       const wire = ctx.wireHeaders as Record<string, string> | undefined;
       const responseType = (wire ? wire["content-type"] : response.headers.get("content-type")) ?? "";
+      const mark = fromDashboard.get(event.req);
       const responseBody = typeof ctx.responseBody === "string" && TEXT_TYPES.test(responseType) ? ctx.responseBody : "";
-      const params = (ctx.params ?? {}) as Record<string, string>;
       const entry: StoredEntry = {
         id: requestId,
         seq: ++seq,
@@ -99,9 +133,12 @@ export function createRequestLog(capacity = 500) {
         status: response.status,
         ms: Math.round(ms * 10) / 10,
         plane: typeof ctx.plane === "string" ? ctx.plane : "-",
-        account_id: principal?.account_id ?? params.account_id ?? null,
+        // Only who the credentials proved: a refused call is nobody's, whatever account its path names.
+        account_id: principal?.account_id ?? null,
         application_id: principal?.application_id ?? null,
-        source: fromDashboard.has(event.req) ? "dashboard" : "api",
+        source: mark?.source ?? "api",
+        target: event.url.pathname + event.url.search,
+        mark: mark ?? null,
         requestHeaders: event.req.headers as unknown as Iterable<[string, string]>,
         // The plain object lacks the request id, which the wire response adds: put back when the entry is opened.
         responseHeaders: wire ? { plain: wire } : (response.headers as unknown as Iterable<[string, string]>),
@@ -115,17 +152,39 @@ export function createRequestLog(capacity = 500) {
       const summary = toSummary(entry);
       for (const listener of listeners) listener(summary);
     },
-    /** Summaries, newest first, filtered by status class (`2xx`) or exact status, path substring, plane. */
-    list(filter: { status?: string; path?: string; plane?: string } = {}): RequestSummary[] {
-      const out: RequestSummary[] = [];
+    /**
+     * A page of summaries, newest first, filtered by status class (`2xx`) or exact status, path substring,
+     * plane; the dashboard's own calls only with `source: "all"`. `before` (a `seq`) starts an older page.
+     */
+    list(filter: { status?: string; path?: string; plane?: string; source?: string; before?: number; limit?: number } = {}): RequestPage {
+      const limit = Math.min(Math.max(filter.limit ?? 100, 1), capacity);
+      const data: RequestSummary[] = [];
+      let total = 0;
+      let hidden = 0;
+      let next: number | null = null;
       for (let i = entries.length - 1; i >= 0; i--) {
         const e = entries[i];
         if (filter.status && !matchesStatus(e.status, filter.status)) continue;
         if (filter.path && !e.path.includes(filter.path)) continue;
         if (filter.plane && e.plane !== filter.plane) continue;
-        out.push(toSummary(e));
+        if (e.source === "dashboard" && filter.source !== "all") {
+          hidden++;
+          continue;
+        }
+        total++;
+        if (filter.before !== undefined && e.seq >= filter.before) continue;
+        if (data.length < limit) data.push(toSummary(e));
+        else if (next === null) next = data[data.length - 1].seq;
       }
-      return out;
+      return { data, total, hidden, next_before: next };
+    },
+    /** What a replay of an entry sends (credentials included, so this never leaves the server), or undefined. */
+    replayable(id: string): ReplayableRequest | undefined {
+      const e = entries.find((x) => x.id === id);
+      if (!e) return undefined;
+      const headers = new Headers([...e.requestHeaders]);
+      const whole = typeof e.requestBody === "string" && !(headers.get("content-type") ?? "").startsWith("multipart/");
+      return { method: e.method, url: e.target, headers, body: whole ? (e.requestBody as string) : null, mark: e.mark };
     },
     /** One exchange with both messages, redacted. */
     get(id: string): LoggedRequest | undefined {

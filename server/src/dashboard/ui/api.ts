@@ -1,9 +1,17 @@
+import { serverUnreachable, sessionEnded } from "./live.js";
+
 /** The session's CSRF token, put in the page by the server; sent back on every change. */
 const csrf = document.querySelector('meta[name="lp-csrf"]')?.getAttribute("content") ?? "";
 
 /** The `Lp-Simulate` mode the fault-injection panel chose for the dashboard's own calls ("" for none). */
-let simulate = "";
-export const setSimulate = (mode: string) => void (simulate = mode);
+let simulate = sessionStorage.getItem("lp-simulate") ?? "";
+/** Chooses the mode; kept in the tab's sessionStorage, so a reload keeps it (and the header shows it). */
+export const setSimulate = (mode: string) => {
+  simulate = mode;
+  if (mode) sessionStorage.setItem("lp-simulate", mode);
+  else sessionStorage.removeItem("lp-simulate");
+  dispatchEvent(new Event("lp-simulate"));
+};
 export const currentSimulate = () => simulate;
 
 /** What an API call answered. */
@@ -14,11 +22,19 @@ export interface Answer<T = any> {
 }
 
 async function send(path: string, init: RequestInit = {}): Promise<Answer> {
-  const res = await fetch(`/_dashboard/api${path}`, {
-    ...init,
-    credentials: "same-origin",
-    headers: { "x-csrf-token": csrf, ...(init.body ? { "content-type": "application/json" } : {}) },
-  });
+  let res: Response;
+  try {
+    res = await fetch(`/_dashboard/api${path}`, {
+      ...init,
+      credentials: "same-origin",
+      headers: { "x-csrf-token": csrf, ...(init.body ? { "content-type": "application/json" } : {}) },
+    });
+  } catch {
+    serverUnreachable();
+    return { ok: false, status: 0, json: { error: { code: "unreachable", message: "The server did not answer (stopped or restarting)." } } };
+  }
+  // The dashboard's own refusal of a missing session (a relayed API 401 never carries this header).
+  if (res.status === 401 && res.headers.get("lp-dashboard-session") === "none") sessionEnded();
   const text = await res.text();
   let json: any = null;
   try {

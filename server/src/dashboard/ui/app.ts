@@ -1,8 +1,11 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { dash } from "./api.js";
+import { currentSimulate, dash } from "./api.js";
 import { html } from "./html.js";
-import { useLiveTick } from "./live.js";
+import { useConnection, useLiveTick } from "./live.js";
+import { go, toHash, useRoute } from "./route.js";
+import { SessionNotice } from "./session-notice.js";
 import { AccountsView } from "./views/accounts.js";
+import { EventsView } from "./views/events.js";
 import { PageDetailView } from "./views/page-detail.js";
 import { PagesView } from "./views/pages.js";
 import { ProductsView } from "./views/products.js";
@@ -17,6 +20,7 @@ export interface DashState {
   faults: { generation_step_ms: number; deployment_step_ms: number; simulate_modes: string[] };
   request_log_capacity: number;
   storage: { kind: string; fault: { reason: string; since: string; refused: number } | null };
+  product_types: string[];
 }
 
 /** What each storage fault means for someone at the console. */
@@ -27,40 +31,44 @@ const FAULT_TEXT: Record<string, string> = {
   redis_maxmemory: "Redis is at maxmemory",
 };
 
+const LIVE_LABEL = { connecting: "connecting", open: "live", stopped: "offline", ended: "logged out" } as const;
+
 const VIEWS = [
   ["requests", "Requests"],
   ["accounts", "Accounts"],
   ["products", "Products"],
   ["pages", "Pages"],
   ["webhooks", "Webhooks"],
+  ["events", "Send an event"],
   ["settings", "Faults and data"],
 ] as const;
 
-function useHash(): string[] {
-  const read = () => (location.hash.replace(/^#\/?/, "") || "requests").split("/");
-  const [parts, setParts] = useState(read);
-  useEffect(() => {
-    const on = () => setParts(read());
-    addEventListener("hashchange", on);
-    return () => removeEventListener("hashchange", on);
-  }, []);
-  return parts;
-}
-
 /** The whole dashboard: header with the account picker, navigation, and the current view. */
 export function App() {
-  const [view, id] = useHash();
+  const route = useRoute();
+  const { view, id } = route;
   const tick = useLiveTick();
+  const connection = useConnection();
+  const [simulating, setSimulating] = useState(currentSimulate());
+  useEffect(() => {
+    const on = () => setSimulating(currentSimulate());
+    addEventListener("lp-simulate", on);
+    return () => removeEventListener("lp-simulate", on);
+  }, []);
   const [state, setState] = useState<DashState | null>(null);
-  const [account, setAccount] = useState(() => sessionStorage.getItem("lp-account") ?? "");
+  const [stored, setStored] = useState(() => sessionStorage.getItem("lp-account") ?? "");
   useEffect(() => {
     void dash.get("/state").then((a) => a.ok && setState(a.json.data));
   }, [tick]);
   const accounts = state?.accounts ?? [];
+  // The address names the account when it was opened from a link; else the last one chosen in this tab.
+  const account = route.params.get("account") ?? stored;
   const current = accounts.some((a) => a.account_id === account) ? account : (accounts.find((a) => a.account_id === "acct_dev")?.account_id ?? accounts[0]?.account_id ?? "");
   const choose = (value: string) => {
     sessionStorage.setItem("lp-account", value);
-    setAccount(value);
+    setStored(value);
+    // An entity of the old account makes no sense under the new one: back to the view's list.
+    go(toHash(view === "page" ? "pages" : view, "", { account: value }), true);
   };
   const title = view === "page" ? "Page" : (VIEWS.find(([v]) => v === view)?.[1] ?? "Not found");
   const first = useRef(true);
@@ -73,19 +81,21 @@ export function App() {
 
   let body;
   if (!state) body = html`<p>Loading...</p>`;
-  else if (view === "requests") body = html`<${RequestsView} />`;
+  else if (view === "requests") body = html`<${RequestsView} route=${route} />`;
   else if (view === "accounts") body = html`<${AccountsView} state=${state} />`;
-  else if (view === "products") body = html`<${ProductsView} account=${current} tick=${tick} />`;
+  else if (view === "products") body = html`<${ProductsView} account=${current} tick=${tick} types=${state.product_types} openId=${id} />`;
   else if (view === "pages") body = html`<${PagesView} account=${current} tick=${tick} />`;
   else if (view === "page" && id) body = html`<${PageDetailView} account=${current} pageId=${id} tick=${tick} />`;
-  else if (view === "webhooks") body = html`<${WebhooksView} state=${state} tick=${tick} />`;
+  else if (view === "webhooks") body = html`<${WebhooksView} state=${state} tick=${tick} route=${route} />`;
+  else if (view === "events") body = html`<${EventsView} state=${state} account=${current} />`;
   else if (view === "settings") body = html`<${SettingsView} state=${state} onChange=${setState} />`;
   else body = html`<p>No such view.</p>`;
 
   return html`
     <a class="skip" href="#main" onClick=${(e: Event) => (e.preventDefault(), document.getElementById("main")?.focus())}>Skip to content</a>
     <header class="top">
-      <p class="brand">lp dashboard</p>
+      <p class="brand">lp dashboard <span class=${`live ${connection}`} data-live=${connection}>${LIVE_LABEL[connection]}</span>
+        ${simulating && html`<a class="simulating" href=${toHash("settings")}>Lp-Simulate: ${simulating}</a>`}</p>
       <label>Account
         <select value=${current} onChange=${(e: Event) => choose((e.target as HTMLSelectElement).value)}>
           ${accounts.map((a) => html`<option value=${a.account_id}>${a.account_id}</option>`)}
@@ -94,7 +104,7 @@ export function App() {
     </header>
     <nav aria-label="Views">
       <ul>
-        ${VIEWS.map(([v, label]) => html`<li><a href=${`#/${v}`} aria-current=${view === v || (view === "page" && v === "pages") ? "page" : undefined}>${label}</a></li>`)}
+        ${VIEWS.map(([v, label]) => html`<li><a href=${toHash(v, "", { account: route.params.get("account") ?? undefined })} aria-current=${view === v || (view === "page" && v === "pages") ? "page" : undefined}>${label}</a></li>`)}
       </ul>
     </nav>
     <main id="main" tabindex="-1">
@@ -103,6 +113,7 @@ export function App() {
         Writes refused: ${FAULT_TEXT[state.storage.fault.reason] ?? state.storage.fault.reason} (${state.storage.fault.reason}, since ${state.storage.fault.since},
         ${state.storage.fault.refused} refused). Reads still work; writes resume by themselves once there is room.
       </p>`}
+      <${SessionNotice} connection=${connection} />
       <h1>${title}</h1>
       ${body}
     </main>
