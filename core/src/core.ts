@@ -26,6 +26,7 @@ import type { Scheduler } from "./webhooks/scheduler.js";
 import { openFormat } from "./storage/format-version.js";
 import { guardStores, watchStorage } from "./storage/guarded-stores.js";
 import { loadCursorSecret } from "./lists/cursor-secret.js";
+import { guardLock } from "./storage/guarded-lock.js";
 
 /** What the core is built from. Everything with side effects is injected. */
 export interface CoreDeps {
@@ -83,7 +84,7 @@ export async function createCore(coreDeps: CoreDeps) {
   await openFormat(raw, { writtenBy: coreDeps.writtenBy ?? "lp", log: coreDeps.log });
   // On a shared store (Redis) the lock is shared too; memory and fs keep the in-process one.
   const sharedRedis = deps.redis ?? deps.stores.redis;
-  const lock = deps.lock ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisLock(sharedRedis) : createLocalLock());
+  const lock = deps.lock ?? (deps.stores.kind === "redis" && sharedRedis ? guardLock(createRedisLock(sharedRedis), storageHealth) : createLocalLock());
   // Background work likewise: BullMQ on the same Redis, shared by every process.
   const queue = deps.queue ?? (deps.stores.kind === "redis" && sharedRedis ? await openSharedQueue(sharedRedis, clock) : createLocalQueue());
   // Rate-limit windows (checkout posts): counted in Redis when processes share one, so a limit holds for the cluster.

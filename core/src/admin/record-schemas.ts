@@ -44,7 +44,8 @@ const pageRecord = loose({
   seo_config: z.record(z.string(), z.unknown()),
   checkout_fields: z.array(loose({ field_key: z.string() })),
   hero_image_url: nullableText,
-  banner_image_url: nullableText,
+  // Pages written before the banner was dropped still carry it.
+  banner_image_url: nullableText.optional(),
   deployed_url: nullableText,
   job_id: id,
   created_at: at,

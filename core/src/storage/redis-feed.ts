@@ -60,10 +60,13 @@ export function redisChangeFeed(client: Redis, stream: string): ChangeFeed {
         // missed change.
         const results = await client.pipeline().xrange(stream, `(${cursor}`, "+", "COUNT", count).exists(stream).xinfo("STREAM", stream).exec();
         if (!results) throw new Error("Redis pipeline was aborted");
-        const [[rangeError, range], [, exists], [infoError, infoReply]] = results as [Error | null, unknown][];
+        const [[rangeError, range], [existsError, exists], [infoError, infoReply]] = results as [Error | null, unknown][];
+        // A pipeline answers each command's error in place: an unreachable Redis must fail the read, not look
+        // like a feed with nothing new (lists would then answer from what this process last knew).
+        if (existsError) throw existsError;
+        if (rangeError) throw rangeError;
         if (!exists) return { cursor, changes: [], gap: false };
         if (infoError) throw infoError;
-        if (rangeError) throw rangeError;
         const info = toInfo(infoReply);
         const entries = range as [string, string[]][];
         const length = Number(info.get("length") ?? 0);
