@@ -13,14 +13,17 @@ const EVENTS: Record<string, { what: string; fixture: Record<string, unknown> }>
   "product.updated": { what: "changes the newest product with this patch", fixture: { price: 39 } },
 };
 
-/** Waits for the deliveries of `type` made since `since` on every endpoint of every application. */
-async function deliveriesSince(state: DashState, type: string, since: string): Promise<{ app: string; endpoint: string; url: string; status: string }[]> {
+/**
+ * The deliveries of `type` about product `productId` made at or after `since`, on every endpoint of every
+ * application: the product's id tells this call's event from an earlier one of the same type.
+ */
+async function deliveriesSince(state: DashState, type: string, productId: string, since: string): Promise<{ app: string; endpoint: string; url: string; status: string }[]> {
   const out: { app: string; endpoint: string; url: string; status: string }[] = [];
   for (const app of state.apps) {
     const eps = await call("GET", "/v1/developer/webhook-endpoints?per_page=100", { appId: app.application_id });
     for (const ep of eps.ok ? eps.json.data : []) {
       const d = await call("GET", `/v1/developer/webhook-endpoints/${ep.id}/deliveries?per_page=20&event_type=${type}`, { appId: app.application_id });
-      for (const x of d.ok ? d.json.data : []) if (x.created_at >= since) out.push({ app: app.name, endpoint: ep.id, url: ep.url, status: x.status });
+      for (const x of d.ok ? d.json.data : []) if (x.created_at >= since && x.payload?.data?.id === productId) out.push({ app: app.name, endpoint: ep.id, url: ep.url, status: x.status });
     }
   }
   return out;
@@ -53,12 +56,13 @@ export function EventsView({ state, account }: { state: DashState; account: stri
       if (!newest) return setMessage({ text: `No product on ${account} to update: send product.created first.`, bad: true });
       a = await call("PATCH", `/v1/accounts/${account}/products/${newest.id}`, { body: parsed });
     }
+    const productId: string = a.ok ? a.json.data.id : "";
     if (!a.ok) return setMessage({ text: `The API refused the call, so no event: ${errorText(a)}`, bad: true });
     setMessage({ text: `${type} sent (${a.status}); looking for its deliveries...`, bad: false });
     // Fan-out runs in the background: look a few times until the deliveries settle.
     let found: Awaited<ReturnType<typeof deliveriesSince>> = [];
     for (let i = 0; i < 10; i++) {
-      found = await deliveriesSince(state, type, since);
+      found = await deliveriesSince(state, type, productId, since);
       // None yet may mean the fan-out has not run: only a settled, non-empty list ends the wait early.
       if (found.length > 0 && found.every((d) => d.status !== "pending")) break;
       await new Promise((r) => setTimeout(r, 300));
