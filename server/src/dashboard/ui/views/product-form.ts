@@ -23,19 +23,20 @@ export function productBody(form: HTMLFormElement): Record<string, unknown> {
 
 /**
  * The fields of a product, for creating one or editing it: every field the API takes, the type's choices
- * from the API's schema (`types`), and image URLs to add.
+ * from the API's schema (`types`), and image URLs to add. The inputs are uncontrolled (`defaultValue`): a live
+ * refresh of the view re-renders them without undoing what the user typed (a form shows a new product by its key).
  */
 export function ProductFields({ product, types, prefix }: { product?: any; types: string[]; prefix: string }) {
   const p = product ?? {};
   return html`
-    <label>Title <input name="title" required maxlength="200" value=${p.title ?? ""} /></label>
+    <label>Title <input name="title" required maxlength="200" defaultValue=${p.title ?? ""} /></label>
     <label>Description <textarea name="description" maxlength="5000">${p.description ?? ""}</textarea></label>
     <div class="colours">
-      <label>Price <input name="price" type="number" min="0" step="0.01" required value=${p.price ?? ""} /></label>
-      <label>Original price <input name="original_price" type="number" min="0" step="0.01" value=${p.original_price ?? ""} /></label>
-      <label>Delivery price <input name="delivery_price" type="number" min="0" step="0.01" value=${p.delivery_price ?? ""} /></label>
+      <label>Price <input name="price" type="number" min="0" step="0.01" required defaultValue=${p.price ?? ""} /></label>
+      <label>Original price <input name="original_price" type="number" min="0" step="0.01" defaultValue=${p.original_price ?? ""} /></label>
+      <label>Delivery price <input name="delivery_price" type="number" min="0" step="0.01" defaultValue=${p.delivery_price ?? ""} /></label>
     </div>
-    <label>Type <select name="product_type" value=${p.product_type ?? types[0]}>${types.map((t) => html`<option>${t}</option>`)}</select></label>
+    <label>Type <select name="product_type">${types.map((t) => html`<option selected=${t === (p.product_type ?? types[0])}>${t}</option>`)}</select></label>
     <label for=${`${prefix}-images`}>${product ? "Add image URLs" : "Image URLs"} <span class="small">(one per line, http or https)</span></label>
     <textarea id=${`${prefix}-images`} name="images" rows="2"></textarea>`;
 }
