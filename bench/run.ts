@@ -17,6 +17,7 @@ import { runRedisList } from "./scenarios/redis-list.js";
 import { runRedisCluster } from "./scenarios/redis-cluster.js";
 import { runHostileStrings } from "./scenarios/hostile-strings.js";
 import { runAccessLog } from "./scenarios/access-log.js";
+import { runRestartList } from "./scenarios/restart-list.js";
 
 const ctx = createContext(process.argv.slice(2));
 const started = performance.now();
@@ -37,6 +38,8 @@ const scenarios: [string, typeof runReads][] = [
   ["redis-scale", runRedisScale],
   ["redis-list", runRedisList],
   ["redis-cluster", runRedisCluster],
+  // The first list of a fresh process on 100k products, fs then Redis, /healthz polled beside it.
+  ["restart-list", runRestartList],
 ];
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
 try {
