@@ -18,6 +18,7 @@ import { runRedisCluster } from "./scenarios/redis-cluster.js";
 import { runHostileStrings } from "./scenarios/hostile-strings.js";
 import { runAccessLog } from "./scenarios/access-log.js";
 import { runRestartList } from "./scenarios/restart-list.js";
+import { runMixedLoad } from "./scenarios/mixed-load.js";
 
 const ctx = createContext(process.argv.slice(2));
 const started = performance.now();
@@ -31,6 +32,8 @@ const scenarios: [string, typeof runReads][] = [
   ["startup", runStartup],
   // The built CLI's `lp serve` with and without its access log, under wrk and autocannon (build first).
   ["access-log", runAccessLog],
+  // GET one, list and POST at once on one fs server: the event-loop delay target.
+  ["mixed-load", runMixedLoad],
   ["async", runAsyncWork],
   ["hostile-strings", runHostileStrings],
   // Redis (DESIGN §12): need Debian's redis-server; `--only=redis,redis-scale,redis-list,redis-cluster`.
