@@ -67,7 +67,14 @@ async function firstListOf(server: Child<LpInfo>): Promise<Restarted> {
   const { url, account, token } = server.info;
   const health = pollHealth(url);
   // The poller's connection is open and answered before the list is sent.
-  while (health.count() < 3) await new Promise((resolve) => setTimeout(resolve, POLL_EVERY_MS));
+  const deadline = performance.now() + 30_000;
+  while (health.count() < 3) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null || performance.now() > deadline) {
+      const seen = await health.stop();
+      throw new Error(`the restarted server never answered /healthz with 200 (${seen.failed} other answers; exit ${server.child.exitCode ?? server.child.signalCode})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_EVERY_MS));
+  }
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const list = () => get(`${url}/v1/accounts/${account}/products?per_page=20`, { authorization: `Bearer ${token}` }, agent);
   try {
@@ -102,6 +109,12 @@ function rowsOf(storage: string, size: number, r: Restarted): Row[] {
   ];
 }
 
+/** The rows, also in the log as soon as they are known (the table prints at the end of the whole run). */
+function logged(ctx: BenchContext, rows: Row[]): Row[] {
+  for (const r of rows) ctx.log(`${r.scenario}: ${r.measured}${r.loop ? `; event loop ${r.loop}` : ""}`);
+  return rows;
+}
+
 /** Seeds `count` products through the products service in a process that has ended when this resolves. */
 async function seed(env: Record<string, string>, count: number) {
   const seeder = await startChild<{ seedMs: number }>("bench/servers/seed-core.ts", { ...env, BENCH_SEED: String(count) }, 900_000);
@@ -110,16 +123,21 @@ async function seed(env: Record<string, string>, count: number) {
 }
 
 /** Starts the measured process: lp's server on data already there, reporting before any list or write. */
-const restart = (env: Record<string, string>) => startChild<LpInfo>("bench/servers/lp-server.ts", { ...env, BENCH_SEED: "0", BENCH_FIRST_LIST: "0" });
+async function restart(ctx: BenchContext, env: Record<string, string>): Promise<Child<LpInfo>> {
+  const server = await startChild<LpInfo>("bench/servers/lp-server.ts", { ...env, BENCH_SEED: "0", BENCH_FIRST_LIST: "0" });
+  // What it says on stderr (a warning, a crash) shows in the bench's log.
+  server.child.stderr?.setEncoding("utf8").on("data", (chunk: string) => ctx.log(`restarted server: ${chunk.trim()}`));
+  return server;
+}
 
 async function onFs(ctx: BenchContext): Promise<Row[]> {
   const dir = ctx.tempDir("restart-fs");
   ctx.log(`restart at ${fmt(ctx.large)} (fs): seeding through the products service (not measured)`);
   const seeder = await seed({ BENCH_STORAGE: "fs", BENCH_DIR: dir }, ctx.large);
   ctx.log(`restart at ${fmt(ctx.large)} (fs): seeded in ${fmt(seeder.info.seedMs / 1000, 1)} s; starting a fresh process`);
-  const server = await restart({ BENCH_STORAGE: "fs", BENCH_DIR: dir });
+  const server = await restart(ctx, { BENCH_STORAGE: "fs", BENCH_DIR: dir });
   try {
-    return rowsOf("fs", ctx.large, await firstListOf(server));
+    return logged(ctx, rowsOf("fs", ctx.large, await firstListOf(server)));
   } finally {
     await server.stop();
   }
@@ -133,9 +151,9 @@ async function onRedis(ctx: BenchContext): Promise<Row[]> {
     ctx.log(`restart at ${fmt(ctx.large)} (Redis): seeding through the products service (not measured)`);
     const seeder = await seed({ BENCH_STORAGE: "redis", BENCH_REDIS_URL: redis.url }, ctx.large);
     ctx.log(`restart at ${fmt(ctx.large)} (Redis): seeded in ${fmt(seeder.info.seedMs / 1000, 1)} s; starting a fresh process`);
-    const server = await restart({ BENCH_STORAGE: "redis", BENCH_REDIS_URL: redis.url });
+    const server = await restart(ctx, { BENCH_STORAGE: "redis", BENCH_REDIS_URL: redis.url });
     try {
-      return rowsOf("Redis", ctx.large, await firstListOf(server));
+      return logged(ctx, rowsOf("Redis", ctx.large, await firstListOf(server)));
     } finally {
       await server.stop();
     }
