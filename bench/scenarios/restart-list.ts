@@ -161,7 +161,10 @@ async function onRedis(ctx: BenchContext): Promise<Row[]> {
       await server.stop();
     }
   } finally {
-    await redis.dispose();
+    // Bounded: a redis-server that something else killed with a signal leaves the helper's dispose
+    // waiting for an exit event that has already gone by.
+    const gone = await Promise.race([redis.dispose().then(() => true), new Promise<false>((resolve) => setTimeout(resolve, 10_000, false).unref())]);
+    if (!gone) ctx.log(`restart (Redis): redis-server on port ${redis.port} did not report its exit within 10 s`);
   }
 }
 
