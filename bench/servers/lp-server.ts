@@ -30,6 +30,12 @@ if (storage !== "fs" && count > 0) {
   seedMs = performance.now() - t0;
 }
 const listFirst = process.env.BENCH_FIRST_LIST !== "0";
+// The load POSTs tens of thousands of products: the account's product quota (10,000 by default) is not
+// what is measured. Left alone when the process must report before any write.
+if (listFirst) {
+  const record = await server.core.accounts.require(account);
+  await server.core.stores.data.setItem(`accounts:${account}`, { ...record, product_quota: 10_000_000 });
+}
 // The first listing builds the account's index (from disk on fs): reported apart from the warm figures.
 const t1 = performance.now();
 const first = listFirst ? await server.core.products.list(account, productListSchema.parse({ per_page: "20" })) : null;
