@@ -25,7 +25,7 @@ import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
 import { openFormat } from "./storage/format-version.js";
 import { guardStores, watchStorage } from "./storage/guarded-stores.js";
-import { loadCursorSecret } from "./lists/cursor-secret.js";
+import { loadStoredSecret } from "./lists/cursor-secret.js";
 import { guardLock } from "./storage/guarded-lock.js";
 
 /** What the core is built from. Everything with side effects is injected. */
@@ -90,7 +90,7 @@ export async function createCore(coreDeps: CoreDeps) {
   // Rate-limit windows (checkout posts): counted in Redis when processes share one, so a limit holds for the cluster.
   const rateWindows = deps.rateWindows ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisRateWindows(sharedRedis) : createLocalRateWindows(() => clock.now().getTime()));
   const storage = deps.stores.data;
-  const cursors = createCursorCodec(await loadCursorSecret(deps.stores, "meta:cursor_key", ids, coreDeps.log));
+  const cursors = createCursorCodec(await loadStoredSecret(deps.stores, "meta:cursor_key", ids, coreDeps.log));
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
   const indexes = new IndexRegistry(storage, deps.stores.changes);
   await indexes.start();
@@ -118,7 +118,7 @@ export async function createCore(coreDeps: CoreDeps) {
     generator: deps.generator ?? createTemplateGenerator(),
     products,
     accounts,
-    builderLinks: createBuilderLinks({ secret: await loadCursorSecret(deps.stores, "meta:builder_key", ids, coreDeps.log, "builder link key"), clock, publicUrl: deps.publicUrl }),
+    builderLinks: createBuilderLinks({ secret: await loadStoredSecret(deps.stores, "meta:builder_key", ids, coreDeps.log, "builder link key"), clock, publicUrl: deps.publicUrl }),
     sleep,
     stepDelayMs: () => delays.generationStepMs,
     onPageDeleted: (page) => deployments.onPageDeleted(page),
