@@ -1,4 +1,5 @@
-import { closeSync, fdatasync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, openSync, unlinkSync, writeSync } from "node:fs";
+import { mkdir, rename, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { promisify } from "node:util";
 import { FILE_MODE, DIR_MODE } from "./fs-io.js";
@@ -52,10 +53,10 @@ export async function writeGroup(ops: readonly GroupOp[], ctx: GroupWriteContext
       // From now on a read may see either text: none is cached until the op is applied.
       ctx.cache?.delete(op.key);
       if (op.text === null) {
-        removeIfPresent(op.path);
+        await removeIfPresent(op.path);
         continue;
       }
-      renameInto(temps.get(op)!, op.path);
+      await renameInto(temps.get(op)!, op.path);
       temps.delete(op);
       ctx.cache?.set(op.key, op.text);
     }
@@ -64,19 +65,21 @@ export async function writeGroup(ops: readonly GroupOp[], ctx: GroupWriteContext
   }
 }
 
-function renameInto(tmp: string, target: string): void {
+// Renames and removals go through the thread pool: on a busy disk they wait for the file system's journal,
+// and the event loop keeps serving meanwhile. They still run one after the other, in order.
+async function renameInto(tmp: string, target: string): Promise<void> {
   try {
-    renameSync(tmp, target);
+    await rename(tmp, target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    mkdirSync(dirname(target), { recursive: true, mode: DIR_MODE });
-    renameSync(tmp, target);
+    await mkdir(dirname(target), { recursive: true, mode: DIR_MODE });
+    await rename(tmp, target);
   }
 }
 
-function removeIfPresent(path: string): void {
+async function removeIfPresent(path: string): Promise<void> {
   try {
-    unlinkSync(path);
+    await unlink(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "ENOENT" && code !== "ENOTDIR") throw error;

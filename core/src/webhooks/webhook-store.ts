@@ -4,6 +4,7 @@ import { applyInOrder, type BatchOp, type Stores } from "../storage/create-stora
 import { createGroupCommit } from "./group-commit.js";
 import { toDeliveryEntry, toEndpointEntry, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
 import { skipUnreadable } from "../storage/record-check.js";
+import type { DeliveryRef, SharedStore } from "./webhook-keys.js";
 
 const ENDPOINTS = "webhooks:endpoints";
 const DELIVERIES = "webhooks:deliveries";
@@ -12,30 +13,7 @@ const OUTBOX = "webhooks:outbox";
 /** Rewritten with every endpoint change on a shared store: a process whose copy is older reloads them. */
 const ENDPOINTS_REV = "webhooks:endpoints-rev";
 
-/**
- * Keys the engine of a cluster keeps in Redis besides its records (which go through the store below):
- * BullMQ's, the endpoints' slots and change locks, and the probe leases. All under the cluster's prefix.
- */
-export function clusterKeys(prefix: string) {
-  return {
-    bull: `${prefix}bull`,
-    slots: `${prefix}webhooks:slots:`,
-    endpointLocks: `${prefix}webhooks:endpoint-lock:`,
-    probe: (endpointId: string) => `${prefix}webhooks:probe:${endpointId}`,
-  };
-}
-
-/** What a store shared by several processes adds: atomic batches, and random revision tokens. */
-export interface SharedStore {
-  batch: Stores["batch"];
-  token: () => string;
-}
-
-/** What a pending marker keeps: enough to find the delivery again. */
-export interface DeliveryRef {
-  id: string;
-  endpoint_id: string;
-}
+export { clusterKeys, type DeliveryRef, type SharedStore } from "./webhook-keys.js";
 
 /**
  * Storage of the webhook engine. Endpoints live in memory (a process-wide cache, written through in
@@ -61,15 +39,17 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
   // Covered deliveries found again after a restart may have a marker already: removed if they settle.
   const recoveredCovers = new Set<string>();
   const held = new Map<string, number>();
+  const group = createGroupCommit({ write: (ops) => (batch ? batch(ops) : applyInOrder(storage, ops)) });
   const hold = (eventId: string) => void held.set(eventId, (held.get(eventId) ?? 0) + 1);
   async function release(eventId: string): Promise<void> {
     const left = (held.get(eventId) ?? 1) - 1;
     if (left > 0) return void held.set(eventId, left);
     held.delete(eventId);
-    await storage.removeItem(`${OUTBOX}:${eventId}`);
+    const key = `${OUTBOX}:${eventId}`;
+    // Locally with the group commit, so it joins the records finishing with it.
+    await (shared ? storage.removeItem(key) : group.commit([{ key, remove: true }]));
   }
   const writes = new Map<string, Promise<void>>();
-  const group = createGroupCommit({ write: (ops) => (batch ? batch(ops) : applyInOrder(storage, ops)) });
   // The endpoints revision this process's copy reflects (shared stores only).
   let revision: string | null = null;
   const markerOp = (d: DeliveryRecord): BatchOp => ({ key: `${PENDING}:${d.id}`, value: { id: d.id, endpoint_id: d.endpoint_id } });
@@ -237,8 +217,8 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       if (eventId === undefined) return;
       covered.delete(id);
       const d = pending.get(id);
-      if (d) await storage.setItem(`${PENDING}:${d.id}`, { id: d.id, endpoint_id: d.endpoint_id });
-      else if (recoveredCovers.has(id)) await storage.removeItem(`${PENDING}:${id}`);
+      if (d) await group.commit([markerOp(d)]);
+      else if (recoveredCovers.has(id)) await group.commit([{ key: `${PENDING}:${id}`, remove: true }]);
       recoveredCovers.delete(id);
       await release(eventId);
     },
