@@ -104,9 +104,9 @@ describe.each(["memory", "fs"] as const)("dashboard trigger and upload (%s)", (s
   it("uploads an image file to a product through the relay; the API's bounds and refusals come back as they are", async () => {
     const product = await w.core.products.create(w.creds.account_id, { title: "Board", price: 9, product_type: "physical" });
     const path = `${w.account}/products/${product.id}`;
-    const form = (bytes: Uint8Array, name: string, type: string) => {
+    const form = (bytes: Uint8Array<ArrayBuffer> | Buffer, name: string, type: string) => {
       const f = new FormData();
-      f.append("images", new Blob([bytes], { type }), name);
+      f.append("images", new Blob([new Uint8Array(bytes)], { type }), name);
       return f;
     };
     const up = await dash(`/upload?method=PATCH&path=${encodeURIComponent(path)}`, form(APRON, "apron.png", "image/png"));
