@@ -105,9 +105,10 @@ export function EventsView({ state, account }: { state: DashState; account: stri
     <form class="card form" onSubmit=${send} aria-labelledby="send-title">
       <h2 id="send-title">Send an event</h2>
       <p class="hint">The event comes from real API calls on ${account}, as <code>lp trigger</code> makes them, so every endpoint subscribed to it gets it. The calls' earlier steps send their own events too.</p>
-      <label>Event <select value=${type} onChange=${(e: Event) => choose((e.target as HTMLSelectElement).value as EventType)}>
+      <label for="event-type">Event</label>
+      <select id="event-type" value=${type} onChange=${(e: Event) => choose((e.target as HTMLSelectElement).value as EventType)}>
         ${EVENT_TYPES.map((t) => html`<option>${t}</option>`)}
-      </select></label>
+      </select>
       <p class="small">${EVENT_DESCRIPTIONS[type]} The console ${TRIGGER_SCENARIOS[type].summary}.</p>
       <label for="event-body">Fixture (the <code>lp trigger</code> fixture's sections this event reads)</label>
       <textarea id="event-body" class="code" rows="12" value=${body} onInput=${(e: Event) => setBody((e.target as HTMLTextAreaElement).value)}></textarea>
