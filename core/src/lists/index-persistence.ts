@@ -1,0 +1,63 @@
+import type { ChangeFeed } from "../storage/create-storage.js";
+import { CollectionIndex, type IndexEntry } from "./collection-index.js";
+import { decodeSnapshot, encodeSnapshot, entryShape, yieldToLoop, type IndexSnapshotStore } from "./index-snapshot.js";
+
+type ToEntry = (record: unknown) => IndexEntry | null;
+
+/** Feed changes read per call while bringing a snapshot up to date. */
+const CATCH_UP_PAGE = 1000;
+
+/** The parent prefix of a record key (`acct:a:products` of `acct:a:products:p1`), or null at the root. */
+export function parentOf(key: string): string | null {
+  const cut = key.lastIndexOf(":");
+  return cut < 0 ? null : key.slice(0, cut);
+}
+
+/**
+ * The index of `prefix` from its persisted snapshot, or null when there is none or it cannot be trusted:
+ * unreadable, of another format or entry shape, damaged (checksum, count, order), or stale. Without a
+ * change feed (fs), stale means the folder's token is not the one the snapshot was written at. With a
+ * feed (Redis), the snapshot's token is a feed position: the feed must still hold it (a trimmed or
+ * recreated feed cannot say what changed since), and every change after it is applied to the entries.
+ */
+export async function restoreIndex(
+  store: IndexSnapshotStore,
+  prefix: string,
+  toEntry: ToEntry,
+  feed: ChangeFeed | undefined,
+): Promise<{ index: CollectionIndex<IndexEntry>; token: string } | null> {
+  const stamp = !feed && store.stamp ? await store.stamp(prefix) : null;
+  if (!feed && !stamp) return null;
+  const text = await store.read(prefix);
+  if (text === null) return null;
+  const snapshot = await decodeSnapshot(text, prefix, entryShape(toEntry));
+  if (!snapshot) return null;
+  if (stamp && snapshot.token !== stamp.token) return null;
+  const index = CollectionIndex.fromSorted(snapshot.entries);
+  if (!index) return null;
+  if (!feed) return { index, token: snapshot.token };
+  if (!feed.has || !(await feed.has(snapshot.token))) return null;
+  let cursor = snapshot.token;
+  for (;;) {
+    const page = await feed.read(cursor, CATCH_UP_PAGE);
+    if (page.gap) return null;
+    cursor = page.cursor;
+    let applied = 0;
+    for (const change of page.changes) {
+      if (parentOf(change.key) !== prefix) continue;
+      // An upsert into a large sorted list moves memory: yield now and then on a long catch-up.
+      if (++applied % 256 === 0) await yieldToLoop();
+      const entry = change.value === null ? null : toEntry(change.value);
+      if (entry) index.upsert(entry);
+      else index.remove(change.key.slice(prefix.length + 1));
+    }
+    if (page.changes.length < CATCH_UP_PAGE) break;
+    await yieldToLoop();
+  }
+  return { index, token: snapshot.token };
+}
+
+/** Writes the snapshot of `entries` (in `created_at` order, valid at `token`) for `prefix`. */
+export async function persistIndex(store: IndexSnapshotStore, prefix: string, toEntry: ToEntry, token: string, entries: readonly IndexEntry[]): Promise<void> {
+  await store.write(prefix, await encodeSnapshot(prefix, entryShape(toEntry), token, entries));
+}
