@@ -1,5 +1,7 @@
+import type { Storage } from "unstorage";
 import type { ChangeFeed } from "../storage/create-storage.js";
 import { CollectionIndex, type IndexEntry } from "./collection-index.js";
+import { buildIndex } from "./index-build.js";
 import { decodeSnapshot, encodeSnapshot, entryShape, yieldToLoop, type IndexSnapshotStore } from "./index-snapshot.js";
 
 type ToEntry = (record: unknown) => IndexEntry | null;
@@ -60,4 +62,50 @@ export async function restoreIndex(
 /** Writes the snapshot of `entries` (in `created_at` order, valid at `token`) for `prefix`. */
 export async function persistIndex(store: IndexSnapshotStore, prefix: string, toEntry: ToEntry, token: string, entries: readonly IndexEntry[]): Promise<void> {
   await store.write(prefix, await encodeSnapshot(prefix, entryShape(toEntry), token, entries));
+}
+
+/** What {@link loadIndex} works with. */
+export interface LoadContext {
+  storage: Storage;
+  snapshots?: IndexSnapshotStore;
+  feed?: ChangeFeed;
+  /** Smallest index worth persisting. */
+  persistMin: number;
+}
+
+/**
+ * The index of `prefix`: restored from its snapshot when that can be trusted, otherwise built from the
+ * records. `token` is the snapshot it matches (restored, or being written: `persisting`). Without a feed, a
+ * built index is persisted only when the folder's token was settled and did not change while the records
+ * were read: then the entries are exactly its records. With a feed, the registry persists it once it follows
+ * the feed.
+ */
+export async function loadIndex(ctx: LoadContext, prefix: string, toEntry: ToEntry): Promise<{ index: CollectionIndex<IndexEntry>; token?: string; persisting?: Promise<void> }> {
+  const { snapshots, feed } = ctx;
+  if (snapshots) {
+    // A snapshot that cannot be read or trusted is rebuilt, never used (a damaged file, Redis down).
+    const restored = await restoreIndex(snapshots, prefix, toEntry, feed).catch(() => null);
+    if (restored) return restored;
+  }
+  const before = snapshots?.stamp && !feed ? await snapshots.stamp(prefix).catch(() => null) : null;
+  const index = await buildIndex(ctx.storage, prefix, toEntry);
+  if (!snapshots || !before?.settled || index.size < ctx.persistMin) return { index };
+  const after = await snapshots.stamp!(prefix).catch(() => null);
+  if (after?.token !== before.token) return { index };
+  return { index, token: before.token, persisting: persistIndex(snapshots, prefix, toEntry, before.token, index.entriesByCreated()) };
+}
+
+/**
+ * Persists the index of `prefix` on a store without a feed (at close: nothing writes any more) unless its
+ * snapshot at `persisted` still holds. Returns the token written, or undefined when nothing was.
+ */
+export async function persistLocal(store: IndexSnapshotStore, prefix: string, toEntry: ToEntry, index: CollectionIndex<IndexEntry>, persisted: string | undefined): Promise<string | undefined> {
+  let stamp = await store.stamp?.(prefix).catch(() => null);
+  if (!stamp || stamp.token === persisted) return undefined;
+  // A token of a change made this very tick could survive the next write: move it out of reach first.
+  if (!stamp.settled) stamp = await store.seal?.(prefix).then(() => store.stamp!(prefix)).catch(() => null);
+  if (!stamp?.settled) return undefined;
+  const entries = index.entriesByCreated();
+  const ok = await persistIndex(store, prefix, toEntry, stamp.token, entries).then(() => true, () => false);
+  return ok ? stamp.token : undefined;
 }

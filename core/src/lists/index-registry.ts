@@ -1,8 +1,7 @@
 import type { Storage } from "unstorage";
 import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
 import { CollectionIndex, type IndexEntry } from "./collection-index.js";
-import { buildIndex } from "./index-build.js";
-import { parentOf, persistIndex, restoreIndex } from "./index-persistence.js";
+import { loadIndex, parentOf, persistIndex, persistLocal } from "./index-persistence.js";
 import type { IndexSnapshotStore } from "./index-snapshot.js";
 
 type ToEntry = (record: unknown) => IndexEntry | null;
@@ -13,9 +12,8 @@ interface Held {
   /** The index once loaded and, on a shared store, the others brought up to it (what get() hands out). */
   ready: Promise<CollectionIndex<IndexEntry>>;
   toEntry: ToEntry;
-  /** Set once `ready` has resolved: from then on the index follows every change the registry reads. */
+  /** Set once `ready` has resolved (the index follows every change the registry reads from then on). */
   settled?: boolean;
-  /** The index, once `ready` has resolved. */
   loaded?: CollectionIndex<IndexEntry>;
   /** The token of the persisted snapshot this index matches, if any (nothing to write while it holds). */
   persisted?: string;
@@ -41,15 +39,12 @@ export type ChangeListener = (change: RecordChange | null) => void;
 const FEED_PAGE = 1000;
 
 /**
- * Holds one {@link CollectionIndex} per storage prefix, made on first use and kept current by the services
- * that write to it. An index is restored from its persisted snapshot when the store has one that can be
- * trusted (see `index-persistence.ts`); otherwise it is built by reading the prefix's records in batches
- * that yield to the event loop, and lists wait for it without holding up anything else. Snapshots are
- * written after such a build (when nothing changed during it) and by {@link flush} at close. On a store several processes share (it has a change
- * feed), every {@link get} first reads the feed and applies each change to the index of the key's parent
- * prefix, so an index answers with every write acknowledged anywhere before the call (read your writes).
- * With nothing new that is one feed read; a `gap` (the feed was trimmed past our cursor) drops every index,
- * which then reloads from storage.
+ * Holds one {@link CollectionIndex} per storage prefix, made on first use (restored from a trusted snapshot,
+ * or built from the records in slices that yield: `index-persistence.ts`) and kept current by the services
+ * that write to it. On a store several processes share (it has a change feed), every {@link get} first reads
+ * the feed and applies each change to the index of the key's parent prefix, so an index answers with every
+ * write acknowledged anywhere before the call (read your writes). With nothing new that is one feed read; a
+ * `gap` (the feed was trimmed past our cursor) drops every index, which then reloads.
  */
 export class IndexRegistry {
   private readonly indexes = new Map<string, Held>();
@@ -110,8 +105,13 @@ export class IndexRegistry {
     if (this.feed) await this.sync();
     let held = this.indexes.get(prefix);
     if (!held) {
-      const made: Held = { toEntry: toEntry as ToEntry } as Held;
-      const index = this.load(prefix, made);
+      const made = { toEntry: toEntry as ToEntry } as Held;
+      const context = { storage: this.storage, snapshots: this.snapshots, feed: this.feed, persistMin: this.persistMin };
+      const index = loadIndex(context, prefix, made.toEntry).then((loaded) => {
+        made.persisted = loaded.token;
+        if (loaded.persisting) this.track(loaded.persisting);
+        return loaded.index;
+      });
       made.index = index;
       made.ready = this.feed ? index.then(async (loaded) => (await this.sync(), loaded)) : index;
       held = made;
@@ -178,15 +178,9 @@ export class IndexRegistry {
     const held = [...this.indexes].filter(([, h]) => h.settled);
     if (this.feed) return this.persistShared(held.filter(([, h]) => h.changed || h.persisted === undefined)).catch(() => {});
     for (const [prefix, h] of held) {
-      let stamp = await snapshots.stamp?.(prefix).catch(() => null);
-      if (!stamp || stamp.token === h.persisted) continue;
       const index = await h.index;
       if (index.size < this.persistMin || this.indexes.get(prefix) !== h) continue;
-      // A token of a change made this very tick could survive the next write: move it out of reach first.
-      if (!stamp.settled) stamp = await snapshots.seal?.(prefix).then(() => snapshots.stamp!(prefix)).catch(() => null);
-      if (!stamp?.settled) continue;
-      h.persisted = stamp.token;
-      await persistIndex(snapshots, prefix, h.toEntry, stamp.token, index.entriesByCreated()).catch(() => {});
+      h.persisted = (await persistLocal(snapshots, prefix, h.toEntry, index, h.persisted)) ?? h.persisted;
     }
   }
 
@@ -256,29 +250,6 @@ export class IndexRegistry {
   private track(work: Promise<void>): void {
     const tracked = work.catch(() => {}).finally(() => this.pending.delete(tracked));
     this.pending.add(tracked);
-  }
-
-  private async load(prefix: string, held: Held): Promise<CollectionIndex<IndexEntry>> {
-    const snapshots = this.snapshots;
-    if (snapshots) {
-      // A snapshot that cannot be read or trusted is rebuilt, never used (a damaged file, Redis down).
-      const restored = await restoreIndex(snapshots, prefix, held.toEntry, this.feed).catch(() => null);
-      if (restored) {
-        held.persisted = restored.token;
-        return restored.index;
-      }
-    }
-    const before = snapshots?.stamp && !this.feed ? await snapshots.stamp(prefix).catch(() => null) : null;
-    const index = await buildIndex(this.storage, prefix, held.toEntry);
-    if (snapshots && before?.settled && index.size >= this.persistMin) {
-      // Persisted only when the folder did not change while it was read: then the entries are its records.
-      const after = await snapshots.stamp!(prefix).catch(() => null);
-      if (after?.token === before.token) {
-        held.persisted = before.token;
-        this.track(persistIndex(snapshots, prefix, held.toEntry, before.token, index.entriesByCreated()));
-      }
-    }
-    return index;
   }
 
   /**
