@@ -44,16 +44,18 @@ export class CollectionIndex<E extends IndexEntry> {
 
   /**
    * An index of entries already in `created_at` order (a persisted snapshot): no sort, so loading a large
-   * collection never holds the event loop for a sort. Null when the entries are not in that order or an id
-   * repeats: the caller rebuilds instead of trusting them.
+   * collection never holds the event loop for a sort, and `pause` (a yield to the event loop) is awaited every
+   * few thousand entries. Null when the entries are not in that order or an id repeats: the caller rebuilds
+   * instead of trusting them.
    */
-  static fromSorted<E extends IndexEntry>(entries: E[]): CollectionIndex<E> | null {
+  static async fromSorted<E extends IndexEntry>(entries: E[], pause?: () => Promise<void>): Promise<CollectionIndex<E> | null> {
     const index = new CollectionIndex<E>();
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!;
       if (i > 0 && index.compare(entries[i - 1]!, entry, "created_at") >= 0) return null;
       if (index.byId.has(entry.id)) return null;
       index.byId.set(entry.id, entry);
+      if (pause && i % 4096 === 4095) await pause();
     }
     index.sorted.set("created_at", entries);
     return index;

@@ -4,7 +4,7 @@ import { CollectionIndex, compareByCreated, type IndexEntry } from "./collection
 import { yieldToLoop } from "./index-snapshot.js";
 
 /** Records read at once while building, and entries sorted or merged between two yields. */
-const READ_BATCH = 256;
+const READ_BATCH = 64;
 const RUN = 4096;
 const MERGE_STEP = 32_768;
 
@@ -58,7 +58,7 @@ export async function buildIndex(storage: Storage, prefix: string, toEntry: (rec
     await yieldToLoop();
   }
   const sorted = await sortYielding([...byId.values()], compareByCreated);
-  const index = CollectionIndex.fromSorted(sorted);
+  const index = await CollectionIndex.fromSorted(sorted, yieldToLoop);
   if (index) return index;
   // Unreachable with unique ids; kept so a surprise costs a slower load rather than a wrong list.
   const fallback = new CollectionIndex<IndexEntry>();

@@ -106,7 +106,7 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
     expect(items.map((e) => e.id)).not.toContain("i0002");
 
     await second.registry.settle();
-    const text = (await writer.stores.indexSnapshots!.read(PREFIX))!;
+    const text = (await writer.stores.indexSnapshots!.read(PREFIX))!.toString("utf8");
     await writer.stores.indexSnapshots!.write(PREFIX, text.replace('"item 12"', '"item X"'));
     const third = await processOn(prefix, 5);
     expect(await list(third.registry)).toEqual(items);

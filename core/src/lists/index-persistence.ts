@@ -35,7 +35,7 @@ export async function restoreIndex(
   const snapshot = await decodeSnapshot(text, prefix, entryShape(toEntry));
   if (!snapshot) return null;
   if (stamp && snapshot.token !== stamp.token) return null;
-  const index = CollectionIndex.fromSorted(snapshot.entries);
+  const index = await CollectionIndex.fromSorted(snapshot.entries, yieldToLoop);
   if (!index) return null;
   if (!feed) return { index, token: snapshot.token };
   if (!feed.has || !(await feed.has(snapshot.token))) return null;

@@ -60,7 +60,7 @@ export function fsIndexSnapshots(dataDir: string): IndexSnapshotStore {
     },
     async read(prefix) {
       try {
-        return await readFile(join(dir, fileOf(prefix)), "utf8");
+        return await readFile(join(dir, fileOf(prefix)));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
         throw error;

@@ -11,7 +11,7 @@ import { redisCall } from "./redis-client.js";
 export function redisIndexSnapshots(client: Redis, prefix: string): IndexSnapshotStore {
   const keyOf = (indexed: string) => `${prefix}ix:${indexed}`;
   return {
-    read: (indexed) => redisCall(() => client.get(keyOf(indexed))),
+    read: (indexed) => redisCall(() => client.getBuffer(keyOf(indexed))),
     write: (indexed, text) => redisCall(async () => void (await client.set(keyOf(indexed), text))),
     remove: (indexed) => redisCall(async () => void (await client.del(keyOf(indexed)))),
     removeAll: () =>
