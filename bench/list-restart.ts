@@ -8,7 +8,7 @@
  * One-off, not in `npm run bench`; figures in docs/performance.md. Starts its own redis-server.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -93,7 +93,8 @@ async function measure(running: Running) {
   if (res.status !== 200 || body.data.length !== 20) throw new Error(`list answered ${res.status} with ${body.data?.length} items`);
   await new Promise((r) => setTimeout(r, 1000));
   running.child.kill("SIGUSR2");
-  await new Promise((r) => setTimeout(r, 200));
+  // The handler runs when the server's loop gets to it.
+  for (let i = 0; i < 200 && !existsSync(running.eld); i++) await new Promise((r) => setTimeout(r, 50));
   const eld = JSON.parse(readFileSync(running.eld, "utf8")) as { max: number };
   const t2 = performance.now();
   await fetch(`${running.url}/v1/accounts/${running.env.LP_ACCOUNT}/products?per_page=20`, { headers: auth }).then((r) => r.text());
@@ -152,8 +153,11 @@ try {
   } finally {
     await redis.dispose();
   }
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true, maxRetries: 5 });
 }
 const load = `load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs`;
 process.stdout.write(`first list after a restart (built CLI, one account; ${load})\n${rows.join("\n")}\n`);
