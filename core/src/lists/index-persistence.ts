@@ -6,6 +6,30 @@ import { decodeSnapshot, encodeSnapshot, entryShape, yieldToLoop, type IndexSnap
 
 type ToEntry = (record: unknown) => IndexEntry | null;
 
+/** What the index registry holds per prefix. */
+export interface Held {
+  /** The index once loaded (what feed changes are applied to). */
+  index: Promise<CollectionIndex<IndexEntry>>;
+  /** The index once loaded and, on a shared store, the others brought up to it (what get() hands out). */
+  ready: Promise<CollectionIndex<IndexEntry>>;
+  toEntry: ToEntry;
+  /** Set once `ready` has resolved (the index follows every change the registry reads from then on). */
+  settled?: boolean;
+  loaded?: CollectionIndex<IndexEntry>;
+  /** The token of the persisted snapshot this index matches, if any (nothing to write while it holds). */
+  persisted?: string;
+  /** On a shared store: a feed change reached this index since it was restored or persisted. */
+  changed?: boolean;
+}
+
+/** Options of an {@link IndexRegistry}. */
+export interface IndexRegistryOptions {
+  /** Where indexes are persisted (fs, Redis); without it every index is built from its records. */
+  snapshots?: IndexSnapshotStore;
+  /** Indexes smaller than this are never persisted: reading their records is as quick (default 500). */
+  persistMin?: number;
+}
+
 /** Feed changes read per call while bringing a snapshot up to date. */
 const CATCH_UP_PAGE = 1000;
 

@@ -1,33 +1,11 @@
 import type { Storage } from "unstorage";
 import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
 import { CollectionIndex, type IndexEntry } from "./collection-index.js";
-import { loadIndex, parentOf, persistIndex, persistLocal } from "./index-persistence.js";
+import { loadIndex, parentOf, persistIndex, persistLocal, type Held, type IndexRegistryOptions } from "./index-persistence.js";
 import type { IndexSnapshotStore } from "./index-snapshot.js";
 
 type ToEntry = (record: unknown) => IndexEntry | null;
-
-interface Held {
-  /** The index once loaded (what feed changes are applied to). */
-  index: Promise<CollectionIndex<IndexEntry>>;
-  /** The index once loaded and, on a shared store, the others brought up to it (what get() hands out). */
-  ready: Promise<CollectionIndex<IndexEntry>>;
-  toEntry: ToEntry;
-  /** Set once `ready` has resolved (the index follows every change the registry reads from then on). */
-  settled?: boolean;
-  loaded?: CollectionIndex<IndexEntry>;
-  /** The token of the persisted snapshot this index matches, if any (nothing to write while it holds). */
-  persisted?: string;
-  /** On a shared store: a feed change reached this index since it was restored or persisted. */
-  changed?: boolean;
-}
-
-/** Options of an {@link IndexRegistry}. */
-export interface IndexRegistryOptions {
-  /** Where indexes are persisted (fs, Redis); without it every index is built from its records. */
-  snapshots?: IndexSnapshotStore;
-  /** Indexes smaller than this are never persisted: reading their records is as quick (default 500). */
-  persistMin?: number;
-}
+export type { IndexRegistryOptions };
 
 /**
  * Called with every change read from the feed (this process's writes included), or with null when the feed
