@@ -92,7 +92,8 @@ export async function createCore(coreDeps: CoreDeps) {
   const storage = deps.stores.data;
   const cursors = createCursorCodec(await loadStoredSecret(deps.stores, "meta:cursor_key", ids, coreDeps.log));
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
-  const indexes = new IndexRegistry(storage, deps.stores.changes);
+  // Lists restore their indexes from persisted snapshots when the store keeps them (fs, Redis).
+  const indexes = new IndexRegistry(storage, deps.stores.changes, { snapshots: deps.stores.indexSnapshots });
   await indexes.start();
   indexes.poll(1000);
   const media = createMediaStore(deps.stores.media, deps.publicUrl, deriveOgImage);
@@ -194,17 +195,22 @@ export async function createCore(coreDeps: CoreDeps) {
       await queue.close();
       await webhooks.close();
       indexes.stop();
+      // Nothing writes any more: the next start reads these instead of every record.
+      await indexes.flush();
       await lock.close?.();
       await rateWindows.close?.();
     },
     /**
      * {@link close} within `timeoutMs`: lets jobs, deployments and delivery attempts in flight finish, and
-     * names what is still running when the time is up (the next start's recovery settles it).
+     * names what is still running when the time is up (the next start's recovery settles it). List indexes
+     * are persisted when everything finished (`persistIndexes: false` when requests were still answered).
      */
-    async drain(timeoutMs: number): Promise<DrainReport> {
+    async drain(timeoutMs: number, options: { persistIndexes?: boolean } = {}): Promise<DrainReport> {
       const report = await drainWithin(timeoutMs, queue, webhooks);
       storageHealth.stop();
       indexes.stop();
+      // Only once every write has finished: a write still under way could land after the snapshot's token.
+      if (report.left.length === 0 && options.persistIndexes !== false) await indexes.flush();
       // Its connections would keep the process alive; leases still held end with them.
       await lock.close?.();
       await rateWindows.close?.();
