@@ -6,6 +6,7 @@ import { childProbe, describeLoop } from "../lib/loop-delay.js";
 import type { BenchContext } from "../lib/context.js";
 import { runLoad, warmUp } from "../lib/load.js";
 import { fmt, type Row } from "../lib/table.js";
+import { processCpuMs } from "../lib/proc-cpu.js";
 import { runWrk, wrkAvailable } from "../lib/wrk.js";
 
 interface Served {
@@ -13,6 +14,8 @@ interface Served {
   headers: Record<string, string>;
   /** The `lp serve` process, whose event loop the bench watches (bench/lib/loop-hook.ts). */
   child?: ChildProcess;
+  /** The server's process id (its CPU time is read from /proc). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -42,6 +45,7 @@ async function serve(ctx: BenchContext, quiet: boolean): Promise<Served> {
     url: `${base}/${data.id}`,
     headers,
     child,
+    pid: child.pid,
     async stop() {
       child.kill("SIGTERM");
       await exited;
@@ -54,7 +58,9 @@ async function serve(ctx: BenchContext, quiet: boolean): Promise<Served> {
  * What the access log costs: `lp serve` (memory) GET one product with the log on (the default, to a file)
  * and with `--quiet`, each against bare h3 in the same round, with wrk (-t1 -c32, a C load generator that
  * leaves the server most of the CPU) and with autocannon (in this Node process, sharing the cores).
- * Ratios are taken within each round, and the median of three rounds is kept.
+ * Ratios are taken within each round (log on and --quiet take turns going first), and the median of three
+ * rounds is kept. Beside throughput, the server's own CPU time per request (from /proc) with the log on and
+ * with --quiet: the steadier measure of what the log costs when other work shares the cores.
  */
 export async function runAccessLog(ctx: BenchContext): Promise<Row[]> {
   const withWrk = await wrkAvailable();
@@ -72,26 +78,40 @@ export async function runAccessLog(ctx: BenchContext): Promise<Row[]> {
     for (const t of Object.values(targets)) await warmUp({ url: t.url, headers: t.headers, seconds: 1 });
     const seconds = Math.max(2, ctx.seconds - 2);
     const rows: Row[] = [];
-    type Load = (t: { url: string; headers: Record<string, string> }) => Promise<{ rps: number; failed: number }>;
+    type Load = (t: { url: string; headers: Record<string, string> }) => Promise<{ rps: number; requests: number; failed: number }>;
     const wrk: Load = (t) => runWrk(t.url, seconds, t.headers);
     const cannon: Load = async (t) => {
       const r = await runLoad({ url: t.url, headers: t.headers, seconds, connections: 32 });
-      return { rps: r.rps, failed: r.errors + r.non2xx };
+      return { rps: r.rps, requests: r.rps * seconds, failed: r.errors + r.non2xx };
+    };
+    /** CPU µs per request the server spent under `load` (null without /proc). */
+    const cpuPerRequest = async (t: Served | typeof targets.bare, load: Load) => {
+      const pid = "pid" in t ? t.pid : undefined;
+      const before = pid ? processCpuMs(pid) : null;
+      const result = await load(t);
+      const after = pid ? processCpuMs(pid) : null;
+      const us = before !== null && after !== null && result.requests > 0 ? ((after - before) * 1000) / result.requests : null;
+      return { ...result, us };
     };
     const generators: Array<[string, Load]> = [...(withWrk ? [["wrk -t1 -c32", wrk] as [string, Load]] : []), ["autocannon -c32", cannon]];
     for (const [name, load] of generators) {
       // Windows of this generator's runs only, on the server with the access log on.
       const onLoop = childProbe(on.child!);
       const rounds: Array<Record<"bare" | "on" | "quiet", number>> = [];
+      const cpu: Array<{ on: number; quiet: number }> = [];
       let failed = 0;
       for (let round = 0; round < 3; round++) {
         const r = { bare: 0, on: 0, quiet: 0 };
-        for (const key of ["bare", "on", "quiet"] as const) {
-          const result = key === "on" ? await onLoop.around(() => load(targets[key])) : await load(targets[key]);
+        const us = { on: Number.NaN, quiet: Number.NaN };
+        const order = round % 2 === 0 ? (["bare", "on", "quiet"] as const) : (["bare", "quiet", "on"] as const);
+        for (const key of order) {
+          const result = key === "on" ? await onLoop.around(() => cpuPerRequest(targets[key], load)) : await cpuPerRequest(targets[key], load);
           r[key] = result.rps;
+          if (key !== "bare" && result.us !== null) us[key] = result.us;
           failed += result.failed;
         }
         rounds.push(r);
+        if (Number.isFinite(us.on) && Number.isFinite(us.quiet)) cpu.push(us);
       }
       const ratio = (a: "on" | "quiet", b: "bare" | "quiet") => median(rounds.map((r) => r[a] / r[b]));
       const cost = 1 - ratio("on", "quiet");
@@ -100,6 +120,17 @@ export async function runAccessLog(ctx: BenchContext): Promise<Row[]> {
         { scenario: `${name}: lp serve GET one (memory), log on / bare`, measured: `${fmt(ratio("on", "bare"), 2)} (--quiet ${fmt(ratio("quiet", "bare"), 2)})`, loop: describeLoop(onLoop.worst()), target: "-", met: null },
         { scenario: `${name}: access log cost (1 - on / --quiet)`, measured: `${fmt(cost * 100, 1)}% (rounds ${rounds.map((r) => fmt((1 - r.on / r.quiet) * 100, 1)).join("/")}%)`, target: "<= 5%", met: cost <= 0.05 && failed === 0 },
       );
+      if (cpu.length > 0) {
+        const on = median(cpu.map((c) => c.on));
+        const off = median(cpu.map((c) => c.quiet));
+        const cpuCost = median(cpu.map((c) => c.on / c.quiet - 1));
+        rows.push({
+          scenario: `${name}: server CPU per request, log on / --quiet`,
+          measured: `${fmt(on, 1)} / ${fmt(off, 1)} µs: ${fmt(cpuCost * 100, 1)}% (rounds ${cpu.map((c) => fmt((c.on / c.quiet - 1) * 100, 1)).join("/")}%)`,
+          target: "<= 5%",
+          met: cpuCost <= 0.05 && failed === 0,
+        });
+      }
     }
     return rows;
   } finally {

@@ -25,7 +25,7 @@ import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
 import { openFormat } from "./storage/format-version.js";
 import { guardStores, watchStorage } from "./storage/guarded-stores.js";
-import { loadCursorSecret } from "./lists/cursor-secret.js";
+import { loadStoredSecret } from "./lists/cursor-secret.js";
 import { guardLock } from "./storage/guarded-lock.js";
 
 /** What the core is built from. Everything with side effects is injected. */
@@ -90,9 +90,10 @@ export async function createCore(coreDeps: CoreDeps) {
   // Rate-limit windows (checkout posts): counted in Redis when processes share one, so a limit holds for the cluster.
   const rateWindows = deps.rateWindows ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisRateWindows(sharedRedis) : createLocalRateWindows(() => clock.now().getTime()));
   const storage = deps.stores.data;
-  const cursors = createCursorCodec(await loadCursorSecret(deps.stores, "meta:cursor_key", ids, coreDeps.log));
+  const cursors = createCursorCodec(await loadStoredSecret(deps.stores, "meta:cursor_key", ids, coreDeps.log));
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
-  const indexes = new IndexRegistry(storage, deps.stores.changes);
+  // Lists restore their indexes from persisted snapshots when the store keeps them (fs, Redis).
+  const indexes = new IndexRegistry(storage, deps.stores.changes, { snapshots: deps.stores.indexSnapshots });
   await indexes.start();
   indexes.poll(1000);
   const media = createMediaStore(deps.stores.media, deps.publicUrl, deriveOgImage);
@@ -102,7 +103,7 @@ export async function createCore(coreDeps: CoreDeps) {
   // On a shared (Redis) store the webhook engine runs cluster-wide; memory and fs keep the in-process engine.
   const cluster = deps.webhooks?.cluster ?? clusterOf(deps.stores);
   const shared = cluster && { cluster, batch: deps.stores.batch };
-  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts, shared });
+  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts, shared, batch: deps.stores.batch });
   // Every service emits to the webhook engine (and to an injected sink as well, when one is given).
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
   const base = { storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
@@ -118,7 +119,7 @@ export async function createCore(coreDeps: CoreDeps) {
     generator: deps.generator ?? createTemplateGenerator(),
     products,
     accounts,
-    builderLinks: createBuilderLinks({ secret: await loadCursorSecret(deps.stores, "meta:builder_key", ids, coreDeps.log, "builder link key"), clock, publicUrl: deps.publicUrl }),
+    builderLinks: createBuilderLinks({ secret: await loadStoredSecret(deps.stores, "meta:builder_key", ids, coreDeps.log, "builder link key"), clock, publicUrl: deps.publicUrl }),
     sleep,
     stepDelayMs: () => delays.generationStepMs,
     onPageDeleted: (page) => deployments.onPageDeleted(page),
@@ -194,17 +195,22 @@ export async function createCore(coreDeps: CoreDeps) {
       await queue.close();
       await webhooks.close();
       indexes.stop();
+      // Nothing writes any more: the next start reads these instead of every record.
+      await indexes.flush();
       await lock.close?.();
       await rateWindows.close?.();
     },
     /**
      * {@link close} within `timeoutMs`: lets jobs, deployments and delivery attempts in flight finish, and
-     * names what is still running when the time is up (the next start's recovery settles it).
+     * names what is still running when the time is up (the next start's recovery settles it). List indexes
+     * are persisted when everything finished (`persistIndexes: false` when requests were still answered).
      */
-    async drain(timeoutMs: number): Promise<DrainReport> {
+    async drain(timeoutMs: number, options: { persistIndexes?: boolean } = {}): Promise<DrainReport> {
       const report = await drainWithin(timeoutMs, queue, webhooks);
       storageHealth.stop();
       indexes.stop();
+      // Only once every write has finished: a write still under way could land after the snapshot's token.
+      if (report.left.length === 0 && options.persistIndexes !== false) await indexes.flush();
       // Its connections would keep the process alive; leases still held end with them.
       await lock.close?.();
       await rateWindows.close?.();

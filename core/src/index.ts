@@ -25,7 +25,7 @@ export type { ImageUpload } from "./products/product-input.js";
 export type { StoredResponse, IdempotencyDecision } from "./idempotency/idempotency.js";
 export type { Page } from "./lists/list-query.js";
 export { exportSchema, type ExportDocument } from "./admin/data-transfer.js";
-export { sniffImageType, mediaTypeFromKey } from "./media/sniff.js";
+export { sniffImageType, mediaTypeFromKey, IMAGE_TYPES } from "./media/sniff.js";
 export { ensureAdminKey, ensureDevCredentials, type DevCredentials } from "./accounts/dev-credentials.js";
 export { createPlaceholderSvg } from "./generation/images.js";
 export { pageCreateSchema, pageUpdateSchema, pageListSchema, inlineProductSchema, type PageCreateInput, type PageUpdateInput, type PageListQuery } from "./pages/schemas.js";

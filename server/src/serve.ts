@@ -223,7 +223,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
         // Stops accepting at once; open requests finish (bounded by the same deadline as the background work).
         const requests = await settleWithin(listener.close(), remaining());
         flushLog();
-        const report = Number.isFinite(deadline) ? await core.drain(remaining()) : (await core.close(), { left: [] });
+        const report = Number.isFinite(deadline) ? await core.drain(remaining(), { persistIndexes: requests }) : (await core.close(), { left: [] });
         if (!requests) {
           report.left.unshift("requests still being answered");
           listener.server.closeAllConnections?.();

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../../core/src/testing/redis-server.js";
+import { describe, expect, it } from "vitest";
+import { redisAvailable, redisSkipReason } from "../../core/src/testing/redis-server.js";
 import { pollUntil } from "../crash/crash-api.js";
-import { CLUSTER_ADMIN_KEY, spawnServe, startCluster, type Cluster } from "./cluster.js";
+import { CLUSTER_ADMIN_KEY, spawnServe } from "./cluster.js";
+import { useCluster } from "./use-cluster.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the cluster agreement tests"));
 
@@ -29,13 +30,7 @@ async function tryStart(redisUrl: string, args: string[], env?: Record<string, s
  * setting and how to fix it); one on another prefix starts, and says that this Redis serves another prefix.
  */
 describe.skipIf(!redisAvailable)("processes that disagree on the admin key, the public URL or the prefix", () => {
-  let cluster: Cluster;
-  beforeAll(async () => {
-    cluster = await startCluster({ processes: 1 });
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const cluster = useCluster({ processes: 1 });
 
   it("refuses a second process with another LP_ADMIN_KEY, naming both fingerprints", { timeout: 60_000 }, async () => {
     const other = await tryStart(cluster.redis.url, [], { LP_ADMIN_KEY: "another-admin-key-0123456789abcdefgh" });
@@ -97,16 +92,7 @@ describe.skipIf(!redisAvailable)("processes that disagree on the admin key, the 
 
 /** With --public-url, what a process hands out (print-env, credentials.json, the banner) is the public URL. */
 describe.skipIf(!redisAvailable)("processes behind one public URL", () => {
-  let redis: RedisServer;
-  let cluster: Cluster;
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    cluster = await startCluster({ processes: 2, redis, flags: ["--public-url", "https://lp.example.test/"], env: {} });
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
-    await redis?.dispose();
-  });
+  const cluster = useCluster({ processes: 2, flags: ["--public-url", "https://lp.example.test/"], env: {} });
 
   it("hands out the public URL and one admin key (generated once, shared through Redis) from every process", () => {
     for (const node of cluster.nodes) {

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { redisAvailable, redisSkipReason } from "../../core/src/testing/redis-server.js";
 import { pollUntil } from "../crash/crash-api.js";
-import { all, CLUSTER_ADMIN_KEY, count, startCluster, type Cluster } from "./cluster.js";
+import { all, CLUSTER_ADMIN_KEY, count, type Cluster } from "./cluster.js";
+import { useCluster } from "./use-cluster.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the cluster races"));
 
@@ -20,14 +21,8 @@ async function settledJob(cluster: Cluster, index: number, jobId: string, token?
  * burst below is spread round robin over the processes, so each process takes part in every race.
  */
 describe.skipIf(!redisAvailable).each([2, 3])("a cluster of %i processes on one Redis", (processes) => {
-  let cluster: Cluster;
-  beforeAll(async () => {
     // Deployments last 30 s, so the one that wins a race is still in flight when the last request lands.
-    cluster = await startCluster({ processes, flags: ["--deploy-delay", "30s"] });
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const cluster = useCluster({ processes, flags: ["--deploy-delay", "30s"] });
 
   it("every process serves the same dev account, token, application and admin key", async () => {
     for (const node of cluster.nodes) {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { redisAvailable, redisSkipReason } from "../../core/src/testing/redis-server.js";
 import { pollUntil } from "../crash/crash-api.js";
-import { startCluster, type Cluster } from "./cluster.js";
+import { useCluster } from "./use-cluster.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the cluster redis-restart test"));
 
@@ -11,13 +11,7 @@ if (!redisAvailable) console.warn(redisSkipReason("the cluster redis-restart tes
  * again by itself (no process restarted), with every acknowledged write intact and background work going.
  */
 describe.skipIf(!redisAvailable).each([2, 3])("redis-server killed and restarted under %i processes", (processes) => {
-  let cluster: Cluster;
-  beforeAll(async () => {
-    cluster = await startCluster({ processes });
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const cluster = useCluster({ processes });
 
   it("answers 503 service_unavailable while Redis is down, then recovers by itself with acknowledged writes intact", { timeout: 90_000 }, async () => {
     const acknowledged = new Map<string, string>();

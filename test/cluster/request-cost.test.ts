@@ -1,7 +1,8 @@
 import { spawn, spawnSync } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { redisAvailable, redisSkipReason } from "../../core/src/testing/redis-server.js";
-import { startCluster, type Cluster } from "./cluster.js";
+import type { Cluster } from "./cluster.js";
+import { useCluster } from "./use-cluster.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the cluster request-cost test"));
 
@@ -51,13 +52,7 @@ async function commandsPerRequest(cluster: Cluster, requests: number, send: (i: 
 
 /** A POST with an Idempotency-Key costs at most twice the Redis commands of the same POST without one. */
 describe.skipIf(!redisAvailable)("Redis commands of a POST with and without an Idempotency-Key", () => {
-  let cluster: Cluster;
-  beforeAll(async () => {
-    cluster = await startCluster({ processes: 1 });
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const cluster = useCluster({ processes: 1 });
 
   it("costs at most twice as many commands with a fresh key, and fewer still on a replay", { timeout: 60_000 }, async () => {
     const body = (i: number) => ({ title: `Cost ${i}`, price: 2, product_type: "service" });

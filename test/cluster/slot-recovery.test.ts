@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { redisAvailable, redisSkipReason } from "../../core/src/testing/redis-server.js";
-import { startCluster, type Cluster } from "./cluster.js";
 import { killSlotHolder } from "./slot-recovery.js";
+import { useCluster } from "./use-cluster.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the cluster slot-recovery test"));
 
@@ -12,13 +12,7 @@ if (!redisAvailable) console.warn(redisSkipReason("the cluster slot-recovery tes
  * wait is bounded by the 10 s slot lease promise plus the time a survivor takes over a stalled attempt.
  */
 describe.skipIf(!redisAvailable)("a killed holder of an endpoint's concurrency slots", () => {
-  let cluster: Cluster;
-  beforeAll(async () => {
-    cluster = await startCluster({ processes: 1 });
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const cluster = useCluster({ processes: 1 });
 
   it("frees its slots, and the survivor delivers every owed event", { timeout: 90_000 }, async () => {
     const seen = await killSlotHolder(cluster, 4, 20_000);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Stores } from "../storage/create-storage.js";
 import { LpError } from "../errors.js";
-import { checkRecord, type RecordIssue } from "./record-schemas.js";
+import { checkRecord, type RecordIssue } from "./import-check.js";
 import { skipUnreadable } from "../storage/record-check.js";
 
 /** A storage key: segments start with a letter, digit, `_` or `-`, so `..` and hidden names never get in. */

@@ -1,7 +1,8 @@
-import { chmod, lstat, mkdir, readdir, readFile, rename, stat } from "node:fs/promises";
+import { chmod, lstat, mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { DIR_MODE, FILE_MODE } from "../storage/fs-io.js";
 import { writeFileAtomic } from "../storage/fs-io.js";
+import { INDEX_DIR } from "../storage/fs-index-snapshots.js";
 import type { DoctorProblem, DoctorSource, SourceRecord } from "./doctor.js";
 
 /** Largest record file read whole; a bigger one is a problem in itself (records are small). */
@@ -59,7 +60,14 @@ export function fsDoctorSource(dataDir: string): DoctorSource {
       await writeFileAtomic(file, `${file}.${process.pid}.tmp`, text, true);
     },
     indexProblems: async () => [],
-    rebuildIndexes: async () => [],
+    async rebuildIndexes() {
+      // The list indexes are built in memory; what persists of them is a snapshot per collection, which
+      // the next start rebuilds from the records once it is gone.
+      const dir = join(dataDir, INDEX_DIR);
+      if (!(await stat(dir).then(() => true, () => false))) return [];
+      await rm(dir, { recursive: true, force: true });
+      return [`removed the persisted list indexes in ${dir} (rebuilt from the records at the next start)`];
+    },
     async modeProblems() {
       const problems: DoctorProblem[] = [];
       const check = async (path: string, isDir: boolean) => {
@@ -72,7 +80,7 @@ export function fsDoctorSource(dataDir: string): DoctorSource {
       };
       await check(dataDir, true);
       await check(join(dataDir, "format.json"), false);
-      for (const sub of ["data", "media", "quarantine"]) {
+      for (const sub of ["data", "media", "quarantine", INDEX_DIR]) {
         await check(join(dataDir, sub), true);
         for await (const entry of walk(join(dataDir, sub))) await check(entry.path, entry.dir);
       }

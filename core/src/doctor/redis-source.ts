@@ -111,6 +111,13 @@ export function redisDoctorSource(url: string, prefix: string): DoctorSource & {
         if (extra.length > 0) await client.srem(setKey(id), ...extra);
         for (const m of extra) done.push(`removed ${m} from ${setKey(id)}`);
       }
+      // Persisted list indexes (see redis-index-snapshots.ts) may name what was just moved away: the next
+      // start rebuilds them from the records.
+      const snapshots = await scanKeys(client, `${globEscape(prefix)}ix:*`);
+      if (snapshots.length > 0) {
+        await client.del(...snapshots);
+        done.push(`removed ${snapshots.length} persisted list index(es) under ${prefix}ix: (rebuilt from the records at the next start)`);
+      }
       return done;
     },
     modeProblems: async () => [],

@@ -8,7 +8,7 @@ import { StorageFaultError } from "../storage/storage-faults.js";
  * the first write (full, read-only) gets one kept in memory: lists work, with what it signs good until the
  * next restart. `what` names the secret in that log line.
  */
-export async function loadCursorSecret(stores: Stores, key: string, ids: IdSource, log = (line: string) => console.error(line), what = "cursor key"): Promise<Buffer> {
+export async function loadStoredSecret(stores: Stores, key: string, ids: IdSource, log = (line: string) => console.error(line), what = "cursor key"): Promise<Buffer> {
   // First writer wins, so every process of a cluster signs with the same secret.
   const make = () => ({ value: ids.bytes(32).toString("base64") });
   try {

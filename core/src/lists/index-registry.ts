@@ -1,17 +1,11 @@
 import type { Storage } from "unstorage";
 import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
 import { CollectionIndex, type IndexEntry } from "./collection-index.js";
-import { skipUnreadable } from "../storage/record-check.js";
+import { loadIndex, parentOf, persistIndex, persistLocal, type Held, type IndexRegistryOptions } from "./index-persistence.js";
+import type { IndexSnapshotStore } from "./index-snapshot.js";
 
 type ToEntry = (record: unknown) => IndexEntry | null;
-
-interface Held {
-  /** The index once loaded (what feed changes are applied to). */
-  index: Promise<CollectionIndex<IndexEntry>>;
-  /** The index once loaded and, on a shared store, the others brought up to it (what get() hands out). */
-  ready: Promise<CollectionIndex<IndexEntry>>;
-  toEntry: ToEntry;
-}
+export type { IndexRegistryOptions };
 
 /**
  * Called with every change read from the feed (this process's writes included), or with null when the feed
@@ -23,12 +17,12 @@ export type ChangeListener = (change: RecordChange | null) => void;
 const FEED_PAGE = 1000;
 
 /**
- * Holds one {@link CollectionIndex} per storage prefix, built on first use by reading the prefix once and
- * kept current by the services that write to it. On a store several processes share (it has a change
- * feed), every {@link get} first reads the feed and applies each change to the index of the key's parent
- * prefix, so an index answers with every write acknowledged anywhere before the call (read your writes).
- * With nothing new that is one feed read; a `gap` (the feed was trimmed past our cursor) drops every index,
- * which then reloads from storage.
+ * Holds one {@link CollectionIndex} per storage prefix, made on first use (restored from a trusted snapshot,
+ * or built from the records in slices that yield: `index-persistence.ts`) and kept current by the services
+ * that write to it. On a store several processes share (it has a change feed), every {@link get} first reads
+ * the feed and applies each change to the index of the key's parent prefix, so an index answers with every
+ * write acknowledged anywhere before the call (read your writes). With nothing new that is one feed read; a
+ * `gap` (the feed was trimmed past our cursor) drops every index, which then reloads.
  */
 export class IndexRegistry {
   private readonly indexes = new Map<string, Held>();
@@ -38,11 +32,19 @@ export class IndexRegistry {
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
+  private readonly snapshots?: IndexSnapshotStore;
+  private readonly persistMin: number;
+  /** Snapshot writes and removals under way (they never hold up a list). */
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(
     private readonly storage: Storage,
     private readonly feed?: ChangeFeed,
-  ) {}
+    options: IndexRegistryOptions = {},
+  ) {
+    this.snapshots = options.snapshots;
+    this.persistMin = options.persistMin ?? 500;
+  }
 
   /** Sets the feed position to its head: call once at start, before any index is loaded. */
   async start(): Promise<void> {
@@ -81,14 +83,28 @@ export class IndexRegistry {
     if (this.feed) await this.sync();
     let held = this.indexes.get(prefix);
     if (!held) {
-      const fn = toEntry as ToEntry;
-      const index = this.load(prefix, fn);
-      const ready = this.feed ? index.then(async (loaded) => (await this.sync(), loaded)) : index;
-      held = { index, ready, toEntry: fn };
-      this.indexes.set(prefix, held);
-      ready.catch(() => {
-        if (this.indexes.get(prefix)?.index === index) this.indexes.delete(prefix);
+      const made = { toEntry: toEntry as ToEntry } as Held;
+      const context = { storage: this.storage, snapshots: this.snapshots, feed: this.feed, persistMin: this.persistMin };
+      const index = loadIndex(context, prefix, made.toEntry).then((loaded) => {
+        made.persisted = loaded.token;
+        if (loaded.persisting) this.track(loaded.persisting);
+        return loaded.index;
       });
+      made.index = index;
+      made.ready = this.feed ? index.then(async (loaded) => (await this.sync(), loaded)) : index;
+      held = made;
+      this.indexes.set(prefix, made);
+      made.ready.then(
+        (loaded) => {
+          made.loaded = loaded;
+          made.settled = true;
+          // A shared store's index built from records is persisted once it follows the feed.
+          if (this.feed && made.persisted === undefined) this.track(this.persistShared([[prefix, made]]));
+        },
+        () => {
+          if (this.indexes.get(prefix)?.index === index) this.indexes.delete(prefix);
+        },
+      );
     }
     return held.ready as unknown as Promise<CollectionIndex<E>>;
   }
@@ -111,19 +127,44 @@ export class IndexRegistry {
     // On a shared store the feed needs the prefix's toEntry to keep the index current; without it, load.
     if (this.feed && !toEntry) return;
     if (!this.indexes.has(prefix)) {
-      const index = Promise.resolve(new CollectionIndex<IndexEntry>());
-      this.indexes.set(prefix, { index, ready: index, toEntry: (toEntry ?? (() => null)) as ToEntry });
+      const empty = new CollectionIndex<IndexEntry>();
+      const index = Promise.resolve(empty);
+      this.indexes.set(prefix, { index, ready: index, toEntry: (toEntry ?? (() => null)) as ToEntry, settled: true, loaded: empty });
     }
   }
 
-  /** Forgets the index of one prefix (its records were removed). */
+  /** Forgets the index of one prefix (its records were removed), and its persisted snapshot. */
   drop(prefix: string): void {
     this.indexes.delete(prefix);
+    if (this.snapshots) this.track(this.snapshots.remove(prefix));
   }
 
-  /** Forgets every index (after a reset or an import). */
+  /** Forgets every index (after a reset or an import), and every persisted snapshot. */
   clear(): void {
     this.indexes.clear();
+    if (this.snapshots) this.track(this.snapshots.removeAll());
+  }
+
+  /**
+   * Persists every index whose snapshot is missing or out of date: call at close, once no write is under
+   * way. Failures (a full disk, Redis at `maxmemory`) only cost the next start a rebuild.
+   */
+  async flush(): Promise<void> {
+    await this.settle();
+    const snapshots = this.snapshots;
+    if (!snapshots) return;
+    const held = [...this.indexes].filter(([, h]) => h.settled);
+    if (this.feed) return this.persistShared(held.filter(([, h]) => h.changed || h.persisted === undefined)).catch(() => {});
+    for (const [prefix, h] of held) {
+      const index = await h.index;
+      if (index.size < this.persistMin || this.indexes.get(prefix) !== h) continue;
+      h.persisted = (await persistLocal(snapshots, prefix, h.toEntry, index, h.persisted)) ?? h.persisted;
+    }
+  }
+
+  /** Waits for the snapshot writes and removals under way (tests, close). */
+  async settle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all(this.pending);
   }
 
   /**
@@ -169,9 +210,9 @@ export class IndexRegistry {
 
   private async apply(change: RecordChange, targets: Map<string, Held>): Promise<void> {
     for (const listener of this.listeners) listener(change);
-    const cut = change.key.lastIndexOf(":");
-    if (cut < 0) return;
-    const prefix = change.key.slice(0, cut);
+    const prefix = parentOf(change.key);
+    if (prefix === null) return;
+    const cut = prefix.length;
     const held = targets.get(prefix);
     // A prefix dropped or reloaded since the read began is left to its own load.
     if (!held || this.indexes.get(prefix) !== held) return;
@@ -181,23 +222,32 @@ export class IndexRegistry {
     const entry = change.value === null ? null : held.toEntry(change.value);
     if (entry) index.upsert(entry);
     else index.remove(id);
+    held.changed = true;
   }
 
-  private async load(prefix: string, toEntry: ToEntry) {
-    const index = new CollectionIndex<IndexEntry>();
-    const keys = await this.storage.getKeys(prefix);
-    const depth = prefix.split(":").filter(Boolean).length + 1;
-    const direct = keys.filter((k) => k.split(":").length === depth);
-    for (let i = 0; i < direct.length; i += 256) {
-      // An unreadable record is left out of the list (the guarded store has named it in the log).
-      const batch = await Promise.all(direct.slice(i, i + 256).map((k) => skipUnreadable(this.storage.getItem(k))));
-      for (const record of batch) {
-        const entry = record ? toEntry(record) : null;
-        if (entry) index.upsert(entry);
-      }
+  private track(work: Promise<void>): void {
+    const tracked = work.catch(() => {}).finally(() => this.pending.delete(tracked));
+    this.pending.add(tracked);
+  }
+
+  /**
+   * Persists indexes of a shared store at the feed position they follow: taken when no feed read is under
+   * way (the cursor moves before the changes it read are applied), all in the same turn of the loop.
+   */
+  private async persistShared(held: [string, Held][]): Promise<void> {
+    const snapshots = this.snapshots;
+    if (!snapshots) return;
+    while (this.running) await this.running.catch(() => {});
+    const token = this.cursor;
+    if (token === null) return;
+    const taken: [string, Held, IndexEntry[]][] = [];
+    for (const [prefix, h] of held) {
+      const index = h.settled && this.indexes.get(prefix) === h ? h.loaded : undefined;
+      if (!index || index.size < this.persistMin) continue;
+      taken.push([prefix, h, index.entriesByCreated()]);
+      h.persisted = token;
+      h.changed = false;
     }
-    // Build the created_at order once, now, rather than on the first request.
-    index.query({ field: "created_at", descending: true, limit: 0 });
-    return index;
+    for (const [prefix, h, entries] of taken) await persistIndex(snapshots, prefix, h.toEntry, token, entries);
   }
 }

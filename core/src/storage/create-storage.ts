@@ -7,6 +7,8 @@ import { readFileOrNull, writeFileAtomic } from "./fs-io.js";
 import type { RecordClaims } from "./redis-claim.js";
 import { createRedisStores, type RedisStoreOptions } from "./redis-stores.js";
 import { replaceFsStores, settleFsReplace } from "./fs-replace.js";
+import type { IndexSnapshotStore } from "../lists/index-snapshot.js";
+import { fsIndexSnapshots } from "./fs-index-snapshots.js";
 
 /** The storage kinds `lp serve --storage` accepts. */
 export type StorageKind = "memory" | "fs" | "redis";
@@ -41,6 +43,11 @@ export interface ChangeFeed {
    * `cursor` were already trimmed: the reader must rebuild what it derived instead of applying `changes`.
    */
   read(cursor: string, limit?: number): Promise<{ cursor: string; changes: RecordChange[]; gap: boolean }>;
+  /**
+   * Whether the change at `cursor` is still in the feed: a position kept from earlier (a persisted index)
+   * is only worth reading from when it is, since a feed recreated or trimmed since cannot say what changed.
+   */
+  has?(cursor: string): Promise<boolean>;
 }
 
 /** Reads and writes the text of a store's format marker (see `format-version.ts`). */
@@ -58,14 +65,18 @@ export interface Stores {
   media: Storage;
   /**
    * Applies several writes to `data` as one change: on a shared store (Redis) atomically (MULTI/EXEC or one script), so no
-   * process ever sees some of them without the others; on memory and fs in order, each write durable before
-   * the next (crash recovery of a torn batch is the job of the journal of the aggregate that wrote it).
+   * process ever sees some of them without the others; on memory in order; on fs as one group commit (every
+   * new file flushed in one round, then renamed in order), so a kill leaves a prefix of the writes applied,
+   * as it would writing them one by one (crash recovery of a torn batch is the job of the journal of the
+   * aggregate that wrote it). Resolves once every write is applied and durable.
    * With a `fence` (a shared lock's lease), a shared store refuses the batch with `service_unavailable` once
    * the lock no longer holds the holder's token; local stores have local locks, which no one takes away.
    */
   batch(ops: readonly BatchOp[], fence?: BatchFence): Promise<void>;
   /** Present on stores that several processes share. */
   changes?: ChangeFeed;
+  /** Where persisted list indexes are kept (fs and Redis), so a restart need not read every record. */
+  indexSnapshots?: IndexSnapshotStore;
   /**
    * Replaces every record but the `meta:` ones, and every media file (base64 in `media`), so that a reader,
    * or the next start after a kill, finds the old data or the new, never a mix. Memory stores have none
@@ -182,7 +193,9 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
         write: (text: string) => writeFileAtomic(formatFile, `${formatFile}.${process.pid}.tmp`, text, true),
       },
     }),
-    batch: (ops) => applyInOrder(data, ops),
+    // fs: one group commit (the new files flushed together, then renamed in order); memory: in order.
+    batch: kind === "fs" ? (ops) => (drivers[0] as unknown as { writeBatch(ops: readonly BatchOp[]): Promise<void> }).writeBatch(ops) : (ops) => applyInOrder(data, ops),
+    ...(onDisk && { indexSnapshots: fsIndexSnapshots(onDisk) }),
     ...(kind === "fs"
       ? {
           async replace(records: Record<string, unknown>, files: Record<string, string>) {

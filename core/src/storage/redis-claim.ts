@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { redisCall } from "./redis-client.js";
-import { checkKey, type RedisLayout } from "./redis-keys.js";
+import { checkKey, KEY_SET_LUA, type RedisLayout } from "./redis-keys.js";
 
 // Idempotency records on Redis, in one script run per step and no lock. Each record is a JSON object with
 // `expires_at` (an ISO timestamp of the core's clock, so comparable as text) and `owner` (the claimant).
@@ -13,30 +13,11 @@ import { checkKey, type RedisLayout } from "./redis-keys.js";
 // successor; answers 1 when it wrote.
 //
 // Records join the key sets like every record (so a reset or an export finds them), but not the change
-// feed: nothing derives state from them, so no process needs to follow them.
+// feed: nothing derives state from them, so no process needs to follow them. The key-set helpers are
+// redis-keys.ts's, the same text as the write script's.
 const SCRIPT = `
 local records, leaves, branches, k = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local function parentOf(key) return string.match(key, '^(.*):[^:]*$') or '' end
-local function link(key)
-  local node = parentOf(key)
-  redis.call('SADD', leaves .. node, key)
-  while node ~= '' do
-    local up = parentOf(node)
-    if redis.call('SADD', branches .. up, node) == 0 then break end
-    node = up
-  end
-end
-local function unlink(key)
-  local node = parentOf(key)
-  redis.call('SREM', leaves .. node, key)
-  while node ~= '' do
-    if redis.call('EXISTS', leaves .. node, branches .. node) > 0 then break end
-    local up = parentOf(node)
-    redis.call('SREM', branches .. up, node)
-    node = up
-  end
-end
-if ARGV[6] == '' then
+${KEY_SET_LUA}if ARGV[6] == '' then
   local current = redis.call('GET', records .. k)
   if current and cjson.decode(current).owner == ARGV[8] then
     redis.call('DEL', records .. k)

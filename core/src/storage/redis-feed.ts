@@ -50,6 +50,12 @@ export function redisChangeFeed(client: Redis, stream: string): ChangeFeed {
         if (!reply) return ZERO;
         return String(toInfo(reply).get("last-generated-id") ?? ZERO);
       }),
+    has: (cursor) =>
+      redisCall(async () => {
+        if (!STREAM_ID.test(cursor) || cursor === ZERO) return false;
+        const range = await client.xrange(stream, cursor, cursor, "COUNT", 1);
+        return range.length === 1;
+      }),
     read: (cursor, limit = 1_000) =>
       redisCall(async () => {
         if (!STREAM_ID.test(cursor)) throw new Error(`Invalid change feed cursor: ${JSON.stringify(cursor)}`);

@@ -53,15 +53,13 @@ export function toStoredText(value: unknown): string {
 /** One write of {@link writeOps}: set, set only if absent, or remove. */
 export type WriteOp = { op: "set" | "setnx"; key: string; value: string | Buffer } | { op: "remove"; key: string };
 
-// Every write of a call in one script run, so they are atomic together (a batch), with the key sets and the
-// feed entry of each. A new key joins its parent's leaves, and its parent joins the branches upwards until
-// a level that already had it; a removed key leaves them the same way, while a level is empty. Only writes
-// that change something reach the feed (a removal of nothing does not). Records of the data store are small,
-// so SET ... GET tells whether the key is new; media use EXISTS rather than move a large old value around.
-// Returns, per op, 1 when it wrote and 0 when it did not (setnx on an existing key, remove of nothing).
-export const WRITE_SCRIPT = `
-local records, leaves, branches, feed, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local function parentOf(k) return string.match(k, '^(.*):[^:]*$') or '' end
+/**
+ * Lua helpers every script that writes records uses to keep the key sets: `link(k)` adds a new key to its
+ * parent's leaves and its parent to the branches upwards until a level that already had it; `unlink(k)`
+ * removes a key the same way while a level is empty. They read the locals `leaves` and `branches` (the
+ * layout's prefixes), which the script must declare before this text.
+ */
+export const KEY_SET_LUA = `local function parentOf(k) return string.match(k, '^(.*):[^:]*$') or '' end
 local function link(k)
   local node = parentOf(k)
   redis.call('SADD', leaves .. node, k)
@@ -81,7 +79,17 @@ local function unlink(k)
     node = up
   end
 end
-local results = {}
+`;
+
+// Every write of a call in one script run, so they are atomic together (a batch), with the key sets and the
+// feed entry of each. A new key joins its parent's leaves, and its parent joins the branches upwards until
+// a level that already had it; a removed key leaves them the same way, while a level is empty. Only writes
+// that change something reach the feed (a removal of nothing does not). Records of the data store are small,
+// so SET ... GET tells whether the key is new; media use EXISTS rather than move a large old value around.
+// Returns, per op, 1 when it wrote and 0 when it did not (setnx on an existing key, remove of nothing).
+export const WRITE_SCRIPT = `
+local records, leaves, branches, feed, maxlen = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+${KEY_SET_LUA}local results = {}
 for i = 6, #ARGV, 3 do
   local op, k, v = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local wrote = 1

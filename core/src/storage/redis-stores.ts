@@ -5,6 +5,7 @@ import { createRedisClient, redactRedisUrl, redisCall } from "./redis-client.js"
 import { redisDriver } from "./redis-driver.js";
 import { redisRecordClaims } from "./redis-claim.js";
 import { redisChangeFeed } from "./redis-feed.js";
+import { redisIndexSnapshots } from "./redis-index-snapshots.js";
 import { fencedWriteOps } from "./redis-fenced-batch.js";
 import { checkKey, redisLayout, toStoredText, writeOps, type WriteOp } from "./redis-keys.js";
 
@@ -54,6 +55,7 @@ export function createRedisStores(options: RedisStoreOptions): Stores {
       await redisCall(() => writeOps(dataClient, dataLayout, writes));
     },
     changes: redisChangeFeed(dataClient, dataLayout.feed!),
+    indexSnapshots: redisIndexSnapshots(dataClient, prefix),
     /**
      * New media first (new paths are unused until records name them), then every record in one batch
      * (one script: atomic, so no process ever sees a mix), then the media no record names any more.

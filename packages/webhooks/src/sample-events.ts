@@ -1,25 +1,8 @@
-/**
- * The event types lp sends, with one sample `data` each, shaped as lp's API returns the resource.
- * `checkReceiver` sends these so that a receiver sees a real event, not `{}`. The names match the
- * catalogue of `@lp/contract/events` (a test keeps them equal); this package may not depend on it.
- */
-export const SAMPLE_EVENT_TYPES = [
-  "product.created",
-  "product.updated",
-  "product.deleted",
-  "page.created",
-  "page.generation_failed",
-  "page.updated",
-  "page.deleted",
-  "deployment.started",
-  "deployment.succeeded",
-  "deployment.failed",
-  "checkout.submitted",
-  "webhook.test",
-] as const;
-
-/** An event type {@link sampleEventData} has a sample for. */
-export type SampleEventType = (typeof SAMPLE_EVENT_TYPES)[number];
+// The sample `data` of each event type lp sends, shaped as lp's API returns the resource: `checkReceiver`
+// sends these so that a receiver sees a real event, not `{}`. The keys of SAMPLES are this package's only
+// spelling of the event names; the catalogue of `@lp/contract/events` is the source of truth, and
+// sample-events.test.ts fails (at type check and at run time) when the two differ. This package may not
+// depend on the contract at run time, so it cannot import the list.
 
 const AT = "2026-03-01T10:00:00.000Z";
 const PRODUCT_ID = "6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b";
@@ -95,7 +78,7 @@ function deployment(status: "deploying" | "succeeded" | "failed"): Record<string
   };
 }
 
-const SAMPLES: Record<SampleEventType, () => unknown> = {
+const SAMPLES = {
   "product.created": product,
   "product.updated": () => ({ ...product(), price: 39 }),
   "product.deleted": product,
@@ -126,7 +109,16 @@ const SAMPLES: Record<SampleEventType, () => unknown> = {
     created_at: AT,
   }),
   "webhook.test": () => ({ endpoint_id: "we_sample", message: "This is a test delivery from lp." }),
-};
+} satisfies Record<string, () => unknown>;
+
+/** An event type {@link sampleEventData} has a sample for. */
+export type SampleEventType = keyof typeof SAMPLES;
+
+/**
+ * The event types lp sends, with one sample `data` each: the catalogue of `@lp/contract/events` but for
+ * `webhook.verification`, which is a challenge rather than an event.
+ */
+export const SAMPLE_EVENT_TYPES = Object.keys(SAMPLES) as readonly SampleEventType[];
 
 /** True when `type` is one of {@link SAMPLE_EVENT_TYPES}. */
 export function isSampleEventType(type: string): type is SampleEventType {

@@ -1,9 +1,11 @@
-import { isAccountId, isUuid, LpError, notFound, productTypeSchema, RecordUnreadableError, SCOPES, type AccountRecord, type AppRecord, withQuotaDefaults } from "@lp/core";
+import { IMAGE_TYPES, isAccountId, isUuid, LpError, MAX_IMAGE_BYTES, MAX_IMAGES, notFound, productTypeSchema, RecordUnreadableError, SCOPES, type AccountRecord, type AppRecord, withQuotaDefaults } from "@lp/core";
 import type { H3, H3Event } from "h3";
 import { readLimited } from "../http/body.js";
 import type { Grant, ServerContext } from "../http/route.js";
 import { jsonError } from "./guard.js";
 import type { DashboardHub } from "./hub.js";
+import { runTrigger } from "./trigger.js";
+import { relayUpload } from "./upload.js";
 
 /** Largest body the dashboard relays (an import of a data dir can be big). */
 const CALL_LIMIT = 32 * 1024 * 1024;
@@ -59,6 +61,13 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
       return null;
     };
 
+  /** Sends an in-process request as the dashboard: granted, and marked as its own in the request log. */
+  function relay(req: Request, appId?: string): Promise<Response> {
+    grants.set(req, grantFor(appId));
+    hub.requests.markDashboard(req, { source: "dashboard", granted: true, app_id: appId });
+    return Promise.resolve(app.fetch(req));
+  }
+
   async function call(event: H3Event): Promise<Response> {
     let parsed: unknown;
     try {
@@ -80,9 +89,7 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
       headers,
       body: input.body === undefined || input.method === "GET" ? undefined : JSON.stringify(input.body),
     });
-    grants.set(req, grantFor(input.app_id));
-    hub.requests.markDashboard(req, { source: "dashboard", granted: true, app_id: input.app_id });
-    const res = await app.fetch(req);
+    const res = await relay(req, input.app_id);
     const out = new Headers({ "content-type": res.headers.get("content-type") ?? "application/json" });
     const requestId = res.headers.get("x-request-id");
     if (requestId) out.set("x-request-id", requestId);
@@ -109,6 +116,8 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
         storage: { kind: core.stores.kind, fault: core.storageHealth.state() },
         // The choices forms offer come from the API's own schemas, so they never offer what it refuses.
         product_types: productTypeSchema.options,
+        // The bounds the products API puts on uploaded images, checked in the page before a file is sent.
+        uploads: { max_files: MAX_IMAGES, max_bytes: MAX_IMAGE_BYTES, types: Object.keys(IMAGE_TYPES) },
       },
     });
   }
@@ -190,6 +199,8 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
       if (path === "/state" && method === "GET") return state();
       if (path === "/faults" && method === "POST") return setFaults(event);
       if (path === "/call" && method === "POST") return call(event);
+      if (path === "/upload" && method === "POST") return relayUpload(event.req, event.url, (req) => relay(req));
+      if (path === "/trigger" && method === "POST") return runTrigger(event.req, event.url.origin, core, (req) => relay(req));
       if (path === "/requests" && method === "GET") {
         const q = event.url.searchParams;
         const number = (name: string) => (q.get(name) && /^\d{1,9}$/.test(q.get(name)!) ? Number(q.get(name)) : undefined);

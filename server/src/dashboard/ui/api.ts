@@ -27,7 +27,8 @@ async function send(path: string, init: RequestInit = {}): Promise<Answer> {
     res = await fetch(`/_dashboard/api${path}`, {
       ...init,
       credentials: "same-origin",
-      headers: { "x-csrf-token": csrf, ...(init.body ? { "content-type": "application/json" } : {}) },
+      // A FormData body gets its multipart type (with the boundary) from the browser.
+      headers: { "x-csrf-token": csrf, ...(typeof init.body === "string" ? { "content-type": "application/json" } : {}) },
     });
   } catch {
     serverUnreachable();
@@ -61,6 +62,14 @@ export function call(method: string, path: string, options: { body?: unknown; ap
   if (options.appId) payload.app_id = options.appId;
   if (options.simulate && simulate) payload.simulate = simulate;
   return dash.post("/call", payload);
+}
+
+/**
+ * Image files sent as multipart (`images` parts) to the products API through the dashboard's upload relay:
+ * `PATCH` adds them to product `path`, `POST` creates one. The API bounds and checks them.
+ */
+export function upload(method: "POST" | "PATCH", path: string, form: FormData): Promise<Answer> {
+  return send(`/upload?${new URLSearchParams({ method, path })}`, { method: "POST", body: form });
 }
 
 /** The message of a failed answer, for display. */

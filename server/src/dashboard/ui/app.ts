@@ -21,6 +21,7 @@ export interface DashState {
   request_log_capacity: number;
   storage: { kind: string; fault: { reason: string; since: string; refused: number } | null };
   product_types: string[];
+  uploads: { max_files: number; max_bytes: number; types: string[] };
 }
 
 /** What each storage fault means for someone at the console. */
@@ -83,7 +84,7 @@ export function App() {
   if (!state) body = html`<p>Loading...</p>`;
   else if (view === "requests") body = html`<${RequestsView} route=${route} />`;
   else if (view === "accounts") body = html`<${AccountsView} state=${state} />`;
-  else if (view === "products") body = html`<${ProductsView} account=${current} tick=${tick} types=${state.product_types} openId=${id} />`;
+  else if (view === "products") body = html`<${ProductsView} account=${current} tick=${tick} types=${state.product_types} limits=${state.uploads} openId=${id} />`;
   else if (view === "pages") body = html`<${PagesView} account=${current} tick=${tick} />`;
   else if (view === "page" && id) body = html`<${PageDetailView} account=${current} pageId=${id} tick=${tick} />`;
   else if (view === "webhooks") body = html`<${WebhooksView} state=${state} tick=${tick} route=${route} />`;

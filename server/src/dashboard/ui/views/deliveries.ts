@@ -1,18 +1,60 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { call, errorText } from "../api.js";
 import { html, when } from "../html.js";
+import { ALL_EVENT_TYPES } from "@lp/contract/events";
 import { followDelivery, type Outcome } from "./outcome.js";
 
-/** The delivery log of one endpoint: filters, each delivery's attempts, and retrying one. */
+/** Deliveries per page of the list; "Load older" adds the next page (the API's cursor). */
+export const DELIVERY_PAGE = 25;
+/** The event types a delivery can have (the verification challenge is never listed). */
+const TYPES = ALL_EVENT_TYPES.filter((t) => t !== "webhook.verification");
+
+/**
+ * Merges a fresh first page into the rows shown: the first page replaces its own rows (their status may have
+ * changed), older pages already loaded stay below it.
+ */
+export function mergeFirstPage(first: any[], shown: any[]): any[] {
+  const ids = new Set(first.map((d) => d.id));
+  const last = first[first.length - 1];
+  return [...first, ...shown.filter((d) => !ids.has(d.id) && last && d.created_at <= last.created_at)];
+}
+
+/** The delivery log of one endpoint: filters, each delivery's attempts, older pages on demand, and retrying one. */
 export function Deliveries({ appId, endpointId, tick }: { appId: string; endpointId: string; tick: number }) {
   const [status, setStatus] = useState("");
   const [eventType, setEventType] = useState("");
   const [rows, setRows] = useState<any[] | null>(null);
+  const [next, setNext] = useState<string | null>(null);
+  // The filters under which older pages were loaded: a refresh keeps them only while the filters stay the same.
+  const olderFor = useRef<string | null>(null);
+  const key = `${endpointId}|${status}|${eventType}`;
   const [message, setMessage] = useState<Outcome | null>(null);
   const path = `/v1/developer/webhook-endpoints/${endpointId}/deliveries`;
-  const load = () => call("GET", `${path}?per_page=50${status ? `&status=${status}` : ""}`, { appId }).then((a) => setRows(a.ok ? a.json.data : []));
+  const query = (cursor?: string) => {
+    const q = new URLSearchParams({ per_page: String(DELIVERY_PAGE) });
+    if (status) q.set("status", status);
+    if (eventType) q.set("event_type", eventType);
+    if (cursor) q.set("cursor", cursor);
+    return `${path}?${q}`;
+  };
+  // A refresh reloads the first page; the older pages the user loaded stay (and their cursor with them).
+  const load = () =>
+    call("GET", query(), { appId }).then((a) => {
+      const first = a.ok ? a.json.data : [];
+      const older = olderFor.current === key;
+      setRows((shown) => (older && shown ? mergeFirstPage(first, shown) : first));
+      if (!older) setNext(a.ok && a.json.pagination?.has_more ? a.json.pagination.next_cursor : null);
+    });
+  const loadOlder = async () => {
+    if (!next) return;
+    const a = await call("GET", query(next), { appId });
+    if (!a.ok) return setMessage({ text: `Older deliveries: ${errorText(a)}`, bad: true });
+    olderFor.current = key;
+    setRows((shown) => [...(shown ?? []), ...a.json.data.filter((d: any) => !(shown ?? []).some((s) => s.id === d.id))]);
+    setNext(a.json.pagination?.has_more ? a.json.pagination.next_cursor : null);
+  };
   const [poll, setPoll] = useState(0);
-  useEffect(() => void load(), [endpointId, status, tick, poll]);
+  useEffect(() => void load(), [endpointId, status, eventType, tick, poll]);
   // Attempts run in the background: while one is pending, look again shortly.
   const pending = (rows ?? []).some((d) => d.status === "pending");
   useEffect(() => {
@@ -27,7 +69,7 @@ export function Deliveries({ appId, endpointId, tick }: { appId: string; endpoin
     if (!a.ok) return setMessage({ text: `Retry of ${d.id}: ${errorText(a)}`, bad: true });
     await followDelivery(appId, endpointId, d, `Retry of ${d.id}`, setMessage);
   }
-  const shown = (rows ?? []).filter((d) => !eventType || d.event_type.includes(eventType));
+  const shown = rows ?? [];
 
   return html`
     <section class="panel" aria-labelledby="deliveries-title">
@@ -36,7 +78,9 @@ export function Deliveries({ appId, endpointId, tick }: { appId: string; endpoin
         <label>Status <select value=${status} onChange=${(e: Event) => setStatus((e.target as HTMLSelectElement).value)}>
           <option value="">any</option><option>pending</option><option>succeeded</option><option>failed</option>
         </select></label>
-        <label>Event type contains <input value=${eventType} onInput=${(e: Event) => setEventType((e.target as HTMLInputElement).value)} /></label>
+        <label>Event type <select value=${eventType} onChange=${(e: Event) => setEventType((e.target as HTMLSelectElement).value)}>
+          <option value="">any</option>${TYPES.map((t) => html`<option>${t}</option>`)}
+        </select></label>
       </form>
       ${message && html`<p role=${message.bad ? "alert" : "status"} class=${message.bad ? "error-text" : ""}>${message.text}</p>`}
       ${rows === null && html`<p>Loading...</p>`}
@@ -61,5 +105,7 @@ export function Deliveries({ appId, endpointId, tick }: { appId: string; endpoin
           </li>`,
         )}
       </ul>
+      ${rows !== null && rows.length > 0 && html`<p class="hint" aria-live="polite">Showing ${rows.length} deliveries, newest first${next ? "; older ones remain" : ""}.</p>`}
+      ${next && html`<div class="pager"><button type="button" onClick=${loadOlder}>Load ${DELIVERY_PAGE} older</button></div>`}
     </section>`;
 }

@@ -3,12 +3,13 @@ import { call, errorText } from "../api.js";
 import { html } from "../html.js";
 import { go, toHash } from "../route.js";
 import type { Outcome } from "./outcome.js";
+import { ImageUpload, type UploadLimits } from "./image-upload.js";
 import { ProductFields, productBody } from "./product-form.js";
 
 const say = (o: Outcome | null) => o && html`<p role=${o.bad ? "alert" : "status"} class=${o.bad ? "error-text" : ""}>${o.text}</p>`;
 
 /** One product opened (#/products/<id>): its images, every field editable, images removable, and delete. */
-function ProductEditor({ account, id, types, onDone }: { account: string; id: string; types: string[]; onDone: () => void }) {
+function ProductEditor({ account, id, types, limits, onDone }: { account: string; id: string; types: string[]; limits: UploadLimits; onDone: () => void }) {
   const [product, setProduct] = useState<any>(null);
   const [message, setMessage] = useState<Outcome | null>(null);
   const path = `/v1/accounts/${account}/products/${id}`;
@@ -49,11 +50,12 @@ function ProductEditor({ account, id, types, onDone }: { account: string; id: st
       <button type="button" onClick=${onDone}>Close</button>
     </form>
     ${say(message)}
+    <${ImageUpload} path=${path} limits=${limits} already=${product.images.length} onUploaded=${setProduct} />
   </section>`;
 }
 
 /** Products of the account with their first image and prices, a form to add one, and the one opened for editing. */
-export function ProductsView({ account, tick, types, openId }: { account: string; tick: number; types: string[]; openId: string }) {
+export function ProductsView({ account, tick, types, limits, openId }: { account: string; tick: number; types: string[]; limits: UploadLimits; openId: string }) {
   const [products, setProducts] = useState<any[] | null>(null);
   const [message, setMessage] = useState<Outcome | null>(null);
   const load = () => call("GET", `/v1/accounts/${account}/products?per_page=100`).then((a) => a.ok && setProducts(a.json.data));
@@ -69,7 +71,7 @@ export function ProductsView({ account, tick, types, openId }: { account: string
   }
 
   return html`
-    ${openId && html`<${ProductEditor} key=${openId} account=${account} id=${openId} types=${types} onDone=${() => go(toHash("products", "", { account }))} />`}
+    ${openId && html`<${ProductEditor} key=${openId} account=${account} id=${openId} types=${types} limits=${limits} onDone=${() => go(toHash("products", "", { account }))} />`}
     <form class="card form" onSubmit=${create} aria-labelledby="new-product">
       <h2 id="new-product">New product</h2>
       <${ProductFields} types=${types} prefix="new" />

@@ -1,0 +1,163 @@
+/**
+ * The first list after a restart, at scale: `npx tsx bench/list-restart.ts [count]` (default 100000; build first:
+ * it runs the built CLI). For fs and Redis, writes `count` products into one account, then starts a real
+ * `lp serve` twice: once with no persisted index (built from the records) and once after a clean stop (restored
+ * from the persisted index). Each time it prints the first `GET /products?per_page=20`, the slowest `/healthz`
+ * asked every few milliseconds meanwhile, and the longest event-loop block of the server process from Ready to
+ * a second after that list (perf_hooks monitorEventLoopDelay, through a module preloaded with --import).
+ * One-off, not in `npm run bench`; figures in docs/performance.md. Starts its own redis-server.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createStores } from "../core/src/index.js";
+import { startRedisServer } from "../core/src/testing/redis-server.js";
+
+const count = Number(process.argv[2] ?? 100_000);
+const root = fileURLToPath(new URL("..", import.meta.url));
+const work = mkdtempSync(join(tmpdir(), "list-restart-"));
+const probe = join(work, "probe.mjs");
+// Reset on the first SIGUSR2 (the server is ready), report on the second.
+writeFileSync(
+  probe,
+  `import { monitorEventLoopDelay } from "node:perf_hooks";
+import { writeFileSync } from "node:fs";
+const h = monitorEventLoopDelay({ resolution: 5 });
+h.enable();
+let armed = false;
+process.on("SIGUSR2", () => {
+  if (!armed) { h.reset(); armed = true; return; }
+  writeFileSync(process.env.LP_BENCH_ELD, JSON.stringify({ max: h.max / 1e6, p99: h.percentile(99) / 1e6 }));
+});
+`,
+);
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  env: Record<string, string>;
+  eld: string;
+}
+
+async function serve(args: string[], tag: string): Promise<Running> {
+  const eld = join(work, `eld-${tag}.json`);
+  const child = spawn(process.execPath, ["--import", probe, join(root, "cli/dist/bin.js"), "serve", "--port", "0", "--print-env", "--quiet", ...args], {
+    env: { ...process.env, LP_BENCH_ELD: eld, HOME: work },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (c) => (out += c));
+  child.stderr!.on("data", (c) => (err += c));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const ready = /Ready at (\S+)/.exec(err);
+      if (ready && out.includes("LP_TOKEN=")) (clearInterval(timer), resolve(ready[1]!));
+    }, 5);
+    child.on("exit", (code) => (clearInterval(timer), reject(new Error(`lp serve exited ${code}: ${err}`))));
+  });
+  await new Promise((r) => setTimeout(r, 100));
+  const env = Object.fromEntries(out.trim().split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+  return { child, url, env, eld };
+}
+
+async function stop(running: Running) {
+  const exited = new Promise((r) => running.child.once("exit", r));
+  running.child.kill("SIGTERM");
+  await exited;
+}
+
+/** The first list, /healthz polled meanwhile, and the process's longest event-loop block. */
+async function measure(running: Running) {
+  running.child.kill("SIGUSR2");
+  await new Promise((r) => setTimeout(r, 50));
+  const auth = { authorization: `Bearer ${running.env.LP_TOKEN}` };
+  let listing = true;
+  let healthMax = 0;
+  const health = (async () => {
+    while (listing) {
+      const t = performance.now();
+      await fetch(`${running.url}/healthz`).then((r) => r.text());
+      healthMax = Math.max(healthMax, performance.now() - t);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  const t = performance.now();
+  const res = await fetch(`${running.url}/v1/accounts/${running.env.LP_ACCOUNT}/products?per_page=20`, { headers: auth });
+  const body = (await res.json()) as { data: unknown[] };
+  const first = performance.now() - t;
+  listing = false;
+  await health;
+  if (res.status !== 200 || body.data.length !== 20) throw new Error(`list answered ${res.status} with ${body.data?.length} items`);
+  await new Promise((r) => setTimeout(r, 1000));
+  running.child.kill("SIGUSR2");
+  // The handler runs when the server's loop gets to it.
+  for (let i = 0; i < 200 && !existsSync(running.eld); i++) await new Promise((r) => setTimeout(r, 50));
+  const eld = JSON.parse(readFileSync(running.eld, "utf8")) as { max: number };
+  const t2 = performance.now();
+  await fetch(`${running.url}/v1/accounts/${running.env.LP_ACCOUNT}/products?per_page=20`, { headers: auth }).then((r) => r.text());
+  return `first list ${first.toFixed(0)} ms, /healthz max ${healthMax.toFixed(0)} ms, event loop max block ${eld.max.toFixed(0)} ms, second list ${(performance.now() - t2).toFixed(1)} ms`;
+}
+
+const record = (account: string, i: number) => {
+  const id = `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
+  const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+  return { id, account_id: account, title: `Product ${i}`, description: `A product for the restart benchmark, number ${i}.`, price: 10 + (i % 90), original_price: null, delivery_price: null, product_type: i % 3 ? "physical" : "service", images: [], checkout_fields: null, created_at: at, updated_at: at, deleted_at: null };
+};
+
+async function run(kind: "fs" | "redis", args: string[], seed: (account: string) => Promise<void>) {
+  const lines: string[] = [];
+  const first = await serve(args, `${kind}-0`);
+  const account = first.env.LP_ACCOUNT!;
+  await stop(first);
+  await seed(account);
+  const rebuilt = await serve(args, `${kind}-1`);
+  lines.push(`${kind}, ${count} products, no persisted index (built from the records): ${await measure(rebuilt)}`);
+  await stop(rebuilt);
+  const restored = await serve(args, `${kind}-2`);
+  lines.push(`${kind}, ${count} products, after a clean stop (persisted index): ${await measure(restored)}`);
+  await stop(restored);
+  return lines;
+}
+
+const rows: string[] = [];
+try {
+  const dataDir = join(work, "fs-data");
+  rows.push(
+    ...(await run("fs", ["--storage", "fs", "--data-dir", dataDir], async (account) => {
+      // Written straight to the folder (no fsync per record): the server reads them as any others.
+      const dir = join(dataDir, "data", "acct", account, "products");
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      for (let i = 0; i < count; i++) {
+        const r = record(account, i);
+        writeFileSync(join(dir, r.id), JSON.stringify(r), { mode: 0o600 });
+      }
+    })),
+  );
+  const redis = await startRedisServer({ appendfsync: "everysec" });
+  try {
+    const redisDir = join(work, "redis-data");
+    rows.push(
+      ...(await run("redis", ["--storage", "redis", "--redis-url", redis.url, "--data-dir", redisDir], async (account) => {
+        const stores = createStores("redis", { url: redis.url });
+        for (let start = 0; start < count; start += 500) {
+          const ops = [];
+          for (let i = start; i < Math.min(count, start + 500); i++) ops.push({ key: `acct:${account}:products:${record(account, i).id}`, value: record(account, i) });
+          await stores.batch(ops);
+        }
+        await stores.dispose();
+      })),
+    );
+  } finally {
+    await redis.dispose();
+  }
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  rmSync(work, { recursive: true, force: true, maxRetries: 5 });
+}
+const load = `load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs`;
+process.stdout.write(`first list after a restart (built CLI, one account; ${load})\n${rows.join("\n")}\n`);

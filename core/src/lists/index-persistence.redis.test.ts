@@ -1,0 +1,138 @@
+import type { Storage } from "unstorage";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createStores, type Stores } from "../storage/create-storage.js";
+import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
+import { IndexRegistry } from "./index-registry.js";
+
+if (!redisAvailable) console.warn(redisSkipReason("the persisted list indexes on Redis"));
+
+interface Item {
+  id: string;
+  created_at: string;
+  title: string;
+  gone?: boolean;
+}
+const PREFIX = "acct:a:items";
+const toEntry = (r: Item) => (r.gone ? null : { id: r.id, created_at: r.created_at, title: r.title });
+const item = (i: number, title = `item ${i}`): Item => ({ id: `i${String(i).padStart(4, "0")}`, created_at: `2026-01-01T00:${String(Math.floor(i / 60) % 60).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}.000Z`, title });
+const keyOf = (i: number) => `${PREFIX}:${item(i).id}`;
+
+describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
+  let server: RedisServer;
+  const opened: Stores[] = [];
+  let run = 0;
+  // A "process": its own Stores on the shared prefix, and a registry counting the records it reads.
+  const processOn = async (prefix: string, feedMaxLength?: number) => {
+    const stores = createStores("redis", { url: server.url, prefix, feedMaxLength });
+    opened.push(stores);
+    let reads = 0;
+    const data = new Proxy(stores.data, {
+      get(target, name, receiver) {
+        if (name === "getItem") return (key: string) => ((reads += 1), target.getItem(key));
+        return Reflect.get(target, name, receiver) as unknown;
+      },
+    }) as Storage;
+    const registry = new IndexRegistry(data, stores.changes, { snapshots: stores.indexSnapshots, persistMin: 1 });
+    await registry.start();
+    return { stores, registry, reads: () => reads };
+  };
+  const list = async (registry: IndexRegistry) => (await registry.get(PREFIX, toEntry)).query({ field: "created_at", descending: true, limit: 5000 }).items;
+  const seeded = async (count: number, feedMaxLength?: number) => {
+    const prefix = `ip${++run}:`;
+    const writer = await processOn(prefix, feedMaxLength);
+    await writer.stores.batch(Array.from({ length: count }, (_, i) => ({ key: keyOf(i + 1), value: item(i + 1) })));
+    return { prefix, writer };
+  };
+
+  beforeAll(async () => {
+    server = await startRedisServer({ appendfsync: "everysec" });
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.dispose()));
+  });
+  afterAll(async () => {
+    await server?.dispose();
+  });
+
+  it("a process restores the index from the snapshot and the feed after it, reading no record", async () => {
+    const { prefix, writer } = await seeded(30);
+    const first = await processOn(prefix);
+    await list(first.registry);
+    await first.registry.flush();
+    // Changes after the snapshot, by another process: the next start learns them from the feed.
+    await writer.stores.data.setItem(keyOf(31), item(31));
+    await writer.stores.data.setItem(keyOf(4), item(4, "renamed"));
+    await writer.stores.data.removeItem(keyOf(6));
+    await writer.stores.data.setItem(keyOf(8), { ...item(8), gone: true });
+
+    const second = await processOn(prefix);
+    const items = await list(second.registry);
+    expect(second.reads()).toBe(0);
+    // The same list built from the records alone.
+    await second.registry.settle();
+    const rebuilt = await processOn(prefix);
+    await rebuilt.stores.indexSnapshots!.removeAll();
+    expect(items).toEqual(await list(rebuilt.registry));
+    expect(rebuilt.reads()).toBeGreaterThan(0);
+    expect(items.map((e) => e.id)).toContain("i0031");
+    expect(items.map((e) => e.id)).not.toContain("i0006");
+    expect(items.map((e) => e.id)).not.toContain("i0008");
+    expect(items.find((e) => e.id === "i0004")?.title).toBe("renamed");
+  });
+
+  it("a rebuilt index is persisted once it follows the feed", async () => {
+    const { prefix } = await seeded(20);
+    const first = await processOn(prefix);
+    await list(first.registry);
+    await first.registry.settle();
+    const second = await processOn(prefix);
+    expect(await list(second.registry)).toHaveLength(20);
+    expect(second.reads()).toBe(0);
+  });
+
+  it("is rebuilt when the feed was trimmed past the snapshot, or the snapshot is damaged", async () => {
+    const { prefix, writer } = await seeded(10, 5);
+    const first = await processOn(prefix, 5);
+    await list(first.registry);
+    await first.registry.flush();
+    // More changes than the feed keeps: what happened after the snapshot can no longer be replayed.
+    // (Redis trims `MAXLEN ~` by whole stream nodes of 100 entries: write a few hundred.)
+    for (let i = 11; i <= 400; i += 30) await writer.stores.batch(Array.from({ length: 30 }, (_, k) => ({ key: keyOf(i + k), value: item(i + k) })));
+    await writer.stores.data.removeItem(keyOf(2));
+    const second = await processOn(prefix, 5);
+    const items = await list(second.registry);
+    expect(second.reads()).toBeGreaterThan(0);
+    expect(items).toHaveLength(399);
+    expect(items.map((e) => e.id)).not.toContain("i0002");
+
+    await second.registry.settle();
+    const text = (await writer.stores.indexSnapshots!.read(PREFIX))!.toString("utf8");
+    await writer.stores.indexSnapshots!.write(PREFIX, text.replace('"item 12"', '"item X"'));
+    const third = await processOn(prefix, 5);
+    expect(await list(third.registry)).toEqual(items);
+    expect(third.reads()).toBeGreaterThan(0);
+  });
+
+  it("is rebuilt when the feed no longer holds the snapshot's position (a feed recreated since)", async () => {
+    const { prefix, writer } = await seeded(10);
+    const first = await processOn(prefix);
+    await list(first.registry);
+    await first.registry.flush();
+    // The records change and the stream is replaced by a new one that cannot say what changed before it.
+    await writer.stores.data.removeItem(keyOf(3));
+    const ioredis = (await import("ioredis")).default;
+    const client = new ioredis(server.url);
+    try {
+      await client.del(`${prefix}changes`);
+    } finally {
+      client.disconnect();
+    }
+    await writer.stores.data.setItem(keyOf(11), item(11));
+    const second = await processOn(prefix);
+    const ids = (await list(second.registry)).map((e) => e.id);
+    expect(second.reads()).toBeGreaterThan(0);
+    expect(ids).not.toContain("i0003");
+    expect(ids).toContain("i0011");
+    expect(ids).toHaveLength(10);
+  });
+});

@@ -1,0 +1,135 @@
+import type { Storage } from "unstorage";
+import type { ChangeFeed } from "../storage/create-storage.js";
+import { CollectionIndex, type IndexEntry } from "./collection-index.js";
+import { buildIndex } from "./index-build.js";
+import { decodeSnapshot, encodeSnapshot, entryShape, yieldToLoop, type IndexSnapshotStore } from "./index-snapshot.js";
+
+type ToEntry = (record: unknown) => IndexEntry | null;
+
+/** What the index registry holds per prefix. */
+export interface Held {
+  /** The index once loaded (what feed changes are applied to). */
+  index: Promise<CollectionIndex<IndexEntry>>;
+  /** The index once loaded and, on a shared store, the others brought up to it (what get() hands out). */
+  ready: Promise<CollectionIndex<IndexEntry>>;
+  toEntry: ToEntry;
+  /** Set once `ready` has resolved (the index follows every change the registry reads from then on). */
+  settled?: boolean;
+  loaded?: CollectionIndex<IndexEntry>;
+  /** The token of the persisted snapshot this index matches, if any (nothing to write while it holds). */
+  persisted?: string;
+  /** On a shared store: a feed change reached this index since it was restored or persisted. */
+  changed?: boolean;
+}
+
+/** Options of an {@link IndexRegistry}. */
+export interface IndexRegistryOptions {
+  /** Where indexes are persisted (fs, Redis); without it every index is built from its records. */
+  snapshots?: IndexSnapshotStore;
+  /** Indexes smaller than this are never persisted: reading their records is as quick (default 500). */
+  persistMin?: number;
+}
+
+/** Feed changes read per call while bringing a snapshot up to date. */
+const CATCH_UP_PAGE = 1000;
+
+/** The parent prefix of a record key (`acct:a:products` of `acct:a:products:p1`), or null at the root. */
+export function parentOf(key: string): string | null {
+  const cut = key.lastIndexOf(":");
+  return cut < 0 ? null : key.slice(0, cut);
+}
+
+/**
+ * The index of `prefix` from its persisted snapshot, or null when there is none or it cannot be trusted:
+ * unreadable, of another format or entry shape, damaged (checksum, count, order), or stale. Without a
+ * change feed (fs), stale means the folder's token is not the one the snapshot was written at. With a
+ * feed (Redis), the snapshot's token is a feed position: the feed must still hold it (a trimmed or
+ * recreated feed cannot say what changed since), and every change after it is applied to the entries.
+ */
+export async function restoreIndex(
+  store: IndexSnapshotStore,
+  prefix: string,
+  toEntry: ToEntry,
+  feed: ChangeFeed | undefined,
+): Promise<{ index: CollectionIndex<IndexEntry>; token: string } | null> {
+  const stamp = !feed && store.stamp ? await store.stamp(prefix) : null;
+  if (!feed && !stamp) return null;
+  const text = await store.read(prefix);
+  if (text === null) return null;
+  const snapshot = await decodeSnapshot(text, prefix, entryShape(toEntry));
+  if (!snapshot) return null;
+  if (stamp && snapshot.token !== stamp.token) return null;
+  const index = await CollectionIndex.fromSorted(snapshot.entries, yieldToLoop);
+  if (!index) return null;
+  if (!feed) return { index, token: snapshot.token };
+  if (!feed.has || !(await feed.has(snapshot.token))) return null;
+  let cursor = snapshot.token;
+  for (;;) {
+    const page = await feed.read(cursor, CATCH_UP_PAGE);
+    if (page.gap) return null;
+    cursor = page.cursor;
+    let applied = 0;
+    for (const change of page.changes) {
+      if (parentOf(change.key) !== prefix) continue;
+      // An upsert into a large sorted list moves memory: yield now and then on a long catch-up.
+      if (++applied % 256 === 0) await yieldToLoop();
+      const entry = change.value === null ? null : toEntry(change.value);
+      if (entry) index.upsert(entry);
+      else index.remove(change.key.slice(prefix.length + 1));
+    }
+    if (page.changes.length < CATCH_UP_PAGE) break;
+    await yieldToLoop();
+  }
+  return { index, token: snapshot.token };
+}
+
+/** Writes the snapshot of `entries` (in `created_at` order, valid at `token`) for `prefix`. */
+export async function persistIndex(store: IndexSnapshotStore, prefix: string, toEntry: ToEntry, token: string, entries: readonly IndexEntry[]): Promise<void> {
+  await store.write(prefix, await encodeSnapshot(prefix, entryShape(toEntry), token, entries));
+}
+
+/** What {@link loadIndex} works with. */
+export interface LoadContext {
+  storage: Storage;
+  snapshots?: IndexSnapshotStore;
+  feed?: ChangeFeed;
+  /** Smallest index worth persisting. */
+  persistMin: number;
+}
+
+/**
+ * The index of `prefix`: restored from its snapshot when that can be trusted, otherwise built from the
+ * records. `token` is the snapshot it matches (restored, or being written: `persisting`). Without a feed, a
+ * built index is persisted only when the folder's token was settled and did not change while the records
+ * were read: then the entries are exactly its records. With a feed, the registry persists it once it follows
+ * the feed.
+ */
+export async function loadIndex(ctx: LoadContext, prefix: string, toEntry: ToEntry): Promise<{ index: CollectionIndex<IndexEntry>; token?: string; persisting?: Promise<void> }> {
+  const { snapshots, feed } = ctx;
+  if (snapshots) {
+    // A snapshot that cannot be read or trusted is rebuilt, never used (a damaged file, Redis down).
+    const restored = await restoreIndex(snapshots, prefix, toEntry, feed).catch(() => null);
+    if (restored) return restored;
+  }
+  const before = snapshots?.stamp && !feed ? await snapshots.stamp(prefix).catch(() => null) : null;
+  const index = await buildIndex(ctx.storage, prefix, toEntry);
+  if (!snapshots || !before?.settled || index.size < ctx.persistMin) return { index };
+  const after = await snapshots.stamp!(prefix).catch(() => null);
+  if (after?.token !== before.token) return { index };
+  return { index, token: before.token, persisting: persistIndex(snapshots, prefix, toEntry, before.token, index.entriesByCreated()) };
+}
+
+/**
+ * Persists the index of `prefix` on a store without a feed (at close: nothing writes any more) unless its
+ * snapshot at `persisted` still holds. Returns the token written, or undefined when nothing was.
+ */
+export async function persistLocal(store: IndexSnapshotStore, prefix: string, toEntry: ToEntry, index: CollectionIndex<IndexEntry>, persisted: string | undefined): Promise<string | undefined> {
+  let stamp = await store.stamp?.(prefix).catch(() => null);
+  if (!stamp || stamp.token === persisted) return undefined;
+  // A token of a change made this very tick could survive the next write: move it out of reach first.
+  if (!stamp.settled) stamp = await store.seal?.(prefix).then(() => store.stamp!(prefix)).catch(() => null);
+  if (!stamp?.settled) return undefined;
+  const entries = index.entriesByCreated();
+  const ok = await persistIndex(store, prefix, toEntry, stamp.token, entries).then(() => true, () => false);
+  return ok ? stamp.token : undefined;
+}
