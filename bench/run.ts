@@ -17,6 +17,8 @@ import { runRedisList } from "./scenarios/redis-list.js";
 import { runRedisCluster } from "./scenarios/redis-cluster.js";
 import { runHostileStrings } from "./scenarios/hostile-strings.js";
 import { runAccessLog } from "./scenarios/access-log.js";
+import { runRestartList } from "./scenarios/restart-list.js";
+import { runMixedLoad } from "./scenarios/mixed-load.js";
 
 const ctx = createContext(process.argv.slice(2));
 const started = performance.now();
@@ -30,6 +32,8 @@ const scenarios: [string, typeof runReads][] = [
   ["startup", runStartup],
   // The built CLI's `lp serve` with and without its access log, under wrk and autocannon (build first).
   ["access-log", runAccessLog],
+  // GET one, list and POST at once on one fs server: the event-loop delay target.
+  ["mixed-load", runMixedLoad],
   ["async", runAsyncWork],
   ["hostile-strings", runHostileStrings],
   // Redis (DESIGN §12): need Debian's redis-server; `--only=redis,redis-scale,redis-list,redis-cluster`.
@@ -37,6 +41,8 @@ const scenarios: [string, typeof runReads][] = [
   ["redis-scale", runRedisScale],
   ["redis-list", runRedisList],
   ["redis-cluster", runRedisCluster],
+  // The first list of a fresh process on 100k products, fs then Redis, /healthz polled beside it.
+  ["restart-list", runRestartList],
 ];
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
 try {

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { bundle } from "./bundle.js";
+import { childProbe, type ChildLoop } from "./loop-delay.js";
 import { ROOT } from "./root.js";
 
 export { ROOT };
@@ -9,7 +11,17 @@ export { ROOT };
 export interface Child<T> {
   child: ChildProcess;
   info: T;
+  /** The child's event-loop delay, measured inside it (bench/lib/loop-hook.ts). */
+  loop: ChildLoop;
   stop(): Promise<void>;
+}
+
+/**
+ * Node flags that load the event-loop hook into a child (`bench/lib/loop-hook.ts`, bundled); the child
+ * must also be spawned with an IPC channel (`stdio: [..., "ipc"]`) for the bench to read it.
+ */
+export async function loopHookFlags(): Promise<string[]> {
+  return ["--import", pathToFileURL(await bundle("bench/lib/loop-hook.ts")).href];
 }
 
 /**
@@ -17,15 +29,16 @@ export interface Child<T> {
  * that parses as JSON. Rejects when the child exits first or after `timeoutMs`.
  */
 export async function startChild<T>(script: string, env: Record<string, string>, timeoutMs = 300_000): Promise<Child<T>> {
-  return spawnChild<T>(await bundle(script), script, env, timeoutMs);
+  return spawnChild<T>(await bundle(script), await loopHookFlags(), script, env, timeoutMs);
 }
 
-function spawnChild<T>(file: string, script: string, env: Record<string, string>, timeoutMs: number): Promise<Child<T>> {
-  const child = spawn(process.execPath, ["--max-old-space-size=4096", "--expose-gc", file], {
+function spawnChild<T>(file: string, hook: string[], script: string, env: Record<string, string>, timeoutMs: number): Promise<Child<T>> {
+  const child = spawn(process.execPath, ["--max-old-space-size=4096", "--expose-gc", ...hook, file], {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
+  const loop = childProbe(child);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
@@ -47,7 +60,7 @@ function spawnChild<T>(file: string, script: string, env: Record<string, string>
           const info = JSON.parse(line) as T;
           clearTimeout(timer);
           out = "";
-          resolve({ child, info, stop });
+          resolve({ child, info, loop, stop });
           return;
         } catch {
           // Not a whole line yet.

@@ -3,6 +3,7 @@ import { type Child } from "../lib/child.js";
 import type { BenchContext } from "../lib/context.js";
 import { runLoad, warmUp, type LoadOptions } from "../lib/load.js";
 import { fmt, type Row } from "../lib/table.js";
+import { describeLoop, worstLoop, type LoopDelay } from "../lib/loop-delay.js";
 import { POST_BODY, startBenchRedis, startLpOnRedis, redisMissing, type LpInfo } from "./redis-tools.js";
 
 /** Connections over the whole cluster, split evenly between its processes, so only the process count changes. */
@@ -18,7 +19,7 @@ export async function runRedisScale(ctx: BenchContext): Promise<Row[]> {
   if (missing) return missing;
   const cores = availableParallelism();
   const rows: Row[] = [];
-  const results: { processes: number; get: number; post: number; failed: number }[] = [];
+  const results: { processes: number; get: number; post: number; failed: number; loop: LoopDelay | null }[] = [];
   for (const processes of [1, 2, 4]) {
     ctx.log(`${processes} process(es) on one Redis (${cores} cores)`);
     const redis = await startBenchRedis("everysec");
@@ -44,10 +45,12 @@ export async function runRedisScale(ctx: BenchContext): Promise<Row[]> {
         seconds: ctx.seconds,
       });
       await Promise.all(children.map((c) => warmUp({ ...get(c.info), seconds: 1 })));
-      const gets = await Promise.all(children.map((c) => runLoad(get(c.info))));
-      const posts = await Promise.all(children.map((c) => runLoad(post(c.info))));
+      const gets = await Promise.all(children.map((c) => c.loop.around(() => runLoad(get(c.info)))));
+      const posts = await Promise.all(children.map((c) => c.loop.around(() => runLoad(post(c.info)))));
       const failed = [...gets, ...posts].reduce((n, r) => n + r.non2xx + r.errors, 0);
-      results.push({ processes, get: gets.reduce((n, r) => n + r.rps, 0), post: posts.reduce((n, r) => n + r.rps, 0), failed });
+      // The worst process's figures over GET and POST.
+      const loop = worstLoop(children.map((c) => c.loop.worst()));
+      results.push({ processes, get: gets.reduce((n, r) => n + r.rps, 0), post: posts.reduce((n, r) => n + r.rps, 0), failed, loop });
     } finally {
       for (const child of children) await child.stop();
       await redis.dispose();
@@ -58,6 +61,7 @@ export async function runRedisScale(ctx: BenchContext): Promise<Row[]> {
     rows.push({
       scenario: `${r.processes} process(es) on one Redis, aggregate (${cores} cores)`,
       measured: `GET ${fmt(r.get)} req/s (${fmt(r.get / one.get, 2)}x), POST ${fmt(r.post)} req/s (${fmt(r.post / one.post, 2)}x)${r.failed ? `, ${r.failed} failed` : ""}`,
+      loop: describeLoop(r.loop),
       target: "-",
       met: r.failed ? false : null,
     });

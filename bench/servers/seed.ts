@@ -10,8 +10,14 @@ export const seedProduct = (i: number) => ({
   description: `Seeded product number ${i}`,
 });
 
-/** Creates `count` products through the products service, `parallel` at a time. Returns the first id. */
+/**
+ * Creates `count` products through the products service, `parallel` at a time, first raising the account's
+ * product quota (10,000 by default) to make room for them. Returns the first id.
+ */
 export async function seedThroughCore(core: Core, accountId: string, count: number, parallel = 64): Promise<string | null> {
+  const account = await core.accounts.require(accountId);
+  const room = count + 1000;
+  if ((account.product_quota ?? 0) < room) await core.stores.data.setItem(`accounts:${accountId}`, { ...account, product_quota: room });
   let first: string | null = null;
   for (let i = 0; i < count; i += parallel) {
     const batch = Array.from({ length: Math.min(parallel, count - i) }, (_, j) => core.products.create(accountId, seedProduct(i + j)));
