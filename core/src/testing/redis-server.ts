@@ -106,7 +106,8 @@ export async function startRedisServer(options: StartRedisOptions = {}): Promise
   const stop = async ({ hard = false } = {}) => {
     const current = child;
     child = null;
-    if (!current || current.exitCode !== null) return;
+    // Exited already, by itself or by a signal (then exitCode stays null and no 'exit' will come again).
+    if (!current || current.exitCode !== null || current.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => current.once("exit", () => resolve()));
     current.kill(hard ? "SIGKILL" : "SIGTERM");
     await exited;
