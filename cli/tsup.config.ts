@@ -5,7 +5,10 @@ const { version } = JSON.parse(readFileSync(new URL("./package.json", import.met
 
 // splitting keeps every command in its own chunk, so `lp --help` loads none of them. The internal packages
 // (@lp/core, @lp/server, @lp/contract: devDependencies) are bundled in, so users install one package; the
-// published @lp/client and @lp/webhooks and every third-party dependency stay imports.
+// published @lp/client and @lp/webhooks stay imports. So do the third-party packages, except those
+// `lp serve` loads before it listens (zod, h3, srvx, rou3, unstorage, destr, listhen, commander): resolving
+// and compiling their hundreds of small modules one by one was most of the time to the first 200.
+// Bundled CommonJS code (commander, listhen's node-forge) calls require(): the banner gives each chunk one.
 export default defineConfig({
   entry: { bin: "src/bin.ts", testing: "src/testing.ts" },
   format: ["esm"],
@@ -15,10 +18,10 @@ export default defineConfig({
   clean: true,
   // No source maps: they would carry the sources into the published tarball.
   sourcemap: false,
-  noExternal: ["@lp/core", "@lp/server", "@lp/contract"],
+  noExternal: ["@lp/core", "@lp/server", "@lp/contract", "zod", "h3", "srvx", "rou3", "unstorage", "destr", "listhen", "commander"],
   dts: { entry: { testing: "src/testing.ts" }, compilerOptions: { ignoreDeprecations: "6.0" } },
   define: { __LP_VERSION__: JSON.stringify(version) },
-  banner: { js: "#!/usr/bin/env node" },
+  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __lpCreateRequire } from \"node:module\";\nconst require = __lpCreateRequire(import.meta.url);" },
   // What the CLI reads at run time ships inside it, found relative to the modules (never the cwd).
   onSuccess: "node scripts/copy-assets.mjs",
 });
