@@ -6,17 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createStores, type Stores } from "../storage/create-storage.js";
 import { INDEX_DIR } from "../storage/fs-index-snapshots.js";
 import { IndexRegistry } from "./index-registry.js";
+import { item, keyOf, PREFIX, toEntry, type Item } from "./index-items.fixture.js";
 
-interface Item {
-  id: string;
-  created_at: string;
-  title: string;
-  gone?: boolean;
-}
-const PREFIX = "acct:a:items";
-const toEntry = (r: Item) => (r.gone ? null : { id: r.id, created_at: r.created_at, title: r.title });
-const item = (i: number, title = `item ${i}`): Item => ({ id: `i${String(i).padStart(4, "0")}`, created_at: `2026-01-01T00:${String(Math.floor(i / 60) % 60).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}.000Z`, title });
-const keyOf = (i: number) => `${PREFIX}:${item(i).id}`;
 
 const dirs: string[] = [];
 const opened: Stores[] = [];

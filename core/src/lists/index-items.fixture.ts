@@ -1,0 +1,23 @@
+/** Records of a made-up collection for the persisted-index tests (fs and Redis): sortable, and removable by `gone`. */
+export interface Item {
+  id: string;
+  created_at: string;
+  title: string;
+  gone?: boolean;
+}
+
+/** The collection's prefix. */
+export const PREFIX = "acct:a:items";
+
+/** The index entry of an item (none once `gone`). */
+export const toEntry = (r: Item) => (r.gone ? null : { id: r.id, created_at: r.created_at, title: r.title });
+
+/** Item number `i`: ids and creation times both sort by `i`. */
+export const item = (i: number, title = `item ${i}`): Item => ({
+  id: `i${String(i).padStart(4, "0")}`,
+  created_at: `2026-01-01T00:${String(Math.floor(i / 60) % 60).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}.000Z`,
+  title,
+});
+
+/** The storage key of item `i`. */
+export const keyOf = (i: number) => `${PREFIX}:${item(i).id}`;
