@@ -1,3 +1,5 @@
+import type { Storage } from "unstorage";
+
 /** Records of a made-up collection for the persisted-index tests (fs and Redis): sortable, and removable by `gone`. */
 export interface Item {
   id: string;
@@ -21,3 +23,15 @@ export const item = (i: number, title = `item ${i}`): Item => ({
 
 /** The storage key of item `i`. */
 export const keyOf = (i: number) => `${PREFIX}:${item(i).id}`;
+
+/** `storage` with its record reads counted: a registry restored from its snapshot reads none. */
+export function countingReads(storage: Storage): { data: Storage; reads: () => number } {
+  let reads = 0;
+  const data = new Proxy(storage, {
+    get(target, name, receiver) {
+      if (name === "getItem") return (key: string) => ((reads += 1), target.getItem(key));
+      return Reflect.get(target, name, receiver) as unknown;
+    },
+  }) as Storage;
+  return { data, reads: () => reads };
+}

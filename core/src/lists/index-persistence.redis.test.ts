@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createStores, type Stores } from "../storage/create-storage.js";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
 import { IndexRegistry } from "./index-registry.js";
-import { item, keyOf, PREFIX, toEntry, type Item } from "./index-items.fixture.js";
+import { countingReads, item, keyOf, PREFIX, toEntry, type Item } from "./index-items.fixture.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the persisted list indexes on Redis"));
 
@@ -16,16 +16,10 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
   const processOn = async (prefix: string, feedMaxLength?: number) => {
     const stores = createStores("redis", { url: server.url, prefix, feedMaxLength });
     opened.push(stores);
-    let reads = 0;
-    const data = new Proxy(stores.data, {
-      get(target, name, receiver) {
-        if (name === "getItem") return (key: string) => ((reads += 1), target.getItem(key));
-        return Reflect.get(target, name, receiver) as unknown;
-      },
-    }) as Storage;
+    const { data, reads } = countingReads(stores.data);
     const registry = new IndexRegistry(data, stores.changes, { snapshots: stores.indexSnapshots, persistMin: 1 });
     await registry.start();
-    return { stores, registry, reads: () => reads };
+    return { stores, registry, reads };
   };
   const list = async (registry: IndexRegistry) => (await registry.get(PREFIX, toEntry)).query({ field: "created_at", descending: true, limit: 5000 }).items;
   const seeded = async (count: number, feedMaxLength?: number) => {

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createStores, type Stores } from "../storage/create-storage.js";
 import { INDEX_DIR } from "../storage/fs-index-snapshots.js";
 import { IndexRegistry } from "./index-registry.js";
-import { item, keyOf, PREFIX, toEntry, type Item } from "./index-items.fixture.js";
+import { countingReads, item, keyOf, PREFIX, toEntry, type Item } from "./index-items.fixture.js";
 
 
 const dirs: string[] = [];
@@ -25,16 +25,9 @@ function dataDir() {
 function open(dir: string) {
   const stores = createStores("fs", dir);
   opened.push(stores);
-  // Counts record reads: a registry restored from its snapshot reads none.
-  let reads = 0;
-  const data = new Proxy(stores.data, {
-    get(target, name, receiver) {
-      if (name === "getItem") return (key: string) => ((reads += 1), target.getItem(key));
-      return Reflect.get(target, name, receiver) as unknown;
-    },
-  }) as Storage;
+  const { data, reads } = countingReads(stores.data);
   const registry = new IndexRegistry(data, undefined, { snapshots: stores.indexSnapshots, persistMin: 1 });
-  return { stores, registry, reads: () => reads };
+  return { stores, registry, reads };
 }
 const list = async (registry: IndexRegistry) => (await registry.get(PREFIX, toEntry)).query({ field: "created_at", descending: true, limit: 1000 }).items;
 const snapshotFiles = (dir: string) => (existsSync(join(dir, INDEX_DIR)) ? readdirSync(join(dir, INDEX_DIR)).filter((name) => name.endsWith(".idx")) : []);
