@@ -25,7 +25,7 @@ import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
 import { openFormat } from "./storage/format-version.js";
 import { guardStores, watchStorage } from "./storage/guarded-stores.js";
-import { loadStoredSecret } from "./lists/cursor-secret.js";
+import { loadStoredSecret } from "./storage/stored-secret.js";
 import { guardLock } from "./storage/guarded-lock.js";
 
 /** What the core is built from. Everything with side effects is injected. */

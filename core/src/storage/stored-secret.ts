@@ -1,7 +1,7 @@
 import type { IdSource } from "../deps.js";
-import { claimItem } from "../storage/claim-item.js";
-import type { Stores } from "../storage/create-storage.js";
-import { StorageFaultError } from "../storage/storage-faults.js";
+import { claimItem } from "./claim-item.js";
+import type { Stores } from "./create-storage.js";
+import { StorageFaultError } from "./storage-faults.js";
 
 /**
  * A secret stored at `key` so what it signs survives restarts (cursors, builder links). A store that refuses
