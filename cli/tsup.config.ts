@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
+
+type Plugin = NonNullable<Options["esbuildPlugins"]>[number];
 
 const { version } = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8")) as { version: string };
 
@@ -8,8 +10,28 @@ const { version } = JSON.parse(readFileSync(new URL("./package.json", import.met
 // published @lp/client and @lp/webhooks stay imports. So do the third-party packages, except those
 // `lp serve` loads before it listens (zod, h3, srvx, rou3, unstorage, destr, listhen, commander): resolving
 // and compiling their hundreds of small modules one by one was most of the time to the first 200.
-// Bundled CommonJS code (commander, listhen's node-forge) calls require(): the banner gives each chunk one.
+// Bundled CommonJS code (commander) calls require(): the banner gives each chunk one.
+//
+// listhen imports node-forge at its top level, for HTTPS certificates lp never asks it for; its 750 KB were a
+// tenth of the time to the first 200. `lazyForge` hands listhen a stand-in that loads node-forge (a dependency,
+// so it resolves from here) only if a property of it is ever read.
+const lazyForge: Plugin = {
+  name: "lazy-node-forge",
+  setup(build) {
+    build.onResolve({ filter: /^node-forge$/ }, (args) => (args.namespace === "lazy-forge" ? { path: "node-forge", external: true } : { path: "node-forge", namespace: "lazy-forge" }));
+    build.onLoad({ filter: /.*/, namespace: "lazy-forge" }, () => ({
+      contents: `let forge;\nexport default new Proxy({}, { get: (_, key) => (forge ??= require("node-forge"))[key] });\n`,
+      loader: "js",
+    }));
+  },
+};
+
 export default defineConfig({
+  esbuildPlugins: [lazyForge],
+  esbuildOptions(options) {
+    options.minifyWhitespace = true;
+    options.minifySyntax = true;
+  },
   entry: { bin: "src/bin.ts", testing: "src/testing.ts" },
   format: ["esm"],
   target: "node20",
@@ -18,7 +40,7 @@ export default defineConfig({
   clean: true,
   // No source maps: they would carry the sources into the published tarball.
   sourcemap: false,
-  noExternal: ["@lp/core", "@lp/server", "@lp/contract", "zod", "h3", "srvx", "rou3", "unstorage", "destr", "listhen", "commander"],
+  noExternal: ["@lp/core", "@lp/server", "@lp/contract", "zod", "h3", "srvx", "rou3", "unstorage", "destr", "listhen", "commander", "node-forge"],
   dts: { entry: { testing: "src/testing.ts" }, compilerOptions: { ignoreDeprecations: "6.0" } },
   define: { __LP_VERSION__: JSON.stringify(version) },
   banner: { js: "#!/usr/bin/env node\nimport { createRequire as __lpCreateRequire } from \"node:module\";\nconst require = __lpCreateRequire(import.meta.url);" },

@@ -8,6 +8,7 @@ import { runLoad, warmUp } from "../lib/load.js";
 import { fmt, type Row } from "../lib/table.js";
 import { processCpuMs } from "../lib/proc-cpu.js";
 import { runWrk, wrkAvailable } from "../lib/wrk.js";
+import { pairedLogCost } from "./access-log-paired.js";
 
 interface Served {
   url: string;
@@ -132,6 +133,7 @@ export async function runAccessLog(ctx: BenchContext): Promise<Row[]> {
         });
       }
     }
+    if (withWrk) rows.push(...(await pairedLogCost(on, quiet, seconds, ctx.quick ? 3 : 5, ctx.tempDir("access-log-micro"))));
     return rows;
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error: Error) => ctx.log(`access log: ${error.message}`));

@@ -1,7 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { bundle } from "../lib/bundle.js";
 import { ROOT } from "../lib/root.js";
 import type { BenchContext } from "../lib/context.js";
 import { fmt, type Row } from "../lib/table.js";
@@ -68,14 +67,18 @@ export async function runStartup(ctx: BenchContext): Promise<Row[]> {
   }
 
   const serveRuns = ctx.quick ? 3 : 5;
-  const serveMain = await bundle("server/src/testing/serve-main.ts");
-  const times: number[] = [];
-  for (let i = 0; i < serveRuns; i++) {
-    const dir = ctx.tempDir("serve-main");
-    times.push(await timeToFirst200([serveMain], { LP_SERVE_STORAGE: "fs", LP_SERVE_DATA_DIR: dir }));
+  // What a test suite gets: a fresh node process that imports @lp/cli/testing and awaits startLp() (a server,
+  // its client and a registered webhook receiver). The issue asks for "well under a second": 750 ms here.
+  const TESTING = join(ROOT, "cli/dist/testing.js");
+  if (existsSync(TESTING)) {
+    const entry = `const { startLp } = await import(${JSON.stringify(TESTING)}); const lp = await startLp(); process.stdout.write("LP_API_URL=" + lp.url + "\\n"); process.once("SIGTERM", () => void lp.close());`;
+    const times: number[] = [];
+    for (let i = 0; i < serveRuns; i++) times.push(await timeToFirst200(["--input-type=module", "-e", entry]));
+    const main = median(times);
+    rows.push({ scenario: "startLp() from @lp/cli/testing (new process, memory) to first 200", measured: `${fmt(main)} ms`, target: "<= 750 ms", met: main <= 750 });
+  } else {
+    rows.push({ scenario: "startLp() from @lp/cli/testing to first 200", measured: "not built", target: "<= 750 ms", met: null });
   }
-  const main = median(times);
-  rows.push({ scenario: "startServer (serve-main, bundled, fs) spawn to first 200", measured: `${fmt(main)} ms`, target: "<= 500 ms", met: main <= 500 });
   if (existsSync(CLI)) {
     const cliTimes: number[] = [];
     for (let i = 0; i < serveRuns; i++) {

@@ -15,7 +15,7 @@ export function checkRecord(key: string, value: unknown): RecordIssue[] {
   const store = storeOfKey(key);
   const path = `records.${key}`;
   if (!store) return [{ path, code: "unknown_store", message: "no store keeps records under this key" }];
-  const parsed = store.full.safeParse(value);
+  const parsed = store.full().safeParse(value);
   if (parsed.success) return [];
   const first = parsed.error.issues[0]!;
   const where = first.path.length ? `${first.path.join(".")}: ` : "";

@@ -36,7 +36,8 @@ const app = loose({ application_id: text, account_ids: z.array(text), secret_has
 const endpoint = loose({ id: text, application_id: text, url: text, events: z.array(text), status: text, secret: text, created_at: time });
 const delivery = loose({ id: text, endpoint_id: text, event_id: text, status: text, attempts: z.array(z.unknown()), created_at: time });
 
-const fullPage = page.extend({
+// The import schemas are built on the first import, not at start-up: they are half of the schemas here.
+const fullPage = () => page.extend({
   id,
   account_id: id,
   slug: z.string().min(1),
@@ -56,16 +57,17 @@ const fullPage = page.extend({
 const event = loose({ id, type: z.string(), timestamp: time, environment });
 
 const FULL = {
-  product: product.extend({
+  page: fullPage,
+  product: () => product.extend({
     ...productSummarySchema.omit({ preview_image_url: true }).shape,
     account_id: id,
     images: z.array(productImageSchema.extend({ media_path: nullableText, bytes: z.number().int().min(0).optional() })),
     checkout_fields: z.array(loose({ field_key: z.string(), label: z.string(), field_type: z.string() })).nullable(),
     deleted_at: time.nullable(),
   }),
-  job: job.extend({ ...jobSchema.shape, account_id: id, request: loose({ product_id: id, language: z.string() }) }),
-  deployment: deployment.extend({ ...deploymentSchema.shape, account_id: id, simulate: nullableText }),
-  account: account.extend({
+  job: () => job.extend({ ...jobSchema.shape, account_id: id, request: loose({ product_id: id, language: z.string() }) }),
+  deployment: () => deployment.extend({ ...deploymentSchema.shape, account_id: id, simulate: nullableText }),
+  account: () => account.extend({
     account_id: id,
     environment,
     currency: z.string().regex(/^[A-Z]{3}$/),
@@ -73,10 +75,10 @@ const FULL = {
     product_quota: z.number().int().min(0).optional(),
     media_quota_bytes: z.number().int().min(0).optional(),
   }),
-  token: token.extend({ account_id: id, scopes: z.array(z.enum(SCOPES)), expires_at: time.nullable() }),
-  app: app.extend({ application_id: id, name: z.string(), account_ids: z.array(id), secret_hash: z.string().regex(/^[0-9a-f]{64}$/) }),
-  endpoint: endpoint.extend({ id, application_id: id, environment, concurrency_limit: z.number().int(), secret: z.string().min(1), circuit: loose({}), updated_at: time }),
-  delivery: delivery.extend({
+  token: () => token.extend({ account_id: id, scopes: z.array(z.enum(SCOPES)), expires_at: time.nullable() }),
+  app: () => app.extend({ application_id: id, name: z.string(), account_ids: z.array(id), secret_hash: z.string().regex(/^[0-9a-f]{64}$/) }),
+  endpoint: () => endpoint.extend({ id, application_id: id, environment, concurrency_limit: z.number().int(), secret: z.string().min(1), circuit: loose({}), updated_at: time }),
+  delivery: () => delivery.extend({
     id,
     application_id: id,
     endpoint_id: id,
@@ -98,12 +100,17 @@ export interface RecordStore {
   kind: string | null;
   /** What every reader relies on, checked on each read; null: any JSON object. */
   read: z.ZodType | null;
-  /** What an import requires. */
-  full: z.ZodType;
+  /** What an import requires (built on first use). */
+  full(): z.ZodType;
 }
 
-const checked = (store: string, key: RegExp, kind: string, read: z.ZodType, full: z.ZodType): RecordStore => ({ store, key, kind, read, full });
-const importOnly = (store: string, key: RegExp, full: z.ZodType): RecordStore => ({ store, key, kind: null, read: null, full });
+/** `build`, called once on first use. */
+const once = (build: () => z.ZodType) => {
+  let schema: z.ZodType | undefined;
+  return () => (schema ??= build());
+};
+const checked = (store: string, key: RegExp, kind: string, read: z.ZodType, full: () => z.ZodType): RecordStore => ({ store, key, kind, read, full: once(full) });
+const importOnly = (store: string, key: RegExp, full: () => z.ZodType): RecordStore => ({ store, key, kind: null, read: null, full: once(full) });
 
 /** Every store, by the shape of its keys; the first pattern a key matches decides. */
 export const RECORD_STORES: readonly RecordStore[] = [
@@ -111,23 +118,23 @@ export const RECORD_STORES: readonly RecordStore[] = [
   checked("tokens", /^tokens:[0-9a-f]{64}$/, "token", token, FULL.token),
   checked("apps", new RegExp(`^apps:${seg}$`), "application", app, FULL.app),
   checked("products", new RegExp(`^acct:${seg}:products:${seg}$`), "product", product, FULL.product),
-  checked("pages", new RegExp(`^acct:${seg}:pages:${seg}$`), "page", page, fullPage),
+  checked("pages", new RegExp(`^acct:${seg}:pages:${seg}$`), "page", page, FULL.page),
   checked("jobs", new RegExp(`^acct:${seg}:jobs:${seg}$`), "job", job, FULL.job),
   checked("deployments", new RegExp(`^acct:${seg}:deployments:${seg}:${seg}$`), "deployment", deployment, FULL.deployment),
-  importOnly("active deployments", new RegExp(`^acct:${seg}:activedeploy:${seg}$`), loose({ deployment_id: id })),
-  importOnly("checkouts", new RegExp(`^acct:${seg}:checkouts:${seg}$`), loose({ id, account_id: id, page_id: id, deployment_id: id, values: z.record(z.string(), z.string()), created_at: time })),
-  importOnly("idempotency", new RegExp(`^idem:${seg}:${seg}$`), loose({ fingerprint: z.string(), response: loose({ status: z.number().int() }).nullable(), created_at: time, expires_at: time })),
-  importOnly("page owners", new RegExp(`^pageowners:${seg}$`), loose({ account_id: id })),
-  importOnly("sites", new RegExp(`^sites:${seg}:${seg}$`), loose({ page_id: id, deployment_id: id, activated_at: time, url: z.string().optional() })),
-  importOnly("site files", new RegExp(`^sitefiles:${seg}:${seg}:${seg}$`), loose({ html: z.string(), page: loose({}), deployment_id: id })),
-  importOnly("generation journal", new RegExp(`^inflight:jobs:${seg}:${seg}$`), loose({ at: time, page_id: id.optional() })),
-  importOnly("deployment journal", new RegExp(`^inflight:deployments:${seg}:${seg}:${seg}$`), loose({ at: time })),
-  importOnly("deletion journal", new RegExp(`^deleting:pages:${seg}:${seg}$`), loose({ page: fullPage })),
+  importOnly("active deployments", new RegExp(`^acct:${seg}:activedeploy:${seg}$`), () => loose({ deployment_id: id })),
+  importOnly("checkouts", new RegExp(`^acct:${seg}:checkouts:${seg}$`), () => loose({ id, account_id: id, page_id: id, deployment_id: id, values: z.record(z.string(), z.string()), created_at: time })),
+  importOnly("idempotency", new RegExp(`^idem:${seg}:${seg}$`), () => loose({ fingerprint: z.string(), response: loose({ status: z.number().int() }).nullable(), created_at: time, expires_at: time })),
+  importOnly("page owners", new RegExp(`^pageowners:${seg}$`), () => loose({ account_id: id })),
+  importOnly("sites", new RegExp(`^sites:${seg}:${seg}$`), () => loose({ page_id: id, deployment_id: id, activated_at: time, url: z.string().optional() })),
+  importOnly("site files", new RegExp(`^sitefiles:${seg}:${seg}:${seg}$`), () => loose({ html: z.string(), page: loose({}), deployment_id: id })),
+  importOnly("generation journal", new RegExp(`^inflight:jobs:${seg}:${seg}$`), () => loose({ at: time, page_id: id.optional() })),
+  importOnly("deployment journal", new RegExp(`^inflight:deployments:${seg}:${seg}:${seg}$`), () => loose({ at: time })),
+  importOnly("deletion journal", new RegExp(`^deleting:pages:${seg}:${seg}$`), () => loose({ page: fullPage() })),
   checked("webhook endpoints", new RegExp(`^webhooks:endpoints:${seg}:${seg}$`), "webhook endpoint", endpoint, FULL.endpoint),
-  importOnly("webhook endpoints revision", /^webhooks:endpoints-rev$/, loose({ rev: z.string() })),
+  importOnly("webhook endpoints revision", /^webhooks:endpoints-rev$/, () => loose({ rev: z.string() })),
   checked("webhook deliveries", new RegExp(`^webhooks:deliveries:${seg}:${seg}$`), "delivery", delivery, FULL.delivery),
-  importOnly("pending deliveries", new RegExp(`^webhooks:pending:${seg}$`), loose({ id, endpoint_id: id })),
-  importOnly("webhook outbox", new RegExp(`^webhooks:outbox:${seg}$`), event),
+  importOnly("pending deliveries", new RegExp(`^webhooks:pending:${seg}$`), () => loose({ id, endpoint_id: id })),
+  importOnly("webhook outbox", new RegExp(`^webhooks:outbox:${seg}$`), () => event),
 ];
 
 /** The store `key` belongs to, or undefined when no store keeps records under it. */

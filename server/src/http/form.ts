@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { Busboy, type BusboyInstance } from "@fastify/busboy";
+import type { BusboyInstance } from "@fastify/busboy";
 import { LpError, type ImageUpload } from "@lp/core";
 import { drainRefused, readChunk } from "./drain.js";
 
@@ -43,6 +43,9 @@ export function limitError(limit: string, max: number, extra: Record<string, unk
   });
 }
 
+/** The multipart parser, imported on the first form body: its modules are not on `lp serve`'s path to listening. */
+let busboy: Promise<typeof import("@fastify/busboy")> | undefined;
+
 const malformed = (message: string) =>
   new LpError("validation_error", "The form body could not be parsed.", { issues: [{ path: "body", code: "invalid_multipart", message }] });
 
@@ -57,6 +60,7 @@ export async function readForm(req: Request, limits: FormLimits, type = req.head
     if (req.body) await drainRefused(req.body.getReader());
     throw limitError("body", limits.bytes);
   }
+  const { Busboy } = await (busboy ??= import("@fastify/busboy"));
   let parser: BusboyInstance;
   try {
     parser = Busboy({
