@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "../lib/root.js";
 import type { BenchContext } from "../lib/context.js";
+import { processCpuMs } from "../lib/proc-cpu.js";
 import { fmt, type Row } from "../lib/table.js";
 
 const CLI = join(ROOT, "cli/dist/bin.js");
@@ -18,9 +19,11 @@ function timeRun(args: string[]): number {
 
 /**
  * Spawns a server command and returns the ms from spawn to the first 200 on /healthz. The command
- * prints `LP_API_URL=<url>` once it listens; polling starts then (benchmark code, not a test).
+ * prints `LP_API_URL=<url>` once it listens; polling starts then (benchmark code, not a test). Also the CPU
+ * time (user + system, /proc) the process had used by then: it moves less than wall time when other work
+ * shares the cores.
  */
-async function timeToFirst200(args: string[], env: Record<string, string> = {}): Promise<number> {
+async function timeToFirst200(args: string[], env: Record<string, string> = {}): Promise<{ ms: number; cpu: number | null }> {
   const t0 = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", ...env } });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -42,7 +45,7 @@ async function timeToFirst200(args: string[], env: Record<string, string> = {}):
       const res = await fetch(`${url}/healthz`).catch(() => null);
       if (res?.status === 200) {
         await res.arrayBuffer();
-        return performance.now() - t0;
+        return { ms: performance.now() - t0, cpu: processCpuMs(child.pid!) };
       }
       await res?.arrayBuffer();
     }
@@ -66,28 +69,32 @@ export async function runStartup(ctx: BenchContext): Promise<Row[]> {
     rows.push({ scenario: "node cli/dist/bin.js --version", measured: "not built", target: "<= 1.5x node -e 0", met: null });
   }
 
-  const serveRuns = ctx.quick ? 3 : 5;
+  const serveRuns = ctx.quick ? 3 : 9;
+  /** Median wall and CPU time to the first 200 over `serveRuns` starts, as a table cell. */
+  const timed = async (args: () => string[]) => {
+    const runs: Array<{ ms: number; cpu: number | null }> = [];
+    for (let i = 0; i < serveRuns; i++) runs.push(await timeToFirst200(args()));
+    const ms = median(runs.map((r) => r.ms));
+    const cpu = runs.every((r) => r.cpu !== null) ? median(runs.map((r) => r.cpu!)) : null;
+    return { ms, measured: `${fmt(ms)} ms${cpu === null ? "" : ` (CPU ${fmt(cpu)} ms)`}` };
+  };
   // What a test suite gets: a fresh node process that imports @lp/cli/testing and awaits startLp() (a server,
   // its client and a registered webhook receiver). The issue asks for "well under a second": 750 ms here.
   const TESTING = join(ROOT, "cli/dist/testing.js");
+  const startLpRow = "startLp() from @lp/cli/testing (new process, memory) to first 200";
   if (existsSync(TESTING)) {
     const entry = `const { startLp } = await import(${JSON.stringify(TESTING)}); const lp = await startLp(); process.stdout.write("LP_API_URL=" + lp.url + "\\n"); process.once("SIGTERM", () => void lp.close());`;
-    const times: number[] = [];
-    for (let i = 0; i < serveRuns; i++) times.push(await timeToFirst200(["--input-type=module", "-e", entry]));
-    const main = median(times);
-    rows.push({ scenario: "startLp() from @lp/cli/testing (new process, memory) to first 200", measured: `${fmt(main)} ms`, target: "<= 750 ms", met: main <= 750 });
+    const { ms, measured } = await timed(() => ["--input-type=module", "-e", entry]);
+    rows.push({ scenario: startLpRow, measured, target: "<= 750 ms", met: ms <= 750 });
   } else {
-    rows.push({ scenario: "startLp() from @lp/cli/testing to first 200", measured: "not built", target: "<= 750 ms", met: null });
+    rows.push({ scenario: startLpRow, measured: "not built", target: "<= 750 ms", met: null });
   }
+  const serveRow = "lp serve (cli/dist, fs) spawn to first 200";
   if (existsSync(CLI)) {
-    const cliTimes: number[] = [];
-    for (let i = 0; i < serveRuns; i++) {
-      const dir = ctx.tempDir("serve");
-      cliTimes.push(await timeToFirst200([CLI, "serve", "--port", "0", "--data-dir", dir, "--print-env", "--quiet"]));
-    }
-    rows.push({ scenario: "lp serve (cli/dist, fs) spawn to first 200", measured: `${fmt(median(cliTimes))} ms`, target: "<= 500 ms", met: median(cliTimes) <= 500 });
+    const { ms, measured } = await timed(() => [CLI, "serve", "--port", "0", "--data-dir", ctx.tempDir("serve"), "--print-env", "--quiet"]);
+    rows.push({ scenario: serveRow, measured, target: "<= 500 ms", met: ms <= 500 });
   } else {
-    rows.push({ scenario: "lp serve (cli/dist) spawn to first 200", measured: "not built", target: "<= 500 ms", met: null });
+    rows.push({ scenario: serveRow, measured: "not built", target: "<= 500 ms", met: null });
   }
   return rows;
 }
