@@ -65,8 +65,10 @@ export interface Stores {
   media: Storage;
   /**
    * Applies several writes to `data` as one change: on a shared store (Redis) atomically (MULTI/EXEC or one script), so no
-   * process ever sees some of them without the others; on memory and fs in order, each write durable before
-   * the next (crash recovery of a torn batch is the job of the journal of the aggregate that wrote it).
+   * process ever sees some of them without the others; on memory in order; on fs as one group commit (every
+   * new file flushed in one round, then renamed in order), so a kill leaves a prefix of the writes applied,
+   * as it would writing them one by one (crash recovery of a torn batch is the job of the journal of the
+   * aggregate that wrote it). Resolves once every write is applied and durable.
    * With a `fence` (a shared lock's lease), a shared store refuses the batch with `service_unavailable` once
    * the lock no longer holds the holder's token; local stores have local locks, which no one takes away.
    */
@@ -191,7 +193,8 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
         write: (text: string) => writeFileAtomic(formatFile, `${formatFile}.${process.pid}.tmp`, text, true),
       },
     }),
-    batch: (ops) => applyInOrder(data, ops),
+    // fs: one group commit (the new files flushed together, then renamed in order); memory: in order.
+    batch: kind === "fs" ? (ops) => (drivers[0] as unknown as { writeBatch(ops: readonly BatchOp[]): Promise<void> }).writeBatch(ops) : (ops) => applyInOrder(data, ops),
     ...(onDisk && { indexSnapshots: fsIndexSnapshots(onDisk) }),
     ...(kind === "fs"
       ? {

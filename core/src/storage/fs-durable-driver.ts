@@ -1,8 +1,10 @@
 import { mkdirSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
-import { defineDriver } from "unstorage";
+import { defineDriver, normalizeKey } from "unstorage";
+import type { BatchOp } from "./create-storage.js";
 import { DIR_MODE, readFileOrNull, writeFileAtomic } from "./fs-io.js";
+import { writeGroup } from "./fs-group-write.js";
 import { createReadCache } from "./read-cache.js";
 
 /** Options of {@link fsDurableDriver}. */
@@ -94,6 +96,17 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
     name: "fs-durable",
     options,
     flags: { maxDepth: false },
+    /**
+     * Applies several writes as one group commit ({@link writeGroup}): the new texts flushed together, then
+     * renamed and removals made in order. What `Stores.batch` is on fs.
+     */
+    writeBatch(ops: readonly BatchOp[]): Promise<void> {
+      const group = ops.map((op) => {
+        const key = normalizeKey(op.key);
+        return { key, path: toPath(key), text: "remove" in op || op.value === undefined ? null : toText(op.value) };
+      });
+      return writeGroup(group, { tmpName: () => join(tmpDir, `${instance}-${++counter}`), flush: doSync, cache });
+    },
     /** Drops every cached text: the folder was swapped under the driver (an import), so none is true any more. */
     forgetCache() {
       cache?.clear();
@@ -156,6 +169,11 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
     },
   };
 });
+
+/** A record's text as unstorage would store it: strings as they are, anything else as JSON. */
+function toText(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
 
 /** ENOENT, or ENOTDIR when a parent of the path is a record rather than a folder. */
 function isMissing(error: unknown): boolean {

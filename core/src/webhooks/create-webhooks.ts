@@ -72,6 +72,8 @@ export interface WebhookDeps extends WebhookOptions {
   ids: IdSource;
   lock: Lock;
   accounts: Pick<AccountsService, "get" | "getApp">;
+  /** The stores' batch (`Stores.batch`): on fs, the group commit the delivery records are written with. */
+  batch?: Stores["batch"];
   /**
    * Several processes on one Redis (`--storage redis`): attempts and fan-outs become BullMQ jobs, the
    * endpoint's concurrency and circuit hold across processes. Absent on memory and fs.
@@ -105,7 +107,7 @@ export function createWebhooks(deps: WebhookDeps) {
   // Checked before each attempt too (a clear error early); the guarded fetch checks again at connect.
   const guard = createAddressGuard(deps.publicOnly ?? false, resolveHost);
   const token = () => deps.ids.uuid();
-  const store = createWebhookStore(deps.storage, deps.indexes, deps.shared && { batch: deps.shared.batch, token });
+  const store = createWebhookStore(deps.storage, deps.indexes, deps.shared && { batch: deps.shared.batch, token }, deps.batch);
   const work = createWorkTracker();
   const common = { clock: deps.clock, ids: deps.ids };
   const timeoutMs = deps.deliveryTimeoutMs ?? 15_000;

@@ -7,6 +7,7 @@ import type { DeliveryRecord, EndpointRecord } from "./records.js";
 import { createCircuitKeeper } from "./circuit-keeper.js";
 import { createInFlightSlots, type InFlightSlots } from "./in-flight-slots.js";
 import type { Scheduler, TimerHandle } from "./scheduler.js";
+import { nextRetryDelay } from "./retry-policy.js";
 import { sendAttempt } from "./send-attempt.js";
 import type { DeliveryRef, WebhookStore } from "./webhook-store.js";
 import type { WorkTracker } from "./work-tracker.js";
@@ -146,7 +147,14 @@ export function createDeliveryEngine(deps: EngineDeps) {
     if (sent && "lapsed" in sent) return;
     if (!sent || "gate" in sent) return park(sent?.gate ?? { kind: "hold" }, endpoint, delivery, ref);
     const outcome = toAttemptOutcome(delivery, sent.result, sent.started, now(), deps.retrySchedule, deps.ids.random);
-    await settle(delivery, outcome.changes);
+    try {
+      await settle(delivery, outcome.changes);
+    } catch (error) {
+      // The attempt's record was not stored: the delivery stays pending as stored (the store's copy went
+      // back to it), and is sent again on the schedule, with the same webhook-id: never reported done.
+      schedule(ref, now() + (nextRetryDelay(deps.retrySchedule, delivery.scheduled_attempts + 1, deps.ids.random) ?? deps.retrySchedule.at(-1) ?? 0));
+      throw error;
+    }
     circuits.record(endpoint.id, outcome.ok, probe, outcome.gone);
     if (outcome.nextAt !== null) schedule(ref, outcome.nextAt);
   }

@@ -1,4 +1,5 @@
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from "node:http";
+import { urlToHttpOptions } from "node:url";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { BASE_HEADERS, describeError, redirectError, RESPONSE_BODY_LIMIT, timeoutError, type Poster, type PostResult } from "./http-attempt.js";
@@ -24,6 +25,16 @@ export interface HttpPosterOptions {
 export function createHttpPoster(options: HttpPosterOptions = {}): Poster {
   const agentOptions = options.lookup ? { keepAlive: true, lookup: options.lookup } : { keepAlive: true };
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
+  // An endpoint's URL is parsed and judged once, not on every attempt (a URL's verdict never changes).
+  const targets = new Map<string, Target>();
+  const targetOf = (text: string): Target => {
+    let target = targets.get(text);
+    if (target === undefined) {
+      if (targets.size >= TARGET_CACHE) targets.clear();
+      targets.set(text, (target = toTarget(text, options.allow)));
+    }
+    return target;
+  };
   return (input) =>
     new Promise<PostResult>((resolve) => {
       const started = input.monotonic();
@@ -37,21 +48,14 @@ export function createHttpPoster(options: HttpPosterOptions = {}): Poster {
       };
       const fail = (error: string) => done({ status_code: null, error, response_body: null, truncated: false });
 
-      let url: URL;
-      try {
-        url = new URL(input.url);
-      } catch {
-        return fail(`invalid URL: ${input.url}`);
-      }
-      if (url.protocol !== "http:" && url.protocol !== "https:") return fail(`unsupported protocol ${url.protocol}`);
-      const host = url.hostname.replace(/^\[|\]$/g, "");
-      if (options.allow && isIP(host) && !options.allow(host)) return fail(`blocked: ${host} is a non-public address (refused with --public)`);
-      const secure = url.protocol === "https:";
+      const target = targetOf(input.url);
+      if ("refused" in target) return fail(target.refused);
+      const { secure } = target;
       const headers: Record<string, string> = { ...BASE_HEADERS, ...input.headers, "content-length": String(Buffer.byteLength(input.body)) };
 
       let req: ClientRequest;
       try {
-        req = (secure ? httpsRequest : httpRequest)(url, { method: "POST", headers, agent: secure ? agents.https : agents.http }, read);
+        req = (secure ? httpsRequest : httpRequest)({ ...target.options, method: "POST", headers, agent: secure ? agents.https : agents.http }, read);
       } catch (error) {
         return fail(describeError(error));
       }
@@ -88,4 +92,23 @@ export function createHttpPoster(options: HttpPosterOptions = {}): Poster {
         res.on("close", () => fail("ECONNRESET: the connection closed before the answer was complete"));
       }
     });
+}
+
+/** Endpoint URLs whose parse and verdict are kept; past it the cache starts over. */
+const TARGET_CACHE = 1024;
+
+/** A receiver's URL, parsed and judged: where to send, or why not. */
+type Target = { options: RequestOptions; secure: boolean } | { refused: string };
+
+function toTarget(text: string, allow: HttpPosterOptions["allow"]): Target {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { refused: `invalid URL: ${text}` };
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return { refused: `unsupported protocol ${url.protocol}` };
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (allow && isIP(host) && !allow(host)) return { refused: `blocked: ${host} is a non-public address (refused with --public)` };
+  return { options: urlToHttpOptions(url), secure: url.protocol === "https:" };
 }

@@ -1,8 +1,10 @@
 import type { Storage } from "unstorage";
 import type { IndexRegistry } from "../lists/index-registry.js";
-import type { BatchOp, Stores } from "../storage/create-storage.js";
+import { applyInOrder, type BatchOp, type Stores } from "../storage/create-storage.js";
+import { createGroupCommit } from "./group-commit.js";
 import { toDeliveryEntry, toEndpointEntry, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
 import { skipUnreadable } from "../storage/record-check.js";
+import type { DeliveryRef, SharedStore } from "./webhook-keys.js";
 
 const ENDPOINTS = "webhooks:endpoints";
 const DELIVERIES = "webhooks:deliveries";
@@ -11,30 +13,7 @@ const OUTBOX = "webhooks:outbox";
 /** Rewritten with every endpoint change on a shared store: a process whose copy is older reloads them. */
 const ENDPOINTS_REV = "webhooks:endpoints-rev";
 
-/**
- * Keys the engine of a cluster keeps in Redis besides its records (which go through the store below):
- * BullMQ's, the endpoints' slots and change locks, and the probe leases. All under the cluster's prefix.
- */
-export function clusterKeys(prefix: string) {
-  return {
-    bull: `${prefix}bull`,
-    slots: `${prefix}webhooks:slots:`,
-    endpointLocks: `${prefix}webhooks:endpoint-lock:`,
-    probe: (endpointId: string) => `${prefix}webhooks:probe:${endpointId}`,
-  };
-}
-
-/** What a store shared by several processes adds: atomic batches, and random revision tokens. */
-export interface SharedStore {
-  batch: Stores["batch"];
-  token: () => string;
-}
-
-/** What a pending marker keeps: enough to find the delivery again. */
-export interface DeliveryRef {
-  id: string;
-  endpoint_id: string;
-}
+export { clusterKeys, type DeliveryRef, type SharedStore } from "./webhook-keys.js";
 
 /**
  * Storage of the webhook engine. Endpoints live in memory (a process-wide cache, written through in
@@ -45,9 +24,11 @@ export interface DeliveryRef {
  *
  * With `shared` (a store several processes use), records are read where decisions are taken instead of
  * kept: an endpoint is read fresh by the engine, the endpoint cache follows a revision key, deliveries
- * are not cached, and a delivery and its marker are written in one atomic batch.
+ * are not cached, and a delivery and its marker are written in one atomic batch. Otherwise the deliveries
+ * saved together (attempts finishing at once, a fan-out's batch) are written as one group commit through
+ * `batch` (the store's `Stores.batch`; in order by default), each save reported only once its group is durable.
  */
-export function createWebhookStore(storage: Storage, indexes: IndexRegistry, shared?: SharedStore) {
+export function createWebhookStore(storage: Storage, indexes: IndexRegistry, shared?: SharedStore, batch?: Stores["batch"]) {
   const endpoints = new Map<string, EndpointRecord>();
   const pending = new Map<string, DeliveryRecord>();
   // Pending deliveries a fan-out stored without their marker: the event's outbox entry stands for them until
@@ -58,12 +39,15 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
   // Covered deliveries found again after a restart may have a marker already: removed if they settle.
   const recoveredCovers = new Set<string>();
   const held = new Map<string, number>();
+  const group = createGroupCommit({ write: (ops) => (batch ? batch(ops) : applyInOrder(storage, ops)) });
   const hold = (eventId: string) => void held.set(eventId, (held.get(eventId) ?? 0) + 1);
   async function release(eventId: string): Promise<void> {
     const left = (held.get(eventId) ?? 1) - 1;
     if (left > 0) return void held.set(eventId, left);
     held.delete(eventId);
-    await storage.removeItem(`${OUTBOX}:${eventId}`);
+    const key = `${OUTBOX}:${eventId}`;
+    // Locally with the group commit, so it joins the records finishing with it.
+    await (shared ? storage.removeItem(key) : group.commit([{ key, remove: true }]));
   }
   const writes = new Map<string, Promise<void>>();
   // The endpoints revision this process's copy reflects (shared stores only).
@@ -166,6 +150,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     /** Resolves once every endpoint write started so far has reached storage. */
     async flush(): Promise<void> {
       while (writes.size > 0) await Promise.all([...writes.values()]);
+      await group.flush();
     },
 
     deliveryIndex,
@@ -182,17 +167,30 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
      */
     async saveDelivery(d: DeliveryRecord, wasPending: boolean): Promise<void> {
       if (shared) return saveShared(d, wasPending);
+      const previous = pending.get(d.id);
       if (d.status === "pending") pending.set(d.id, d);
       else pending.delete(d.id);
       const marked = !covered.has(d.id);
-      if (marked && d.status === "pending" && !wasPending) await storage.setItem(`${PENDING}:${d.id}`, { id: d.id, endpoint_id: d.endpoint_id });
-      await storage.setItem(deliveryKey(d.endpoint_id, d.id), d);
+      const ops: BatchOp[] = [];
+      if (marked && d.status === "pending" && !wasPending) ops.push(markerOp(d));
+      ops.push({ key: deliveryKey(d.endpoint_id, d.id), value: d });
+      if (marked && d.status !== "pending" && wasPending) ops.push({ key: `${PENDING}:${d.id}`, remove: true });
+      try {
+        await group.commit(ops);
+      } catch (error) {
+        // Not stored, or not surely: the copy in memory goes back to what was stored before, so the next
+        // run of the delivery starts from it (unless a newer save has replaced it meanwhile).
+        if (pending.get(d.id) === d || (d.status !== "pending" && !pending.has(d.id))) {
+          if (previous) pending.set(d.id, previous);
+          else pending.delete(d.id);
+        }
+        throw error;
+      }
       const index = await deliveryIndex(d.endpoint_id);
       const entry = index.get(d.id);
       // Listings sort deliveries by (created_at, id) only, so a new status is set in place: no re-sort.
       if (entry && entry.created_at === d.created_at) entry.status = d.status;
       else index.upsert(toDeliveryEntry(d));
-      if (marked && d.status !== "pending" && wasPending) await storage.removeItem(`${PENDING}:${d.id}`);
     },
     /** A fan-out of `eventId` starts: its outbox entry stays at least until {@link releaseEvent}. */
     holdEvent: hold,
@@ -219,8 +217,8 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       if (eventId === undefined) return;
       covered.delete(id);
       const d = pending.get(id);
-      if (d) await storage.setItem(`${PENDING}:${d.id}`, { id: d.id, endpoint_id: d.endpoint_id });
-      else if (recoveredCovers.has(id)) await storage.removeItem(`${PENDING}:${id}`);
+      if (d) await group.commit([markerOp(d)]);
+      else if (recoveredCovers.has(id)) await group.commit([{ key: `${PENDING}:${id}`, remove: true }]);
       recoveredCovers.delete(id);
       await release(eventId);
     },
