@@ -1,8 +1,9 @@
 import type { Storage } from "unstorage";
 import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
-import { CollectionIndex, type IndexEntry } from "./collection-index.js";
+import { CollectionIndex, type IndexEntry, type IndexQuery } from "./collection-index.js";
 import { loadIndex, parentOf, persistIndex, persistLocal, type Held, type IndexRegistryOptions } from "./index-persistence.js";
 import type { IndexSnapshotStore } from "./index-snapshot.js";
+import type { PartialPage, RestoringIndex } from "./restoring-index.js";
 
 type ToEntry = (record: unknown) => IndexEntry | null;
 export type { IndexRegistryOptions };
@@ -12,6 +13,15 @@ export type { IndexRegistryOptions };
  * had a gap: then anything derived from records must be forgotten.
  */
 export type ChangeListener = (change: RecordChange | null) => void;
+
+/**
+ * What a listing queries: a loaded index, or one being restored, whose `query` gives null when it cannot
+ * answer exactly yet; then `progress` resolves when asking again may succeed.
+ */
+export interface IndexListing<E extends IndexEntry> {
+  query(q: IndexQuery<E>): PartialPage<E>;
+  progress?(): Promise<void>;
+}
 
 /** Changes read per feed call while catching up. */
 const FEED_PAGE = 1000;
@@ -81,11 +91,38 @@ export class IndexRegistry {
    */
   async get<R, E extends IndexEntry>(prefix: string, toEntry: (record: R) => E | null): Promise<CollectionIndex<E>> {
     if (this.feed) await this.sync();
+    return this.hold(prefix, toEntry).ready as unknown as Promise<CollectionIndex<E>>;
+  }
+
+  /**
+   * What a listing of `prefix` asks its pages of: the index once loaded; while it is being restored from
+   * its snapshot, a view that answers what the snapshot's newest entries can say exactly (the first pages
+   * by `created_at` descending: `restoring-index.ts`) and otherwise asks the caller to wait ({@link
+   * IndexListing.progress}). Reads the feed first, as {@link get} does: a change to the collection found
+   * there (or made by this process) ends the early answers.
+   */
+  async listing<R, E extends IndexEntry>(prefix: string, toEntry: (record: R) => E | null): Promise<IndexListing<E>> {
+    if (this.feed) await this.sync();
+    const held = this.hold(prefix, toEntry);
+    await held.opened;
+    const whole = (): CollectionIndex<E> | undefined => (held.settled ? (held.loaded as unknown as CollectionIndex<E>) : undefined);
+    if (whole()) return whole()!;
+    const waitWhole = () => held.ready.then(() => {});
+    return {
+      query: (q) => whole()?.query(q) ?? (held.dirty || !held.early ? null : (held.early as unknown as RestoringIndex<E>).query(q)),
+      progress: () => (whole() || held.dirty || !held.early || held.early.ended ? waitWhole() : held.early.progress()),
+    };
+  }
+
+  /** The held index of `prefix`, its load started if it was not held yet. */
+  private hold<R, E extends IndexEntry>(prefix: string, toEntry: (record: R) => E | null): Held {
     let held = this.indexes.get(prefix);
     if (!held) {
-      const made = { toEntry: toEntry as ToEntry } as Held;
+      let opened!: () => void;
+      const made = { toEntry: toEntry as ToEntry, opened: new Promise<void>((resolve) => (opened = resolve)) } as Held;
       const context = { storage: this.storage, snapshots: this.snapshots, feed: this.feed, persistMin: this.persistMin };
-      const index = loadIndex(context, prefix, made.toEntry).then((loaded) => {
+      const early = (restoring: RestoringIndex<IndexEntry>) => ((made.early = restoring), opened());
+      const index = loadIndex(context, prefix, made.toEntry, early).then((loaded) => {
         made.persisted = loaded.token;
         if (loaded.persisting) this.track(loaded.persisting);
         return loaded.index;
@@ -98,6 +135,7 @@ export class IndexRegistry {
         (loaded) => {
           made.loaded = loaded;
           made.settled = true;
+          made.early = undefined;
           // A shared store's index built from records is persisted once it follows the feed.
           if (this.feed && made.persisted === undefined) this.track(this.persistShared([[prefix, made]]));
         },
@@ -105,8 +143,9 @@ export class IndexRegistry {
           if (this.indexes.get(prefix)?.index === index) this.indexes.delete(prefix);
         },
       );
+      made.ready.then(opened, opened);
     }
-    return held.ready as unknown as Promise<CollectionIndex<E>>;
+    return held;
   }
 
   /**
@@ -116,7 +155,10 @@ export class IndexRegistry {
    */
   async update<R, E extends IndexEntry>(prefix: string, toEntry: (record: R) => E | null, change: (index: CollectionIndex<E>) => void): Promise<void> {
     if (this.feed) return;
-    change(await this.get(prefix, toEntry));
+    const index = this.get(prefix, toEntry);
+    // From now on the snapshot being restored may no longer be the collection as it is.
+    this.indexes.get(prefix)!.dirty = true;
+    change(await index);
   }
 
   /**
@@ -129,7 +171,7 @@ export class IndexRegistry {
     if (!this.indexes.has(prefix)) {
       const empty = new CollectionIndex<IndexEntry>();
       const index = Promise.resolve(empty);
-      this.indexes.set(prefix, { index, ready: index, toEntry: (toEntry ?? (() => null)) as ToEntry, settled: true, loaded: empty });
+      this.indexes.set(prefix, { index, ready: index, toEntry: (toEntry ?? (() => null)) as ToEntry, settled: true, loaded: empty, opened: Promise.resolve() });
     }
   }
 
@@ -213,9 +255,12 @@ export class IndexRegistry {
     const prefix = parentOf(change.key);
     if (prefix === null) return;
     const cut = prefix.length;
+    const current = this.indexes.get(prefix);
+    // Whichever read brings it, a change to a collection ends answers from the snapshot it is restored from.
+    if (current) current.dirty = true;
     const held = targets.get(prefix);
     // A prefix dropped or reloaded since the read began is left to its own load.
-    if (!held || this.indexes.get(prefix) !== held) return;
+    if (!held || current !== held) return;
     const index = await held.index.catch(() => null);
     if (!index) return;
     const id = change.key.slice(cut + 1);

@@ -2,16 +2,34 @@ import type { Redis } from "ioredis";
 import type { IndexSnapshotStore } from "../lists/index-snapshot.js";
 import { redisCall } from "./redis-client.js";
 
+/** Bytes read per GETRANGE: a snapshot of several megabytes never arrives as one reply that holds the loop. */
+const CHUNK = 1 << 20;
+
+/**
+ * The bytes of `key` read in {@link CHUNK}-sized ranges, or null when there is no such key. A write landing
+ * between two ranges gives bytes of two snapshots: their checksum does not match, so they are rebuilt.
+ */
+async function readChunked(client: Redis, key: string): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  for (let at = 0; ; at += CHUNK) {
+    const chunk = await client.getrangeBuffer(key, at, at + CHUNK - 1);
+    if (chunk.length > 0) chunks.push(chunk);
+    if (chunk.length < CHUNK) break;
+  }
+  if (chunks.length === 0 && (await client.exists(key)) === 0) return null;
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
 /**
  * Persisted list indexes on Redis: one string per indexed prefix at `<prefix>ix:<indexed prefix>`, beside
  * the records, outside the record namespace (`<prefix>d:`), so listings, exports and `lp doctor` never see
- * them. A snapshot's token is a change feed position; the index registry applies the feed after it before
+ * them, read back in ranges of a megabyte. A snapshot's token is a change feed position; the index registry applies the feed after it before
  * using it, and rebuilds when the feed no longer holds it.
  */
 export function redisIndexSnapshots(client: Redis, prefix: string): IndexSnapshotStore {
   const keyOf = (indexed: string) => `${prefix}ix:${indexed}`;
   return {
-    read: (indexed) => redisCall(() => client.getBuffer(keyOf(indexed))),
+    read: (indexed) => redisCall(() => readChunked(client, keyOf(indexed))),
     write: (indexed, text) => redisCall(async () => void (await client.set(keyOf(indexed), text))),
     remove: (indexed) => redisCall(async () => void (await client.del(keyOf(indexed)))),
     removeAll: () =>
