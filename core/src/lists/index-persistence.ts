@@ -52,8 +52,8 @@ export function parentOf(key: string): string | null {
  * change feed (fs), stale means the folder's token is not the one the snapshot was written at. With a
  * feed (Redis), the snapshot's token is a feed position: the feed must still hold it (a trimmed or
  * recreated feed cannot say what changed since), and every change after it is applied to the entries.
- * `early` is handed the index being restored once the snapshot is checked, when it is the collection as it
- * is (no change since on the feed): lists by `created_at` can be answered from its newest blocks.
+ * `early` is handed the index being restored once the snapshot is checked, with the feed's changes since
+ * laid over it: lists by `created_at` can be answered from its newest blocks (`restoring-index.ts`).
  */
 export async function restoreIndex(
   store: IndexSnapshotStore,
@@ -70,17 +70,19 @@ export async function restoreIndex(
   if (!snapshot) return null;
   const changes = feed ? await changesSince(feed, prefix, snapshot.token) : [];
   if (!changes) return null;
-  const restoring = new RestoringIndex<IndexEntry>(snapshot);
-  if (changes.length === 0) early?.(restoring);
+  // By id, what each changed record's entry is now: the last change wins, as applying them in turn would.
+  const latest = new Map<string, IndexEntry | null>();
+  for (const change of changes) latest.set(change.key.slice(prefix.length + 1), change.value === null ? null : toEntry(change.value));
+  const restoring = new RestoringIndex<IndexEntry>(snapshot, latest);
+  early?.(restoring);
   const index = await restoring.load();
   if (!index) return null;
   let applied = 0;
-  for (const change of changes) {
+  for (const [id, entry] of latest) {
     // An upsert into a large sorted list moves memory: yield now and then on a long catch-up.
     if (++applied % 256 === 0) await yieldToLoop();
-    const entry = change.value === null ? null : toEntry(change.value);
     if (entry) index.upsert(entry);
-    else index.remove(change.key.slice(prefix.length + 1));
+    else index.remove(id);
   }
   return { index, token: snapshot.token };
 }

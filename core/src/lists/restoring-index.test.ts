@@ -7,11 +7,32 @@ const entry = (i: number): IndexEntry => ({ id: `e${String(i).padStart(5, "0")}`
 
 const COUNT = 5000;
 
-async function restoring() {
+/** A snapshot of COUNT entries being restored, with `changes` since laid over it, and the index it must agree with. */
+async function restoring(changes = new Map<string, IndexEntry | null>()) {
   const entries = Array.from({ length: COUNT }, (_, i) => entry(i)).sort(compareByCreated);
   const whole = (await CollectionIndex.fromSorted(entries))!;
+  for (const [id, changed] of changes) {
+    if (changed) whole.upsert(changed);
+    else whole.remove(id);
+  }
   const snapshot = (await openSnapshot(Buffer.from(await encodeSnapshot("p", "s", "t", entries)), "p", "s"))!;
-  return { whole, restoring: new RestoringIndex<IndexEntry>(snapshot), entries };
+  return { whole, restoring: new RestoringIndex<IndexEntry>(snapshot, changes), entries };
+}
+
+/** Loads `index`, asking every query at each step: whatever it answers before the end must be the whole's answer. */
+async function agreeWhileLoading(index: RestoringIndex<IndexEntry>, whole: CollectionIndex<IndexEntry>, asked: IndexQuery<IndexEntry>[]) {
+  const loading = index.load();
+  let answeredEarly = 0;
+  while (!index.ended) {
+    await index.progress();
+    for (const q of asked) {
+      const page = index.query(q);
+      if (page === null) continue;
+      expect(page).toEqual(whole.query(q));
+      if (!index.ended) answeredEarly++;
+    }
+  }
+  return { answeredEarly, built: (await loading)! };
 }
 
 /** Queries of every kind: first pages, cursors near the newest and oldest entries, a rare filter, ascending. */
@@ -37,23 +58,9 @@ describe("an index being restored from its snapshot", () => {
     const { whole, restoring: index, entries } = await restoring();
     const asked = queries(entries);
     expect(asked.map((q) => index.query(q))).toEqual(asked.map(() => null));
-    const loading = index.load();
-    let answeredEarly = 0;
-    let steps = 0;
-    while (!index.ended) {
-      await index.progress();
-      steps++;
-      for (const q of asked) {
-        const page = index.query(q);
-        if (page === null) continue;
-        expect(page).toEqual(whole.query(q));
-        if (!index.ended) answeredEarly++;
-      }
-    }
-    expect(steps).toBeGreaterThan(1);
+    const { answeredEarly, built } = await agreeWhileLoading(index, whole, asked);
     // The first page, a cursor within the newest block and a first page of a rare filter came before the end.
     expect(answeredEarly).toBeGreaterThan(0);
-    const built = (await loading)!;
     expect(built.entriesByCreated()).toEqual(entries);
     for (const q of asked) expect(built.query(q)).toEqual(whole.query(q));
   });
@@ -70,6 +77,20 @@ describe("an index being restored from its snapshot", () => {
     expect(index.query(ascending!)).toBeNull();
     expect(index.query(other!)).toBeNull();
     await loading;
+  });
+
+  it("lays the changes made since the snapshot over it: removed, replaced and added entries, new and old", async () => {
+    const changes = new Map<string, IndexEntry | null>();
+    const removed = [COUNT - 1, COUNT - 3, COUNT - 40, 7];
+    for (const i of removed) changes.set(entry(i).id, null);
+    for (const i of [COUNT - 2, COUNT - 30, 12]) changes.set(entry(i).id, { ...entry(i), kind: "rare" });
+    // Added: newer than every entry, between two of the newest, and among the oldest.
+    const fresh = [{ id: "z-new", created_at: "2027-01-01T00:00:00.000Z", kind: "common" }, { ...entry(COUNT - 10), id: `${entry(COUNT - 10).id}a` }, { ...entry(3), id: `${entry(3).id}a`, kind: "rare" }];
+    for (const added of fresh) changes.set(added.id, added);
+    const { whole, restoring: index, entries } = await restoring(changes);
+    const asked = queries(entries);
+    const { answeredEarly } = await agreeWhileLoading(index, whole, asked);
+    expect(answeredEarly).toBeGreaterThan(0);
   });
 
   it("gives no index when a block is not one, and then answers nothing", async () => {

@@ -13,17 +13,32 @@ export type PartialPage<E> = { items: E[]; hasMore: boolean } | null;
  * with nothing missing in between. A descending walk that starts inside that suffix meets exactly the
  * entries the whole index would meet, in the same order, until it leaves the suffix; {@link query} answers
  * only when it found the page and one more match (so `has_more` is known) before leaving it, or when every
- * block is decoded. Any other sort, or a cursor older than the suffix, waits for the whole index. This holds
- * only while the snapshot is the collection as it is: the registry stops asking (`usable`) once any change
- * to the collection reaches it.
+ * block is decoded. Any other sort, or a cursor older than the suffix, waits for the whole index.
+ *
+ * Changes made since the snapshot was taken (on a shared store, read from the change feed before restoring)
+ * are laid over it: an entry whose id they name is skipped where the snapshot has it, and the entries they
+ * add are merged into the walk by `created_at`. The collection as it is, restricted to what sorts at or after
+ * the oldest decoded entry, is then exactly the merged walk until it passes that entry. Changes after those
+ * are not laid over: the registry stops asking once any further change to the collection reaches it.
  */
 export class RestoringIndex<E extends IndexEntry> {
   /** Decoded blocks, newest first; each in `created_at` order. */
   private blocks: E[][] = [];
   private waiting: (() => void)[] = [];
   private all = false;
+  /** The entries the changes since the snapshot added or replaced, in `created_at` order. */
+  private readonly added: E[];
 
-  constructor(private readonly snapshot: OpenedSnapshot) {}
+  /**
+   * `changes`: by id, the entry each record changed since the snapshot has now (null: removed or no longer
+   * listed).
+   */
+  constructor(
+    private readonly snapshot: OpenedSnapshot,
+    private readonly changes: ReadonlyMap<string, E | null> = new Map(),
+  ) {
+    this.added = [...changes.values()].filter((e): e is E => e !== null).sort(compareByCreated);
+  }
 
   /** Whether decoding has ended (then only the whole index, or a rebuild, can answer more). */
   get ended(): boolean {
@@ -71,28 +86,44 @@ export class RestoringIndex<E extends IndexEntry> {
    * sort than `created_at` descending, a cursor older than them, or too few matches in them).
    */
   query(q: IndexQuery<E>): PartialPage<E> {
-    if (q.field !== "created_at" || !q.descending || this.blocks.length === 0) return null;
+    const { blocks, added, changes } = this;
+    if (q.field !== "created_at" || !q.descending || blocks.length === 0) return null;
     let b = 0;
-    let i = this.blocks[0]!.length - 1;
+    let i = blocks[0]!.length - 1;
+    let a = added.length - 1;
     if (q.after) {
       if (typeof q.after.value !== "string") return null;
       const probe = { id: q.after.id, created_at: q.after.value } as IndexEntry;
       // The newest block holding an entry older than the cursor: the walk starts at the last such entry.
-      while (b < this.blocks.length && (this.blocks[b]!.length === 0 || compareByCreated(this.blocks[b]![0]!, probe) >= 0)) b++;
-      if (b === this.blocks.length) return this.all ? { items: [], hasMore: false } : null;
-      i = below(this.blocks[b]!, probe);
+      while (b < blocks.length && compareByCreated(blocks[b]![0]!, probe) >= 0) b++;
+      if (b < blocks.length) i = below(blocks[b]!, probe);
+      a = below(added, probe);
     }
+    // Every entry not decoded yet sorts before this one.
+    const oldest = blocks[blocks.length - 1]![0]!;
     const items: E[] = [];
-    for (; b < this.blocks.length; b++, i = (this.blocks[b]?.length ?? 0) - 1) {
-      const block = this.blocks[b]!;
-      for (; i >= 0; i--) {
-        const entry = block[i]!;
-        if (q.filter && !q.filter(entry)) continue;
-        if (items.length === q.limit) return { items, hasMore: true };
-        items.push(entry);
+    for (;;) {
+      // The next entry of the snapshot that no change replaced.
+      while (b < blocks.length && (i < 0 || changes.has(blocks[b]![i]!.id))) {
+        if (i >= 0) i--;
+        else if (++b < blocks.length) i = blocks[b]!.length - 1;
       }
+      const kept = b < blocks.length ? blocks[b]![i]! : undefined;
+      const fresh = a >= 0 ? added[a]! : undefined;
+      let entry: E;
+      if (kept && (!fresh || compareByCreated(kept, fresh) > 0)) {
+        entry = kept;
+        i--;
+      } else if (fresh && (this.all || compareByCreated(fresh, oldest) >= 0)) {
+        entry = fresh;
+        a--;
+      } else {
+        return this.all ? { items, hasMore: false } : null;
+      }
+      if (q.filter && !q.filter(entry)) continue;
+      if (items.length === q.limit) return { items, hasMore: true };
+      items.push(entry);
     }
-    return this.all ? { items, hasMore: false } : null;
   }
 
   private wake(all: boolean): void {
@@ -104,7 +135,7 @@ export class RestoringIndex<E extends IndexEntry> {
   }
 }
 
-/** Index in `block` (sorted) of the last entry before `probe`; the block's first entry is before it. */
+/** Index in `block` (sorted) of the last entry before `probe` (-1 when none is). */
 function below<E extends IndexEntry>(block: E[], probe: IndexEntry): number {
   let lo = 0;
   let hi = block.length;

@@ -3,7 +3,7 @@ import type { IndexSnapshotStore } from "../lists/index-snapshot.js";
 import { redisCall } from "./redis-client.js";
 
 /** Bytes read per GETRANGE: a snapshot of several megabytes never arrives as one reply that holds the loop. */
-const CHUNK = 1 << 20;
+const CHUNK = 512 << 10;
 
 /**
  * The bytes of `key` read in {@link CHUNK}-sized ranges, or null when there is no such key. A write landing
@@ -23,7 +23,7 @@ async function readChunked(client: Redis, key: string): Promise<Buffer | null> {
 /**
  * Persisted list indexes on Redis: one string per indexed prefix at `<prefix>ix:<indexed prefix>`, beside
  * the records, outside the record namespace (`<prefix>d:`), so listings, exports and `lp doctor` never see
- * them, read back in ranges of a megabyte. A snapshot's token is a change feed position; the index registry applies the feed after it before
+ * them, read back in ranges of 512 kB. A snapshot's token is a change feed position; the index registry applies the feed after it before
  * using it, and rebuilds when the feed no longer holds it.
  */
 export function redisIndexSnapshots(client: Redis, prefix: string): IndexSnapshotStore {
