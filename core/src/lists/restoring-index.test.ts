@@ -85,7 +85,7 @@ describe("an index being restored from its snapshot", () => {
     for (const i of removed) changes.set(entry(i).id, null);
     for (const i of [COUNT - 2, COUNT - 30, 12]) changes.set(entry(i).id, { ...entry(i), kind: "rare" });
     // Added: newer than every entry, between two of the newest, and among the oldest.
-    const fresh = [{ id: "z-new", created_at: "2027-01-01T00:00:00.000Z", kind: "common" }, { ...entry(COUNT - 10), id: `${entry(COUNT - 10).id}a` }, { ...entry(3), id: `${entry(3).id}a`, kind: "rare" }];
+    const fresh: IndexEntry[] = [{ id: "z-new", created_at: "2027-01-01T00:00:00.000Z", kind: "common" }, { ...entry(COUNT - 10), id: `${entry(COUNT - 10).id}a` }, { ...entry(3), id: `${entry(3).id}a`, kind: "rare" }];
     for (const added of fresh) changes.set(added.id, added);
     const { whole, restoring: index, entries } = await restoring(changes);
     const asked = queries(entries);
