@@ -1,27 +1,19 @@
 import type { Storage } from "unstorage";
 import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
-import { CollectionIndex, type IndexEntry, type IndexQuery } from "./collection-index.js";
-import { loadIndex, parentOf, persistIndex, persistLocal, type Held, type IndexRegistryOptions } from "./index-persistence.js";
+import { CollectionIndex, type IndexEntry } from "./collection-index.js";
+import { loadIndex, persistIndex, persistLocal, type Held, type IndexRegistryOptions } from "./index-persistence.js";
 import type { IndexSnapshotStore } from "./index-snapshot.js";
-import type { PartialPage, RestoringIndex } from "./restoring-index.js";
+import { applyChange, listingOf, type IndexListing } from "./index-listing.js";
+import type { RestoringIndex } from "./restoring-index.js";
 
 type ToEntry = (record: unknown) => IndexEntry | null;
-export type { IndexRegistryOptions };
+export type { IndexListing, IndexRegistryOptions };
 
 /**
  * Called with every change read from the feed (this process's writes included), or with null when the feed
  * had a gap: then anything derived from records must be forgotten.
  */
 export type ChangeListener = (change: RecordChange | null) => void;
-
-/**
- * What a listing queries: a loaded index, or one being restored, whose `query` gives null when it cannot
- * answer exactly yet; then `progress` resolves when asking again may succeed.
- */
-export interface IndexListing<E extends IndexEntry> {
-  query(q: IndexQuery<E>): PartialPage<E>;
-  progress?(): Promise<void>;
-}
 
 /** Changes read per feed call while catching up. */
 const FEED_PAGE = 1000;
@@ -105,13 +97,7 @@ export class IndexRegistry {
     if (this.feed) await this.sync();
     const held = this.hold(prefix, toEntry);
     await held.opened;
-    const whole = (): CollectionIndex<E> | undefined => (held.settled ? (held.loaded as unknown as CollectionIndex<E>) : undefined);
-    if (whole()) return whole()!;
-    const waitWhole = () => held.ready.then(() => {});
-    return {
-      query: (q) => whole()?.query(q) ?? (held.dirty || !held.early ? null : (held.early as unknown as RestoringIndex<E>).query(q)),
-      progress: () => (whole() || held.dirty || !held.early || held.early.ended ? waitWhole() : held.early.progress()),
-    };
+    return listingOf<E>(held);
   }
 
   /** The held index of `prefix`, its load started if it was not held yet. */
@@ -252,22 +238,7 @@ export class IndexRegistry {
 
   private async apply(change: RecordChange, targets: Map<string, Held>): Promise<void> {
     for (const listener of this.listeners) listener(change);
-    const prefix = parentOf(change.key);
-    if (prefix === null) return;
-    const cut = prefix.length;
-    const current = this.indexes.get(prefix);
-    // Whichever read brings it, a change to a collection ends answers from the snapshot it is restored from.
-    if (current) current.dirty = true;
-    const held = targets.get(prefix);
-    // A prefix dropped or reloaded since the read began is left to its own load.
-    if (!held || current !== held) return;
-    const index = await held.index.catch(() => null);
-    if (!index) return;
-    const id = change.key.slice(cut + 1);
-    const entry = change.value === null ? null : held.toEntry(change.value);
-    if (entry) index.upsert(entry);
-    else index.remove(id);
-    held.changed = true;
+    await applyChange(change, this.indexes, targets);
   }
 
   private track(work: Promise<void>): void {

@@ -1,5 +1,5 @@
 import type { IndexEntry } from "./collection-index.js";
-import type { IndexListing } from "./index-registry.js";
+import type { IndexListing } from "./index-listing.js";
 import type { CursorCodec } from "./cursor.js";
 import { toSort, type Page } from "./list-query.js";
 
