@@ -65,9 +65,10 @@ describe("a listing while the index is restored", () => {
     const registry = new IndexRegistry(storage, undefined, { snapshots, persistMin: 1 });
     const listing = await registry.listing(PREFIX, toEntry);
     const written = item(3500);
-    await storage.setItem(keyOf(3500), written);
+    // The write's index update begins (its record is stored below, before anything reads it).
     const updating = registry.update(PREFIX, toEntry, (index) => index.upsert(toEntry(written)!));
     expect(listing.query(firstPage)).toBeNull();
+    await storage.setItem(keyOf(3500), written);
     // Once the write is acknowledged, the same listing (a request that came before it) answers with it.
     await updating;
     const answer = await page(listing, firstPage);

@@ -2,6 +2,7 @@ import type { Storage } from "unstorage";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createStores, type Stores } from "../storage/create-storage.js";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
+import { CollectionIndex } from "./collection-index.js";
 import { IndexRegistry } from "./index-registry.js";
 import { countingReads, item, keyOf, PREFIX, toEntry, type Item } from "./index-items.fixture.js";
 
@@ -119,5 +120,37 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
     expect(ids).not.toContain("i0003");
     expect(ids).toContain("i0011");
     expect(ids).toHaveLength(10);
+  });
+
+  it("a list while the index is restored answers with the feed's changes since the snapshot, and waits once another arrives", async () => {
+    const { prefix, writer } = await seeded(3000);
+    const first = await processOn(prefix);
+    await list(first.registry);
+    await first.registry.flush();
+    // After the snapshot: a newer item, one of the newest renamed and one removed, an old one removed.
+    await writer.stores.data.setItem(keyOf(3500), item(3500));
+    await writer.stores.data.setItem(keyOf(3000), item(3000, "renamed"));
+    await writer.stores.data.removeItem(keyOf(2999));
+    await writer.stores.data.removeItem(keyOf(5));
+    const firstPage = { field: "created_at", descending: true, limit: 20 } as const;
+
+    const second = await processOn(prefix);
+    const listing = await second.registry.listing(PREFIX, toEntry);
+    expect(listing).not.toBeInstanceOf(CollectionIndex);
+    let page = listing.query(firstPage);
+    while (!page) (await listing.progress!(), (page = listing.query(firstPage)));
+    const rebuilt = await processOn(prefix);
+    await rebuilt.stores.indexSnapshots!.removeAll();
+    const truth = await rebuilt.registry.get(PREFIX, toEntry);
+    expect(page).toEqual(truth.query(firstPage));
+    expect(page.items.slice(0, 3).map((e) => [e.id, e.title])).toEqual([["i3500", "item 3500"], ["i3000", "renamed"], ["i2998", "item 2998"]]);
+    expect(second.reads()).toBe(0);
+
+    // A change read from the feed after that: this listing stops answering from the snapshot.
+    await writer.stores.data.setItem(keyOf(3501), item(3501));
+    await second.registry.sync();
+    expect(listing.query(firstPage)?.items[0]?.id ?? "waits").not.toBe("i3500");
+    await second.registry.get(PREFIX, toEntry);
+    expect(listing.query(firstPage)?.items[0]?.id).toBe("i3501");
   });
 });
