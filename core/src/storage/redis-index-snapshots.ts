@@ -3,27 +3,29 @@ import type { IndexSnapshotStore } from "../lists/index-snapshot.js";
 import { redisCall } from "./redis-client.js";
 
 /** Bytes read per GETRANGE: a snapshot of several megabytes never arrives as one reply that holds the loop. */
-const CHUNK = 512 << 10;
+const CHUNK = 256 << 10;
 
 /**
- * The bytes of `key`, or null when there is no such key: its length, then every {@link CHUNK}-sized range
- * asked at once (one round trip, and each reply parsed as it arrives rather than one reply of several
- * megabytes). A write landing between two ranges gives bytes of two snapshots: their checksum does not
- * match, so the index is rebuilt.
+ * The bytes of `key` read in {@link CHUNK}-sized ranges one after the other, or null when there is no such
+ * key: a snapshot of several megabytes never arrives as one reply (nor as a burst of them) that holds the
+ * loop while it is parsed. A write landing between two ranges gives bytes of two snapshots: their checksum
+ * does not match, so the index is rebuilt.
  */
 async function readChunked(client: Redis, key: string): Promise<Buffer | null> {
-  const length = await client.strlen(key);
-  if (length === 0) return (await client.exists(key)) === 0 ? null : Buffer.alloc(0);
-  const starts: number[] = [];
-  for (let at = 0; at < length; at += CHUNK) starts.push(at);
-  const chunks = await Promise.all(starts.map((at) => client.getrangeBuffer(key, at, at + CHUNK - 1)));
+  const chunks: Buffer[] = [];
+  for (let at = 0; ; at += CHUNK) {
+    const chunk = await client.getrangeBuffer(key, at, at + CHUNK - 1);
+    if (chunk.length > 0) chunks.push(chunk);
+    if (chunk.length < CHUNK) break;
+  }
+  if (chunks.length === 0 && (await client.exists(key)) === 0) return null;
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 /**
  * Persisted list indexes on Redis: one string per indexed prefix at `<prefix>ix:<indexed prefix>`, beside
  * the records, outside the record namespace (`<prefix>d:`), so listings, exports and `lp doctor` never see
- * them, read back in ranges of 512 kB asked at once. A snapshot's token is a change feed position; the index registry applies the feed after it before
+ * them, read back in ranges of 256 kB. A snapshot's token is a change feed position; the index registry applies the feed after it before
  * using it, and rebuilds when the feed no longer holds it.
  */
 export function redisIndexSnapshots(client: Redis, prefix: string): IndexSnapshotStore {
