@@ -2,7 +2,7 @@ import type { Storage } from "unstorage";
 import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
 import type { CollectionIndex, IndexEntry } from "./collection-index.js";
 import { buildIndex } from "./index-build.js";
-import { encodeSnapshot, entryShape, openSnapshot, yieldToLoop, type IndexSnapshotStore } from "./index-snapshot.js";
+import { bytesSource, encodeSnapshot, entryShape, openSnapshot, yieldToLoop, type IndexSnapshotStore } from "./index-snapshot.js";
 import { RestoringIndex } from "./restoring-index.js";
 
 type ToEntry = (record: unknown) => IndexEntry | null;
@@ -64,9 +64,9 @@ export async function restoreIndex(
 ): Promise<{ index: CollectionIndex<IndexEntry>; token: string } | null> {
   const stamp = !feed && store.stamp ? await store.stamp(prefix) : null;
   if (!feed && !stamp) return null;
-  const text = await store.read(prefix);
-  if (text === null) return null;
-  const snapshot = await openSnapshot(text, prefix, entryShape(toEntry), stamp?.token);
+  const source = store.open ? await store.open(prefix) : await store.read(prefix).then((bytes) => bytes && bytesSource(bytes));
+  if (!source) return null;
+  const snapshot = openSnapshot(source, prefix, entryShape(toEntry), stamp?.token);
   if (!snapshot) return null;
   const changes = feed ? await changesSince(feed, prefix, snapshot.token) : [];
   if (!changes) return null;

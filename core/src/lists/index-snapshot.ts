@@ -7,8 +7,6 @@ export const SNAPSHOT_FORMAT = 2;
 /** Entries per block line of a snapshot (one `JSON.parse` each: a millisecond or two of work). */
 const BLOCK = 1024;
 
-/** Bytes hashed between two yields while a snapshot's checksum is checked. */
-const HASH_STEP = 1 << 20;
 
 /**
  * Where a store keeps the persisted list indexes: the text of one snapshot per storage prefix. Snapshots
@@ -24,6 +22,8 @@ export interface IndexSnapshotStore {
   /** With `stamp`: makes the token settled now (the folder's time is set into the past), once nothing writes. */
   seal?(prefix: string): Promise<void>;
   read(prefix: string): Promise<Buffer | null>;
+  /** The snapshot of `prefix` to be read in ranges (Redis: the newest blocks first), or null when there is none. */
+  open?(prefix: string): Promise<SnapshotSource | null>;
   write(prefix: string, text: string): Promise<void>;
   remove(prefix: string): Promise<void>;
   removeAll(): Promise<void>;
@@ -35,6 +35,7 @@ export interface DecodedSnapshot {
   index: CollectionIndex<IndexEntry>;
 }
 
+/** A snapshot's header line. */
 export interface Header {
   lp_index: number;
   prefix: string;
@@ -43,8 +44,24 @@ export interface Header {
   fields: string[];
   count: number;
   block: number;
-  sha256: string;
+  /** Each block line's length in bytes and the first 32 hex digits of its SHA-256, oldest block first. */
+  sizes: number[];
+  hashes: string[];
 }
+
+/** The bytes of a snapshot: its length, its first bytes (the header at least, when it is short) and any range. */
+export interface SnapshotSource {
+  length: number;
+  head: Buffer;
+  range(start: number, end: number): Promise<Buffer>;
+}
+
+/** A snapshot read whole into memory (fs) as a {@link SnapshotSource}. */
+export function bytesSource(bytes: Buffer): SnapshotSource {
+  return { length: bytes.length, head: bytes, range: async (start, end) => bytes.subarray(start, end) };
+}
+
+const blockHash = (bytes: Buffer | string) => createHash("sha256").update(bytes).digest("hex").slice(0, 32);
 
 const NEWLINE = 0x0a;
 
@@ -81,28 +98,30 @@ export function pacer(): () => Promise<void> {
 
 /**
  * The text of a snapshot (format 2): one header line (format, prefix, entry shape, token, the entries' field
- * names, count, block size and the SHA-256 of the body), then one line per block of {@link BLOCK} entries in
- * `created_at` order: a JSON array holding one array of values per field (columns, so no key and no bracket
- * is repeated per entry, and one `JSON.parse` reads a block). Encoded in slices that yield, so a large index
- * never holds the event loop. Throws when the entries do not all have the same fields (nothing is persisted).
+ * names, count, block size, and each block's length and SHA-256), then one line per block of {@link BLOCK}
+ * entries in `created_at` order: a JSON array holding one array of values per field (columns, so no key and
+ * no bracket is repeated per entry, and one `JSON.parse` reads a block). Each block is checked on its own, so
+ * the newest can be read and trusted first. Encoded in slices that yield. Throws when the entries do not all
+ * have the same fields (nothing is persisted then).
  */
 export async function encodeSnapshot(prefix: string, shape: string, token: string, entries: readonly IndexEntry[]): Promise<string> {
   const fields = entries.length > 0 ? Object.keys(entries[0]!) : ["id", "created_at"];
-  const hash = createHash("sha256");
   const lines: string[] = [];
+  const sizes: number[] = [];
+  const hashes: string[] = [];
   const pace = pacer();
   for (let i = 0; i < entries.length; i += BLOCK) {
     const block = entries.slice(i, i + BLOCK);
     const columns = fields.map((field) => block.map((entry) => (entry[field] === undefined ? fail() : entry[field])));
     for (const entry of block) if (Object.keys(entry).length !== fields.length) fail();
     const line = JSON.stringify(columns);
-    if (i > 0) hash.update("\n");
-    hash.update(line);
     lines.push(line);
+    sizes.push(Buffer.byteLength(line));
+    hashes.push(blockHash(line));
     await pace();
   }
-  const header: Header = { lp_index: SNAPSHOT_FORMAT, prefix, shape, token, fields, count: entries.length, block: BLOCK, sha256: hash.digest("hex") };
-  return lines.length > 0 ? `${JSON.stringify(header)}\n${lines.join("\n")}` : `${JSON.stringify(header)}\n`;
+  const header: Header = { lp_index: SNAPSHOT_FORMAT, prefix, shape, token, fields, count: entries.length, block: BLOCK, sizes, hashes };
+  return `${JSON.stringify(header)}\n${lines.join("\n")}`;
 }
 
 const fail = (): never => {
@@ -113,9 +132,12 @@ const isValue = (value: unknown) => value === null || typeof value === "string" 
 
 const isHeader = (value: unknown): value is Header => {
   const h = value as Header;
-  if (typeof h !== "object" || h === null || typeof h.token !== "string" || typeof h.sha256 !== "string") return false;
+  if (typeof h !== "object" || h === null || typeof h.token !== "string") return false;
   if (!Number.isSafeInteger(h.count) || h.count < 0 || !Array.isArray(h.fields) || h.fields.length > 64) return false;
   if (!Number.isSafeInteger(h.block) || h.block < 1 || h.block > 65_536) return false;
+  const blocks = Math.ceil(h.count / h.block);
+  if (!Array.isArray(h.sizes) || h.sizes.length !== blocks || !h.sizes.every((n) => Number.isSafeInteger(n) && n > 0)) return false;
+  if (!Array.isArray(h.hashes) || h.hashes.length !== blocks || !h.hashes.every((x) => typeof x === "string")) return false;
   return h.fields.every((f) => typeof f === "string") && new Set(h.fields).size === h.fields.length && h.fields.includes("id") && h.fields.includes("created_at");
 };
 
@@ -135,70 +157,58 @@ function blockEntries(line: string, fields: string[], size: number): IndexEntry[
   return entries;
 }
 
-/** A snapshot whose header and checksum were checked: its blocks, still to be decoded ({@link decodeBlock}). */
+/** A snapshot whose header was checked: its blocks, each checked when decoded ({@link decodeBlock}). */
 export interface OpenedSnapshot {
   token: string;
   count: number;
   fields: string[];
   /** Entries per block (the last block may hold fewer). */
   block: number;
-  bytes: Buffer;
-  /** Each block's line in `bytes`: start and end offsets, oldest block first. */
+  source: SnapshotSource;
+  /** Each block's line in the source: start and end offsets, oldest block first, and its hash. */
   lines: [number, number][];
+  hashes: string[];
 }
 
-/** The header of a snapshot of `prefix` with entries of `shape` (and `token`, when given), or null. */
-export function snapshotHeader(bytes: Buffer, prefix: string, shape: string, token?: string): Header | null {
-  const cut = bytes.indexOf(NEWLINE);
+/**
+ * Opens a snapshot of `prefix` with entries of `shape`: null when it is not one: another format (a snapshot
+ * of format 1 is rebuilt, never misread), prefix or shape, a length that is not what its header's block
+ * sizes add up to (a torn or edited file); or, when `token` is given, one taken at another token.
+ */
+export function openSnapshot(source: SnapshotSource, prefix: string, shape: string, token?: string): OpenedSnapshot | null {
+  const cut = source.head.indexOf(NEWLINE);
   if (cut < 0) return null;
   let header: unknown;
   try {
-    header = JSON.parse(bytes.toString("utf8", 0, cut));
+    header = JSON.parse(source.head.toString("utf8", 0, cut));
   } catch {
     return null;
   }
   if (!isHeader(header) || header.lp_index !== SNAPSHOT_FORMAT || header.prefix !== prefix || header.shape !== shape) return null;
-  return token !== undefined && header.token !== token ? null : header;
-}
-
-/**
- * Checks a snapshot of `prefix` with entries of `shape` before any entry is trusted: null when it is not
- * one: another format (a snapshot of format 1 is rebuilt, never misread), prefix or shape, a body whose
- * checksum or number of blocks does not match (a torn or edited file); or, when `token` is given, one taken
- * at another token. The checksum is computed a megabyte at a time, yielding between.
- */
-export async function openSnapshot(bytes: Buffer, prefix: string, shape: string, token?: string): Promise<OpenedSnapshot | null> {
-  const header = snapshotHeader(bytes, prefix, shape, token);
-  if (!header) return null;
-  const { fields, count, block } = header;
-  const body = bytes.indexOf(NEWLINE) + 1;
-  if (count === 0) return body === bytes.length ? { token: header.token, count, fields, block, bytes, lines: [] } : null;
-  const hash = createHash("sha256");
-  for (let at = body; at < bytes.length; at += HASH_STEP) {
-    hash.update(bytes.subarray(at, Math.min(at + HASH_STEP, bytes.length)));
-    if (at + HASH_STEP < bytes.length) await yieldToLoop();
-  }
-  if (hash.digest("hex") !== header.sha256) return null;
+  if (token !== undefined && header.token !== token) return null;
   const lines: [number, number][] = [];
-  for (let at = body; at <= bytes.length; ) {
-    const end = bytes.indexOf(NEWLINE, at);
-    const stop = end === -1 ? bytes.length : end;
-    lines.push([at, stop]);
-    at = stop + 1;
+  let at = cut + 1;
+  for (const size of header.sizes) {
+    lines.push([at, at + size]);
+    at += size + 1;
   }
-  if (lines.length !== Math.ceil(count / block)) return null;
-  return { token: header.token, count, fields, block, bytes, lines };
+  // The body is the blocks with one line break between each two: nothing more, nothing less.
+  if (source.length !== (lines.length === 0 ? cut + 1 : at - 1)) return null;
+  return { token: header.token, count: header.count, fields: header.fields, block: header.block, source, lines, hashes: header.hashes };
 }
 
 /**
  * The entries of block `n` of an opened snapshot, in `created_at` order, or null when the block is not
- * what its header says (columns of the wrong size, a value or entry that is not one, entries out of order).
+ * what its header says (other bytes than it hashed, columns of the wrong size, a value or entry that is
+ * not one, entries out of order).
  */
-export function decodeBlock(snapshot: OpenedSnapshot, n: number): IndexEntry[] | null {
+export async function decodeBlock(snapshot: OpenedSnapshot, n: number): Promise<IndexEntry[] | null> {
   const [start, stop] = snapshot.lines[n]!;
+  const bytes = await snapshot.source.range(start, stop);
+  if (bytes.length !== stop - start || blockHash(bytes) !== snapshot.hashes[n]) return null;
   const size = Math.min(snapshot.block, snapshot.count - n * snapshot.block);
   try {
-    const entries = blockEntries(snapshot.bytes.toString("utf8", start, stop), snapshot.fields, size);
+    const entries = blockEntries(bytes.toString("utf8"), snapshot.fields, size);
     if (!entries) return null;
     for (let i = 1; i < entries.length; i++) if (compareByCreated(entries[i - 1]!, entries[i]!) >= 0) return null;
     return entries;
@@ -213,12 +223,12 @@ export function decodeBlock(snapshot: OpenedSnapshot, n: number): IndexEntry[] |
  * block by block, oldest first, yielding to the event loop every few milliseconds.
  */
 export async function decodeSnapshot(bytes: Buffer, prefix: string, shape: string, token?: string): Promise<DecodedSnapshot | null> {
-  const snapshot = await openSnapshot(bytes, prefix, shape, token);
+  const snapshot = openSnapshot(bytesSource(bytes), prefix, shape, token);
   if (!snapshot) return null;
   const builder = CollectionIndex.inOrder<IndexEntry>();
   const pace = pacer();
   for (let n = 0; n < snapshot.lines.length; n++) {
-    const entries = decodeBlock(snapshot, n);
+    const entries = await decodeBlock(snapshot, n);
     if (!entries) return null;
     for (const entry of entries) if (!builder.add(entry)) return null;
     await pace();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CollectionIndex, compareByCreated, type IndexEntry, type IndexQuery } from "./collection-index.js";
-import { encodeSnapshot, openSnapshot } from "./index-snapshot.js";
+import { bytesSource, encodeSnapshot, openSnapshot } from "./index-snapshot.js";
 import { RestoringIndex } from "./restoring-index.js";
 
 const entry = (i: number): IndexEntry => ({ id: `e${String(i).padStart(5, "0")}`, created_at: `2026-01-01T0${Math.floor(i / 3600)}:${String(Math.floor(i / 60) % 60).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}.000Z`, kind: i % 97 === 0 ? "rare" : "common" });
@@ -15,7 +15,7 @@ async function restoring(changes = new Map<string, IndexEntry | null>()) {
     if (changed) whole.upsert(changed);
     else whole.remove(id);
   }
-  const snapshot = (await openSnapshot(Buffer.from(await encodeSnapshot("p", "s", "t", entries)), "p", "s"))!;
+  const snapshot = openSnapshot(bytesSource(Buffer.from(await encodeSnapshot("p", "s", "t", entries))), "p", "s")!;
   return { whole, restoring: new RestoringIndex<IndexEntry>(snapshot, changes), entries };
 }
 
@@ -96,7 +96,7 @@ describe("an index being restored from its snapshot", () => {
   it("gives no index when a block is not one, and then answers nothing", async () => {
     const entries = Array.from({ length: 3000 }, (_, i) => entry(i)).sort(compareByCreated);
     const across = [...entries.slice(1024, 2048), ...entries.slice(0, 1024), ...entries.slice(2048)];
-    const snapshot = (await openSnapshot(Buffer.from(await encodeSnapshot("p", "s", "t", across)), "p", "s"))!;
+    const snapshot = openSnapshot(bytesSource(Buffer.from(await encodeSnapshot("p", "s", "t", across))), "p", "s")!;
     const index = new RestoringIndex<IndexEntry>(snapshot);
     expect(await index.load()).toBeNull();
     expect(index.ended).toBe(true);

@@ -58,9 +58,19 @@ export class RestoringIndex<E extends IndexEntry> {
   async load(): Promise<CollectionIndex<E> | null> {
     const pace = pacer();
     try {
-      for (let n = this.snapshot.lines.length - 1; n >= 0; n--) {
-        const entries = decodeBlock(this.snapshot, n) as E[] | null;
-        if (!entries) return null;
+      const last = this.snapshot.lines.length - 1;
+      // Each block is fetched while the one before it is decoded (on Redis, a range read per block).
+      let next = last >= 0 ? decodeBlock(this.snapshot, last) : null;
+      for (let n = last; n >= 0; n--) {
+        const decoding = next!;
+        next = n > 0 ? decodeBlock(this.snapshot, n - 1) : null;
+        // Its failure (a read that failed) is seen when it is awaited, or not at all when decoding stops first.
+        next?.catch(() => {});
+        const entries = (await decoding) as E[] | null;
+        if (!entries) {
+          await next?.catch(() => null);
+          return null;
+        }
         const newer = this.blocks[this.blocks.length - 1];
         // Blocks must follow each other in order: the suffix has no gap nor overlap.
         if (newer && entries.length > 0 && compareByCreated(entries[entries.length - 1]!, newer[0]!) >= 0) return null;
