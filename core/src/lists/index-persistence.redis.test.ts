@@ -4,6 +4,7 @@ import { createStores, type Stores } from "../storage/create-storage.js";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
 import { CollectionIndex } from "./collection-index.js";
 import { IndexRegistry } from "./index-registry.js";
+import { decodeBlock, encodeSnapshot, openSnapshot } from "./index-snapshot.js";
 import { countingReads, item, keyOf, PREFIX, toEntry, type Item } from "./index-items.fixture.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the persisted list indexes on Redis"));
@@ -152,5 +153,21 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
     expect(listing.query(firstPage)?.items[0]?.id ?? "waits").not.toBe("i3500");
     await second.registry.get(PREFIX, toEntry);
     expect(listing.query(firstPage)?.items[0]?.id).toBe("i3501");
+  });
+
+  it("a snapshot replaced while it is read block by block is refused, never mixed with the new one", async () => {
+    const stores = createStores("redis", { url: server.url, prefix: `ip${++run}:` });
+    opened.push(stores);
+    const snapshots = stores.indexSnapshots!;
+    const before = Array.from({ length: 3000 }, (_, i) => toEntry(item(i + 1))!);
+    await snapshots.write(PREFIX, await encodeSnapshot(PREFIX, "s", "t1", before));
+    const reading = openSnapshot((await snapshots.open!(PREFIX))!, PREFIX, "s")!;
+    expect(await decodeBlock(reading, 2)).toEqual(before.slice(2048));
+    const after = before.map((e) => ({ ...e, title: `${e.title}!` }));
+    await snapshots.write(PREFIX, await encodeSnapshot(PREFIX, "s", "t2", after));
+    expect(await decodeBlock(reading, 1)).toBeNull();
+    const reopened = openSnapshot((await snapshots.open!(PREFIX))!, PREFIX, "s")!;
+    expect(reopened.token).toBe("t2");
+    expect(await decodeBlock(reopened, 1)).toEqual(after.slice(1024, 2048));
   });
 });
