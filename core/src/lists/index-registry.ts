@@ -87,11 +87,9 @@ export class IndexRegistry {
   }
 
   /**
-   * What a listing of `prefix` asks its pages of: the index once loaded; while it is being restored from
-   * its snapshot, a view that answers what the snapshot's newest entries can say exactly (the first pages
-   * by `created_at` descending: `restoring-index.ts`) and otherwise asks the caller to wait ({@link
-   * IndexListing.progress}). Reads the feed first, as {@link get} does: a change to the collection found
-   * there (or made by this process) ends the early answers.
+   * What a listing of `prefix` asks its pages of: the index once loaded, or while it is restored a view
+   * answering what the snapshot's newest entries say exactly (`index-listing.ts`). Reads the feed first,
+   * as {@link get} does.
    */
   async listing<R, E extends IndexEntry>(prefix: string, toEntry: (record: R) => E | null): Promise<IndexListing<E>> {
     if (this.feed) await this.sync();
