@@ -105,7 +105,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
     async list(accountId: string, pageId: string, q: DeploymentListQuery) {
       await deps.pages.requirePage(accountId, pageId);
       return paginate({
-        index: await indexOf(accountId, pageId),
+        index: await deps.indexes.listing(`acct:${accountId}:deployments:${pageId}`, toDeploymentEntry),
         codec: deps.cursors,
         sort: "-created_at",
         cursor: q.cursor,

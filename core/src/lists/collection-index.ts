@@ -49,16 +49,36 @@ export class CollectionIndex<E extends IndexEntry> {
    * instead of trusting them.
    */
   static async fromSorted<E extends IndexEntry>(entries: E[], pause?: () => Promise<void>): Promise<CollectionIndex<E> | null> {
-    const index = new CollectionIndex<E>();
+    const builder = CollectionIndex.inOrder<E>();
     for (let i = 0; i < entries.length; i++) {
-      const entry = entries[i]!;
-      if (i > 0 && index.compare(entries[i - 1]!, entry, "created_at") >= 0) return null;
-      if (index.byId.has(entry.id)) return null;
-      index.byId.set(entry.id, entry);
+      if (!builder.add(entries[i]!)) return null;
       if (pause && i % 4096 === 4095) await pause();
     }
-    index.sorted.set("created_at", entries);
-    return index;
+    return builder.done();
+  }
+
+  /**
+   * Builds an index from entries handed over one by one in `created_at` order (a snapshot being decoded):
+   * `add` refuses (false) an entry that does not sort after the previous one or whose id is already there,
+   * and the caller then gives up on the whole index. `done` hands over the index; the builder is spent.
+   */
+  static inOrder<E extends IndexEntry>(): { add(entry: E): boolean; done(): CollectionIndex<E> } {
+    const index = new CollectionIndex<E>();
+    const list: E[] = [];
+    return {
+      add(entry) {
+        const last = list[list.length - 1];
+        if (last && index.compare(last, entry, "created_at") >= 0) return false;
+        if (index.byId.has(entry.id)) return false;
+        index.byId.set(entry.id, entry);
+        list.push(entry);
+        return true;
+      },
+      done() {
+        index.sorted.set("created_at", list);
+        return index;
+      },
+    };
   }
 
   /** Every entry in `created_at` order (a copy: later writes do not change it). Entries are never mutated. */

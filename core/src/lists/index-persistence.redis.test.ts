@@ -2,7 +2,9 @@ import type { Storage } from "unstorage";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createStores, type Stores } from "../storage/create-storage.js";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
+import { CollectionIndex } from "./collection-index.js";
 import { IndexRegistry } from "./index-registry.js";
+import { decodeBlock, encodeSnapshot, openSnapshot } from "./index-snapshot.js";
 import { countingReads, item, keyOf, PREFIX, toEntry, type Item } from "./index-items.fixture.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the persisted list indexes on Redis"));
@@ -119,5 +121,53 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
     expect(ids).not.toContain("i0003");
     expect(ids).toContain("i0011");
     expect(ids).toHaveLength(10);
+  });
+
+  it("a list while the index is restored answers with the feed's changes since the snapshot, and waits once another arrives", async () => {
+    const { prefix, writer } = await seeded(3000);
+    const first = await processOn(prefix);
+    await list(first.registry);
+    await first.registry.flush();
+    // After the snapshot: a newer item, one of the newest renamed and one removed, an old one removed.
+    await writer.stores.data.setItem(keyOf(3500), item(3500));
+    await writer.stores.data.setItem(keyOf(3000), item(3000, "renamed"));
+    await writer.stores.data.removeItem(keyOf(2999));
+    await writer.stores.data.removeItem(keyOf(5));
+    const firstPage = { field: "created_at", descending: true, limit: 20 } as const;
+
+    const second = await processOn(prefix);
+    const listing = await second.registry.listing(PREFIX, toEntry);
+    expect(listing).not.toBeInstanceOf(CollectionIndex);
+    let page = listing.query(firstPage);
+    while (!page) (await listing.progress!(), (page = listing.query(firstPage)));
+    const rebuilt = await processOn(prefix);
+    await rebuilt.stores.indexSnapshots!.removeAll();
+    const truth = await rebuilt.registry.get(PREFIX, toEntry);
+    expect(page).toEqual(truth.query(firstPage));
+    expect(page.items.slice(0, 3).map((e) => [e.id, e.title])).toEqual([["i3500", "item 3500"], ["i3000", "renamed"], ["i2998", "item 2998"]]);
+    expect(second.reads()).toBe(0);
+
+    // A change read from the feed after that: this listing stops answering from the snapshot.
+    await writer.stores.data.setItem(keyOf(3501), item(3501));
+    await second.registry.sync();
+    expect(listing.query(firstPage)?.items[0]?.id ?? "waits").not.toBe("i3500");
+    await second.registry.get(PREFIX, toEntry);
+    expect(listing.query(firstPage)?.items[0]?.id).toBe("i3501");
+  });
+
+  it("a snapshot replaced while it is read block by block is refused, never mixed with the new one", async () => {
+    const stores = createStores("redis", { url: server.url, prefix: `ip${++run}:` });
+    opened.push(stores);
+    const snapshots = stores.indexSnapshots!;
+    const before = Array.from({ length: 3000 }, (_, i) => toEntry(item(i + 1))!);
+    await snapshots.write(PREFIX, await encodeSnapshot(PREFIX, "s", "t1", before));
+    const reading = openSnapshot((await snapshots.open!(PREFIX))!, PREFIX, "s")!;
+    expect(await decodeBlock(reading, 2)).toEqual(before.slice(2048));
+    const after = before.map((e) => ({ ...e, title: `${e.title}!` }));
+    await snapshots.write(PREFIX, await encodeSnapshot(PREFIX, "s", "t2", after));
+    expect(await decodeBlock(reading, 1)).toBeNull();
+    const reopened = openSnapshot((await snapshots.open!(PREFIX))!, PREFIX, "s")!;
+    expect(reopened.token).toBe("t2");
+    expect(await decodeBlock(reopened, 1)).toEqual(after.slice(1024, 2048));
   });
 });

@@ -1,8 +1,9 @@
 import type { Storage } from "unstorage";
-import type { ChangeFeed } from "../storage/create-storage.js";
-import { CollectionIndex, type IndexEntry } from "./collection-index.js";
+import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
+import type { CollectionIndex, IndexEntry } from "./collection-index.js";
 import { buildIndex } from "./index-build.js";
-import { decodeSnapshot, encodeSnapshot, entryShape, yieldToLoop, type IndexSnapshotStore } from "./index-snapshot.js";
+import { bytesSource, encodeSnapshot, entryShape, openSnapshot, yieldToLoop, type IndexSnapshotStore } from "./index-snapshot.js";
+import { RestoringIndex } from "./restoring-index.js";
 
 type ToEntry = (record: unknown) => IndexEntry | null;
 
@@ -20,6 +21,12 @@ export interface Held {
   persisted?: string;
   /** On a shared store: a feed change reached this index since it was restored or persisted. */
   changed?: boolean;
+  /** The index being restored from its snapshot, while lists by `created_at` may be answered from it. */
+  early?: RestoringIndex<IndexEntry>;
+  /** A change to the collection reached the registry since the load began: `early` no longer answers. */
+  dirty?: boolean;
+  /** Resolves once `early` is set or the load has ended, whichever comes first. */
+  opened: Promise<void>;
 }
 
 /** Options of an {@link IndexRegistry}. */
@@ -45,42 +52,54 @@ export function parentOf(key: string): string | null {
  * change feed (fs), stale means the folder's token is not the one the snapshot was written at. With a
  * feed (Redis), the snapshot's token is a feed position: the feed must still hold it (a trimmed or
  * recreated feed cannot say what changed since), and every change after it is applied to the entries.
+ * `early` is handed the index being restored once the snapshot is checked, with the feed's changes since
+ * laid over it: lists by `created_at` can be answered from its newest blocks (`restoring-index.ts`).
  */
 export async function restoreIndex(
   store: IndexSnapshotStore,
   prefix: string,
   toEntry: ToEntry,
   feed: ChangeFeed | undefined,
+  early?: (restoring: RestoringIndex<IndexEntry>) => void,
 ): Promise<{ index: CollectionIndex<IndexEntry>; token: string } | null> {
   const stamp = !feed && store.stamp ? await store.stamp(prefix) : null;
   if (!feed && !stamp) return null;
-  const text = await store.read(prefix);
-  if (text === null) return null;
-  const snapshot = await decodeSnapshot(text, prefix, entryShape(toEntry));
+  const source = store.open ? await store.open(prefix) : await store.read(prefix).then((bytes) => bytes && bytesSource(bytes));
+  if (!source) return null;
+  const snapshot = openSnapshot(source, prefix, entryShape(toEntry), stamp?.token);
   if (!snapshot) return null;
-  if (stamp && snapshot.token !== stamp.token) return null;
-  const index = await CollectionIndex.fromSorted(snapshot.entries, yieldToLoop);
+  const changes = feed ? await changesSince(feed, prefix, snapshot.token) : [];
+  if (!changes) return null;
+  // By id, what each changed record's entry is now: the last change wins, as applying them in turn would.
+  const latest = new Map<string, IndexEntry | null>();
+  for (const change of changes) latest.set(change.key.slice(prefix.length + 1), change.value === null ? null : toEntry(change.value));
+  const restoring = new RestoringIndex<IndexEntry>(snapshot, latest);
+  early?.(restoring);
+  const index = await restoring.load();
   if (!index) return null;
-  if (!feed) return { index, token: snapshot.token };
-  if (!feed.has || !(await feed.has(snapshot.token))) return null;
-  let cursor = snapshot.token;
+  let applied = 0;
+  for (const [id, entry] of latest) {
+    // An upsert into a large sorted list moves memory: yield now and then on a long catch-up.
+    if (++applied % 256 === 0) await yieldToLoop();
+    if (entry) index.upsert(entry);
+    else index.remove(id);
+  }
+  return { index, token: snapshot.token };
+}
+
+/** The feed's changes to records directly under `prefix` after `token`, or null when the feed no longer holds it. */
+async function changesSince(feed: ChangeFeed, prefix: string, token: string): Promise<RecordChange[] | null> {
+  if (!feed.has || !(await feed.has(token))) return null;
+  const changes: RecordChange[] = [];
+  let cursor = token;
   for (;;) {
     const page = await feed.read(cursor, CATCH_UP_PAGE);
     if (page.gap) return null;
     cursor = page.cursor;
-    let applied = 0;
-    for (const change of page.changes) {
-      if (parentOf(change.key) !== prefix) continue;
-      // An upsert into a large sorted list moves memory: yield now and then on a long catch-up.
-      if (++applied % 256 === 0) await yieldToLoop();
-      const entry = change.value === null ? null : toEntry(change.value);
-      if (entry) index.upsert(entry);
-      else index.remove(change.key.slice(prefix.length + 1));
-    }
-    if (page.changes.length < CATCH_UP_PAGE) break;
+    for (const change of page.changes) if (parentOf(change.key) === prefix) changes.push(change);
+    if (page.changes.length < CATCH_UP_PAGE) return changes;
     await yieldToLoop();
   }
-  return { index, token: snapshot.token };
 }
 
 /** Writes the snapshot of `entries` (in `created_at` order, valid at `token`) for `prefix`. */
@@ -98,17 +117,22 @@ export interface LoadContext {
 }
 
 /**
- * The index of `prefix`: restored from its snapshot when that can be trusted, otherwise built from the
- * records. `token` is the snapshot it matches (restored, or being written: `persisting`). Without a feed, a
+ * The index of `prefix`: restored from its snapshot when that can be trusted (handed to `early` while it
+ * is restored: see {@link restoreIndex}), otherwise built from the records. `token` is the snapshot it matches (restored, or being written: `persisting`). Without a feed, a
  * built index is persisted only when the folder's token was settled and did not change while the records
  * were read: then the entries are exactly its records. With a feed, the registry persists it once it follows
  * the feed.
  */
-export async function loadIndex(ctx: LoadContext, prefix: string, toEntry: ToEntry): Promise<{ index: CollectionIndex<IndexEntry>; token?: string; persisting?: Promise<void> }> {
+export async function loadIndex(
+  ctx: LoadContext,
+  prefix: string,
+  toEntry: ToEntry,
+  early?: (restoring: RestoringIndex<IndexEntry>) => void,
+): Promise<{ index: CollectionIndex<IndexEntry>; token?: string; persisting?: Promise<void> }> {
   const { snapshots, feed } = ctx;
   if (snapshots) {
     // A snapshot that cannot be read or trusted is rebuilt, never used (a damaged file, Redis down).
-    const restored = await restoreIndex(snapshots, prefix, toEntry, feed).catch(() => null);
+    const restored = await restoreIndex(snapshots, prefix, toEntry, feed, early).catch(() => null);
     if (restored) return restored;
   }
   const before = snapshots?.stamp && !feed ? await snapshots.stamp(prefix).catch(() => null) : null;

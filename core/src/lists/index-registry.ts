@@ -1,11 +1,13 @@
 import type { Storage } from "unstorage";
 import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
 import { CollectionIndex, type IndexEntry } from "./collection-index.js";
-import { loadIndex, parentOf, persistIndex, persistLocal, type Held, type IndexRegistryOptions } from "./index-persistence.js";
+import { loadIndex, persistIndex, persistLocal, type Held, type IndexRegistryOptions } from "./index-persistence.js";
 import type { IndexSnapshotStore } from "./index-snapshot.js";
+import { applyChange, listingOf, type IndexListing } from "./index-listing.js";
+import type { RestoringIndex } from "./restoring-index.js";
 
 type ToEntry = (record: unknown) => IndexEntry | null;
-export type { IndexRegistryOptions };
+export type { IndexListing, IndexRegistryOptions };
 
 /**
  * Called with every change read from the feed (this process's writes included), or with null when the feed
@@ -81,11 +83,30 @@ export class IndexRegistry {
    */
   async get<R, E extends IndexEntry>(prefix: string, toEntry: (record: R) => E | null): Promise<CollectionIndex<E>> {
     if (this.feed) await this.sync();
+    return this.hold(prefix, toEntry).ready as unknown as Promise<CollectionIndex<E>>;
+  }
+
+  /**
+   * What a listing of `prefix` asks its pages of: the index once loaded, or while it is restored a view
+   * answering what the snapshot's newest entries say exactly (`index-listing.ts`). Reads the feed first,
+   * as {@link get} does.
+   */
+  async listing<R, E extends IndexEntry>(prefix: string, toEntry: (record: R) => E | null): Promise<IndexListing<E>> {
+    if (this.feed) await this.sync();
+    const held = this.hold(prefix, toEntry);
+    await held.opened;
+    return listingOf<E>(held);
+  }
+
+  /** The held index of `prefix`, its load started if it was not held yet. */
+  private hold<R, E extends IndexEntry>(prefix: string, toEntry: (record: R) => E | null): Held {
     let held = this.indexes.get(prefix);
     if (!held) {
-      const made = { toEntry: toEntry as ToEntry } as Held;
+      let opened!: () => void;
+      const made = { toEntry: toEntry as ToEntry, opened: new Promise<void>((resolve) => (opened = resolve)) } as Held;
       const context = { storage: this.storage, snapshots: this.snapshots, feed: this.feed, persistMin: this.persistMin };
-      const index = loadIndex(context, prefix, made.toEntry).then((loaded) => {
+      const early = (restoring: RestoringIndex<IndexEntry>) => ((made.early = restoring), opened());
+      const index = loadIndex(context, prefix, made.toEntry, early).then((loaded) => {
         made.persisted = loaded.token;
         if (loaded.persisting) this.track(loaded.persisting);
         return loaded.index;
@@ -98,6 +119,7 @@ export class IndexRegistry {
         (loaded) => {
           made.loaded = loaded;
           made.settled = true;
+          made.early = undefined;
           // A shared store's index built from records is persisted once it follows the feed.
           if (this.feed && made.persisted === undefined) this.track(this.persistShared([[prefix, made]]));
         },
@@ -105,8 +127,9 @@ export class IndexRegistry {
           if (this.indexes.get(prefix)?.index === index) this.indexes.delete(prefix);
         },
       );
+      made.ready.then(opened, opened);
     }
-    return held.ready as unknown as Promise<CollectionIndex<E>>;
+    return held;
   }
 
   /**
@@ -116,7 +139,10 @@ export class IndexRegistry {
    */
   async update<R, E extends IndexEntry>(prefix: string, toEntry: (record: R) => E | null, change: (index: CollectionIndex<E>) => void): Promise<void> {
     if (this.feed) return;
-    change(await this.get(prefix, toEntry));
+    const index = this.get(prefix, toEntry);
+    // From now on the snapshot being restored may no longer be the collection as it is.
+    this.indexes.get(prefix)!.dirty = true;
+    change(await index);
   }
 
   /**
@@ -129,7 +155,7 @@ export class IndexRegistry {
     if (!this.indexes.has(prefix)) {
       const empty = new CollectionIndex<IndexEntry>();
       const index = Promise.resolve(empty);
-      this.indexes.set(prefix, { index, ready: index, toEntry: (toEntry ?? (() => null)) as ToEntry, settled: true, loaded: empty });
+      this.indexes.set(prefix, { index, ready: index, toEntry: (toEntry ?? (() => null)) as ToEntry, settled: true, loaded: empty, opened: Promise.resolve() });
     }
   }
 
@@ -210,19 +236,7 @@ export class IndexRegistry {
 
   private async apply(change: RecordChange, targets: Map<string, Held>): Promise<void> {
     for (const listener of this.listeners) listener(change);
-    const prefix = parentOf(change.key);
-    if (prefix === null) return;
-    const cut = prefix.length;
-    const held = targets.get(prefix);
-    // A prefix dropped or reloaded since the read began is left to its own load.
-    if (!held || this.indexes.get(prefix) !== held) return;
-    const index = await held.index.catch(() => null);
-    if (!index) return;
-    const id = change.key.slice(cut + 1);
-    const entry = change.value === null ? null : held.toEntry(change.value);
-    if (entry) index.upsert(entry);
-    else index.remove(id);
-    held.changed = true;
+    await applyChange(change, this.indexes, targets);
   }
 
   private track(work: Promise<void>): void {

@@ -9,22 +9,37 @@ describe("index snapshots", () => {
   it("decode what they encode, across several slices, with any text in the fields", async () => {
     const entries = Array.from({ length: 4500 }, (_, i) => entry(i)).sort(compareByCreated);
     const text = await encodeSnapshot("acct:a:items", "shape1", "tok", entries);
-    expect(await decodeSnapshot(Buffer.from(text), "acct:a:items", "shape1")).toEqual({ token: "tok", entries });
+    const decoded = await decodeSnapshot(Buffer.from(text), "acct:a:items", "shape1");
+    expect(decoded?.token).toBe("tok");
+    expect(decoded?.index.entriesByCreated()).toEqual(entries);
     const empty = await encodeSnapshot("acct:a:items", "shape1", "tok", []);
-    expect(await decodeSnapshot(Buffer.from(empty), "acct:a:items", "shape1")).toEqual({ token: "tok", entries: [] });
+    expect((await decodeSnapshot(Buffer.from(empty), "acct:a:items", "shape1"))?.index.size).toBe(0);
+    // Taken at another token: refused without decoding.
+    expect(await decodeSnapshot(Buffer.from(text), "acct:a:items", "shape1", "other")).toBeNull();
   });
 
   it("refuse another prefix or shape, entries out of order or repeated, and a changed or cut body", async () => {
-    const entries = Array.from({ length: 30 }, (_, i) => entry(i)).sort(compareByCreated);
+    const entries = Array.from({ length: 3000 }, (_, i) => entry(i)).sort(compareByCreated);
     const text = await encodeSnapshot("p", "s", "t", entries);
     expect(await decodeSnapshot(Buffer.from(text), "q", "s")).toBeNull();
     expect(await decodeSnapshot(Buffer.from(text), "p", "other")).toBeNull();
-    const [header, ...lines] = text.split("\n");
-    expect(await decodeSnapshot(Buffer.from([header, ...lines.slice(1), lines[0]].join("\n")), "p", "s")).toBeNull();
-    expect(await decodeSnapshot(Buffer.from([header, lines[0], ...lines.slice(0, -1)].join("\n")), "p", "s")).toBeNull();
+    const [header, ...blocks] = text.split("\n");
+    expect(blocks).toHaveLength(3);
+    expect(await decodeSnapshot(Buffer.from([header, blocks[1], blocks[0], blocks[2]].join("\n")), "p", "s")).toBeNull();
+    expect(await decodeSnapshot(Buffer.from([header, ...blocks.slice(0, 2)].join("\n")), "p", "s")).toBeNull();
     expect(await decodeSnapshot(Buffer.from(text.replace("e00003", "e00003x")), "p", "s")).toBeNull();
     expect(await decodeSnapshot(Buffer.from(text.slice(0, -1)), "p", "s")).toBeNull();
     expect(await decodeSnapshot(Buffer.from(`${text}\n`), "p", "s")).toBeNull();
+    expect(await decodeSnapshot(Buffer.from(text.replace('"lp_index":2', '"lp_index":1')), "p", "s")).toBeNull();
+    // Well-formed bodies (checksums computed by the encoder) whose entries are out of order, within a block
+    // or across blocks, or repeat an id.
+    const swapped = [...entries];
+    [swapped[5], swapped[6]] = [swapped[6]!, swapped[5]!];
+    expect(await decodeSnapshot(Buffer.from(await encodeSnapshot("p", "s", "t", swapped)), "p", "s")).toBeNull();
+    const across = [...entries.slice(1024, 2048), ...entries.slice(0, 1024)];
+    expect(await decodeSnapshot(Buffer.from(await encodeSnapshot("p", "s", "t", across)), "p", "s")).toBeNull();
+    const repeated = [...entries.slice(0, 1024), { ...entries[3]!, created_at: "2027-01-01T00:00:00.000Z" }];
+    expect(await decodeSnapshot(Buffer.from(await encodeSnapshot("p", "s", "t", repeated)), "p", "s")).toBeNull();
     // A well-formed body whose checksum was recomputed but whose entry is not one.
     expect(await decodeSnapshot(Buffer.from(await encodeSnapshot("p", "s", "t", [{ id: 1, created_at: "x" } as unknown as IndexEntry])), "p", "s")).toBeNull();
     // Entries of different shapes are not persisted at all.

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { compareByCreated, type IndexEntry } from "./collection-index.js";
+import { CollectionIndex, compareByCreated, type IndexEntry } from "./collection-index.js";
 
 /** Version of the snapshot text below; a snapshot of another version is rebuilt, never read. */
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
 
-/** Entries encoded or decoded between two yields to the event loop (a few milliseconds of work). */
-const SLICE = 1000;
+/** Entries per block line of a snapshot (one `JSON.parse` each: a millisecond or two of work). */
+const BLOCK = 1024;
+
 
 /**
  * Where a store keeps the persisted list indexes: the text of one snapshot per storage prefix. Snapshots
@@ -21,26 +22,46 @@ export interface IndexSnapshotStore {
   /** With `stamp`: makes the token settled now (the folder's time is set into the past), once nothing writes. */
   seal?(prefix: string): Promise<void>;
   read(prefix: string): Promise<Buffer | null>;
+  /** The snapshot of `prefix` to be read in ranges (Redis: the newest blocks first), or null when there is none. */
+  open?(prefix: string): Promise<SnapshotSource | null>;
   write(prefix: string, text: string): Promise<void>;
   remove(prefix: string): Promise<void>;
   removeAll(): Promise<void>;
 }
 
-/** A decoded snapshot: the entries in `created_at` order and the token they were valid at. */
+/** A decoded snapshot: its entries as an index (in `created_at` order) and the token they were valid at. */
 export interface DecodedSnapshot {
   token: string;
-  entries: IndexEntry[];
+  index: CollectionIndex<IndexEntry>;
 }
 
-interface Header {
+/** A snapshot's header line. */
+export interface Header {
   lp_index: number;
   prefix: string;
   shape: string;
   token: string;
   fields: string[];
   count: number;
-  sha256: string;
+  block: number;
+  /** Each block line's length in bytes and the first 32 hex digits of its SHA-256, oldest block first. */
+  sizes: number[];
+  hashes: string[];
 }
+
+/** The bytes of a snapshot: its length, its first bytes (the header at least, when it is short) and any range. */
+export interface SnapshotSource {
+  length: number;
+  head: Buffer;
+  range(start: number, end: number): Promise<Buffer>;
+}
+
+/** A snapshot read whole into memory (fs) as a {@link SnapshotSource}. */
+export function bytesSource(bytes: Buffer): SnapshotSource {
+  return { length: bytes.length, head: bytes, range: async (start, end) => bytes.subarray(start, end) };
+}
+
+const blockHash = (bytes: Buffer | string) => createHash("sha256").update(bytes).digest("hex").slice(0, 32);
 
 const NEWLINE = 0x0a;
 
@@ -62,30 +83,45 @@ export function entryShape(toEntry: (record: never) => unknown): string {
 /** Lets the event loop run other work (requests, `/healthz`) between two slices of a long job. */
 export const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** Time the event loop is held at most, give or take one block, by encoding or decoding before it yields. */
+const BUDGET_MS = 8;
+
+/** A yield to the event loop when the work since the last one has taken {@link BUDGET_MS} or more. */
+export function pacer(): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < BUDGET_MS) return;
+    await yieldToLoop();
+    since = performance.now();
+  };
+}
+
 /**
- * The text of a snapshot: one header line (format, prefix, entry shape, token, the entries' field names,
- * count and the SHA-256 of the body), then one JSON array of field values per entry, in `created_at` order.
- * Encoded in slices that yield, so a large index never holds the event loop. Throws when the entries do not
- * all have the same fields (nothing is persisted then).
+ * The text of a snapshot (format 2): one header line (format, prefix, entry shape, token, the entries' field
+ * names, count, block size, and each block's length and SHA-256), then one line per block of {@link BLOCK}
+ * entries in `created_at` order: a JSON array holding one array of values per field (columns, so no key and
+ * no bracket is repeated per entry, and one `JSON.parse` reads a block). Each block is checked on its own, so
+ * the newest can be read and trusted first. Encoded in slices that yield. Throws when the entries do not all
+ * have the same fields (nothing is persisted then).
  */
 export async function encodeSnapshot(prefix: string, shape: string, token: string, entries: readonly IndexEntry[]): Promise<string> {
   const fields = entries.length > 0 ? Object.keys(entries[0]!) : ["id", "created_at"];
-  const hash = createHash("sha256");
-  const chunks: string[] = [];
-  for (let i = 0; i < entries.length; i += SLICE) {
-    const lines: string[] = [];
-    for (const entry of entries.slice(i, i + SLICE)) {
-      if (Object.keys(entry).length !== fields.length) throw new Error("index entries of different shapes");
-      lines.push(JSON.stringify(fields.map((field) => (entry[field] === undefined ? fail() : entry[field]))));
-    }
-    const chunk = lines.join("\n");
-    if (i > 0) hash.update("\n");
-    hash.update(chunk);
-    chunks.push(chunk);
-    await yieldToLoop();
+  const lines: string[] = [];
+  const sizes: number[] = [];
+  const hashes: string[] = [];
+  const pace = pacer();
+  for (let i = 0; i < entries.length; i += BLOCK) {
+    const block = entries.slice(i, i + BLOCK);
+    const columns = fields.map((field) => block.map((entry) => (entry[field] === undefined ? fail() : entry[field])));
+    for (const entry of block) if (Object.keys(entry).length !== fields.length) fail();
+    const line = JSON.stringify(columns);
+    lines.push(line);
+    sizes.push(Buffer.byteLength(line));
+    hashes.push(blockHash(line));
+    await pace();
   }
-  const header: Header = { lp_index: SNAPSHOT_FORMAT, prefix, shape, token, fields, count: entries.length, sha256: hash.digest("hex") };
-  return `${JSON.stringify(header)}\n${chunks.join("\n")}`;
+  const header: Header = { lp_index: SNAPSHOT_FORMAT, prefix, shape, token, fields, count: entries.length, block: BLOCK, sizes, hashes };
+  return `${JSON.stringify(header)}\n${lines.join("\n")}`;
 }
 
 const fail = (): never => {
@@ -96,59 +132,106 @@ const isValue = (value: unknown) => value === null || typeof value === "string" 
 
 const isHeader = (value: unknown): value is Header => {
   const h = value as Header;
-  if (typeof h !== "object" || h === null || typeof h.token !== "string" || typeof h.sha256 !== "string") return false;
+  if (typeof h !== "object" || h === null || typeof h.token !== "string") return false;
   if (!Number.isSafeInteger(h.count) || h.count < 0 || !Array.isArray(h.fields) || h.fields.length > 64) return false;
+  if (!Number.isSafeInteger(h.block) || h.block < 1 || h.block > 65_536) return false;
+  const blocks = Math.ceil(h.count / h.block);
+  if (!Array.isArray(h.sizes) || h.sizes.length !== blocks || !h.sizes.every((n) => Number.isSafeInteger(n) && n > 0)) return false;
+  if (!Array.isArray(h.hashes) || h.hashes.length !== blocks || !h.hashes.every((x) => typeof x === "string")) return false;
   return h.fields.every((f) => typeof f === "string") && new Set(h.fields).size === h.fields.length && h.fields.includes("id") && h.fields.includes("created_at");
 };
 
+/** The entries of one block line, or null when it is not `fields.length` columns of `size` values each. */
+function blockEntries(line: string, fields: string[], size: number): IndexEntry[] | null {
+  const columns: unknown = JSON.parse(line);
+  if (!Array.isArray(columns) || columns.length !== fields.length) return null;
+  for (const column of columns) if (!Array.isArray(column) || column.length !== size || !column.every(isValue)) return null;
+  const entries: IndexEntry[] = new Array(size);
+  const width = fields.length;
+  for (let i = 0; i < size; i++) {
+    const entry: Record<string, unknown> = {};
+    for (let k = 0; k < width; k++) entry[fields[k]!] = (columns[k] as unknown[])[i];
+    if (typeof entry.id !== "string" || typeof entry.created_at !== "string") return null;
+    entries[i] = entry as IndexEntry;
+  }
+  return entries;
+}
+
+/** A snapshot whose header was checked: its blocks, each checked when decoded ({@link decodeBlock}). */
+export interface OpenedSnapshot {
+  token: string;
+  count: number;
+  fields: string[];
+  /** Entries per block (the last block may hold fewer). */
+  block: number;
+  source: SnapshotSource;
+  /** Each block's line in the source: start and end offsets, oldest block first, and its hash. */
+  lines: [number, number][];
+  hashes: string[];
+}
+
 /**
- * The entries of a snapshot of `prefix` with entries of `shape`, or null when it is not one: another
- * format, prefix or shape, a body whose checksum or count does not match (a torn or edited file), an
- * entry that is not one, or entries out of order. Decoded from the bytes in slices that yield (no slice
- * turns more than a few thousand lines into text at once).
+ * Opens a snapshot of `prefix` with entries of `shape`: null when it is not one: another format (a snapshot
+ * of format 1 is rebuilt, never misread), prefix or shape, a length that is not what its header's block
+ * sizes add up to (a torn or edited file); or, when `token` is given, one taken at another token.
  */
-export async function decodeSnapshot(bytes: Buffer, prefix: string, shape: string): Promise<DecodedSnapshot | null> {
-  const cut = bytes.indexOf(NEWLINE);
+export function openSnapshot(source: SnapshotSource, prefix: string, shape: string, token?: string): OpenedSnapshot | null {
+  const cut = source.head.indexOf(NEWLINE);
   if (cut < 0) return null;
   let header: unknown;
   try {
-    header = JSON.parse(bytes.toString("utf8", 0, cut));
+    header = JSON.parse(source.head.toString("utf8", 0, cut));
   } catch {
     return null;
   }
   if (!isHeader(header) || header.lp_index !== SNAPSHOT_FORMAT || header.prefix !== prefix || header.shape !== shape) return null;
-  const { fields, count } = header;
-  const hash = createHash("sha256");
-  const entries: IndexEntry[] = [];
+  if (token !== undefined && header.token !== token) return null;
+  const lines: [number, number][] = [];
   let at = cut + 1;
-  while (count > 0 && at < bytes.length) {
-    let end = at - 1;
-    for (let n = 0; n < SLICE; n++) {
-      end = bytes.indexOf(NEWLINE, end + 1);
-      if (end === -1) break;
-    }
-    const stop = end === -1 ? bytes.length : end;
-    // Each slice is hashed with the line break after it: together, every byte of the body.
-    hash.update(bytes.subarray(at, Math.min(stop + 1, bytes.length)));
-    try {
-      for (const line of bytes.toString("utf8", at, stop).split("\n")) {
-        const values: unknown = JSON.parse(line);
-        if (!Array.isArray(values) || values.length !== fields.length || !values.every(isValue)) return null;
-        const entry: Record<string, unknown> = {};
-        for (let k = 0; k < fields.length; k++) entry[fields[k]!] = values[k];
-        if (typeof entry.id !== "string" || typeof entry.created_at !== "string") return null;
-        const last = entries.at(-1);
-        if (last && compareByCreated(last, entry as IndexEntry) >= 0) return null;
-        entries.push(entry as IndexEntry);
-      }
-    } catch {
-      return null;
-    }
-    if (entries.length > count) return null;
-    at = stop + 1;
-    await yieldToLoop();
+  for (const size of header.sizes) {
+    lines.push([at, at + size]);
+    at += size + 1;
   }
-  if (entries.length !== count) return null;
-  if (count === 0 ? cut + 1 !== bytes.length : hash.digest("hex") !== header.sha256) return null;
-  return { token: header.token, entries };
+  // The body is the blocks with one line break between each two: nothing more, nothing less.
+  if (source.length !== (lines.length === 0 ? cut + 1 : at - 1)) return null;
+  return { token: header.token, count: header.count, fields: header.fields, block: header.block, source, lines, hashes: header.hashes };
+}
+
+/**
+ * The entries of block `n` of an opened snapshot, in `created_at` order, or null when the block is not
+ * what its header says (other bytes than it hashed, columns of the wrong size, a value or entry that is
+ * not one, entries out of order).
+ */
+export async function decodeBlock(snapshot: OpenedSnapshot, n: number): Promise<IndexEntry[] | null> {
+  const [start, stop] = snapshot.lines[n]!;
+  const bytes = await snapshot.source.range(start, stop);
+  if (bytes.length !== stop - start || blockHash(bytes) !== snapshot.hashes[n]) return null;
+  const size = Math.min(snapshot.block, snapshot.count - n * snapshot.block);
+  try {
+    const entries = blockEntries(bytes.toString("utf8"), snapshot.fields, size);
+    if (!entries) return null;
+    for (let i = 1; i < entries.length; i++) if (compareByCreated(entries[i - 1]!, entries[i]!) >= 0) return null;
+    return entries;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The index held by a snapshot of `prefix` with entries of `shape`, or null when it is not one (see
+ * {@link openSnapshot}; also an entry that is not one, entries out of order or an id repeated). Decoded
+ * block by block, oldest first, yielding to the event loop every few milliseconds.
+ */
+export async function decodeSnapshot(bytes: Buffer, prefix: string, shape: string, token?: string): Promise<DecodedSnapshot | null> {
+  const snapshot = openSnapshot(bytesSource(bytes), prefix, shape, token);
+  if (!snapshot) return null;
+  const builder = CollectionIndex.inOrder<IndexEntry>();
+  const pace = pacer();
+  for (let n = 0; n < snapshot.lines.length; n++) {
+    const entries = await decodeBlock(snapshot, n);
+    if (!entries) return null;
+    for (const entry of entries) if (!builder.add(entry)) return null;
+    await pace();
+  }
+  return { token: snapshot.token, index: builder.done() };
 }

@@ -48,9 +48,12 @@ export function createPageStore(deps: PageStoreDeps) {
   const { storage, batch } = deps;
   const pagesIndex = (a: string) => deps.indexes.get(pageKeys.pages(a), toPageEntry);
   const jobsIndex = (a: string) => deps.indexes.get(pageKeys.jobs(a), toJobEntry);
+  const pagesListing = (a: string) => deps.indexes.listing(pageKeys.pages(a), toPageEntry);
 
   return {
     pagesIndex,
+    /** What the pages listing asks its page of (`IndexRegistry.listing`). */
+    pagesListing,
     jobsIndex,
     readPage: (a: string, id: string) => storage.getItem<PageRecord>(pageKeys.page(a, id)),
     readJob: (a: string, jobId: string) => storage.getItem<JobRecord>(pageKeys.job(a, jobId)),

@@ -198,7 +198,7 @@ export function createPagesService(deps: PagesDeps) {
     async list(accountId: string, q: PageListQuery) {
       const needle = q.q?.toLowerCase();
       return paginate({
-        index: await pagesIndex(accountId),
+        index: await store.pagesListing(accountId),
         codec: deps.cursors,
         sort: q.sort,
         cursor: q.cursor,

@@ -19,6 +19,8 @@ export function createProductStore(deps: { storage: Storage; batch: (ops: readon
   return {
     /** The listing index of an account's products (current with every process's writes on a shared store). */
     index: (accountId: string) => indexes.get(productKeys.products(accountId), toProductEntry),
+    /** What a listing asks its page of: the index, or while it is restored after a start its newest entries. */
+    listing: (accountId: string) => indexes.listing(productKeys.products(accountId), toProductEntry),
     /** The stored record, soft-deleted or not. */
     read: (accountId: string, id: string) => storage.getItem<ProductRecord>(productKeys.product(accountId, id)),
     /** The stored record's text, unparsed (soft-deleted or not): for readers that memoise what they derive from it. */

@@ -188,7 +188,7 @@ export function createProductsService(deps: Deps) {
     async list(accountId: string, q: ProductListQuery) {
       const needle = q.q?.toLowerCase();
       return paginate({
-        index: await indexOf(accountId),
+        index: await store.listing(accountId),
         codec: deps.cursors,
         sort: q.sort,
         cursor: q.cursor,
