@@ -196,7 +196,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
     async deliveries(appId: string, id: string, q: DeliveryListQuery) {
       await requireEndpoint(appId, id);
       return paginate({
-        index: await store.deliveryIndex(id),
+        index: await store.deliveryListing(id),
         codec: deps.cursors,
         sort: "-created_at",
         cursor: q.cursor,

@@ -154,6 +154,8 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     },
 
     deliveryIndex,
+    /** The delivery index for a list: answers from a restoring snapshot's newest blocks when they hold the page. */
+    deliveryListing: (endpointId: string) => indexes.listing(`${DELIVERIES}:${endpointId}`, toDeliveryEntry),
     /** A new endpoint has no deliveries: its index starts empty instead of being read from storage. */
     seedDeliveryIndex: (endpointId: string) => indexes.seedEmpty(`${DELIVERIES}:${endpointId}`),
     async readDelivery(endpointId: string, id: string): Promise<DeliveryRecord | null> {
