@@ -118,9 +118,16 @@ describe.skipIf(!redisAvailable).each([2, 3])(`SIGKILL of one of %i processes un
     });
 
     const survivors = cluster.nodes.filter((n) => n.alive);
+    // What the processes logged as unexpected (a job or deployment that failed with internal_error logs why).
+    const logged = cluster.nodes.flatMap((n) =>
+      n.proc.stderr
+        .split(/\n(?=\S)/)
+        .filter((entry) => entry.startsWith("[lp] "))
+        .map((entry) => `process ${n.index}: ${entry.split("\n").slice(0, 5).join(" ")}`),
+    );
     for (const node of survivors) {
       const check = await checkLedger(node.api, ledger);
-      expect(check.violations, `process ${node.index}`).toEqual([]);
+      expect(check.violations, `process ${node.index}; logged: ${logged.join(" | ") || "nothing"}`).toEqual([]);
     }
     // No disagreeing records: every survivor gives the same answer for every record (its own address aside).
     const disagreements: string[] = [];
