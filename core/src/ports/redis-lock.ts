@@ -13,7 +13,11 @@ export interface RedisLockOptions {
   prefix?: string;
   /** Lease of a grant, renewed every third of it while `fn` runs. 10 s by default. */
   leaseMs?: number;
-  /** Longest a caller waits for a busy key before `service_unavailable`. 10 s by default. */
+  /**
+   * Longest a caller waits for a busy key before `service_unavailable`. By default the lease plus 5 s: a key a
+   * killed process held frees itself within one lease, so a request or background step behind it waits it out
+   * instead of failing (with a wait equal to the lease, a loaded machine's delays could tip it over).
+   */
   waitMs?: number;
   /** Jitter source in [0, 1). */
   random?: () => number;
@@ -65,7 +69,7 @@ export function lockUnavailable(message: string): LpError {
 export function createRedisLock(options: RedisLockOptions): Lock & { close(): Promise<void> } {
   const prefix = options.prefix ?? "";
   const leaseMs = options.leaseMs ?? 10_000;
-  const waitMs = options.waitMs ?? 10_000;
+  const waitMs = options.waitMs ?? leaseMs + 5_000;
   const random = options.random ?? cryptoIds.random;
   const log = options.log ?? ((m: string) => console.error(m));
   const fence = `${prefix}lock-fence`;
