@@ -13,6 +13,9 @@ export interface Row {
 }
 
 /** Formats a number with a fixed count of decimals and thousands separators. */
+/** The middle value of `values` (the upper one of an even count); NaN for none. */
+export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
 export const fmt = (n: number, decimals = 0) =>
   Number.isFinite(n) ? n.toLocaleString("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals }) : "n/a";
 

@@ -2,7 +2,7 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { createAccessLog } from "../../server/src/http/access-log.js";
 import { processCpuMs } from "../lib/proc-cpu.js";
-import { fmt, type Row } from "../lib/table.js";
+import { median, fmt, type Row } from "../lib/table.js";
 import { runWrk } from "../lib/wrk.js";
 
 /** A served `lp serve` as `access-log.ts` starts it. */
@@ -11,8 +11,6 @@ interface Target {
   headers: Record<string, string>;
   pid?: number;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /**
  * The log's cost measured with both servers under load at the same time: one wrk (-t1 -c16) each, started

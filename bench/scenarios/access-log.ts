@@ -5,7 +5,7 @@ import { loopHookFlags, ROOT, startChild, type Child } from "../lib/child.js";
 import { childProbe, describeLoop } from "../lib/loop-delay.js";
 import type { BenchContext } from "../lib/context.js";
 import { runLoad, warmUp } from "../lib/load.js";
-import { fmt, type Row } from "../lib/table.js";
+import { median, fmt, type Row } from "../lib/table.js";
 import { processCpuMs } from "../lib/proc-cpu.js";
 import { runWrk, wrkAvailable } from "../lib/wrk.js";
 import { pairedLogCost } from "./access-log-paired.js";
@@ -19,8 +19,6 @@ interface Served {
   pid?: number;
   stop(): Promise<void>;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** The built `lp serve --storage memory` (stderr, with the access log, to a file as `2> serve.log` would), and one product to GET. */
 async function serve(ctx: BenchContext, quiet: boolean): Promise<Served> {

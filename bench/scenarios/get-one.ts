@@ -2,7 +2,7 @@ import { startChild, type Child } from "../lib/child.js";
 import { describeLoop, type LoopProbe } from "../lib/loop-delay.js";
 import type { BenchContext } from "../lib/context.js";
 import { runLoad, warmUp, type LoadResult } from "../lib/load.js";
-import { fmt, type Row } from "../lib/table.js";
+import { median, fmt, type Row } from "../lib/table.js";
 
 interface Target {
   name: string;
@@ -11,8 +11,6 @@ interface Target {
   /** lp's servers: their event loop is watched over each measured run. */
   probe?: LoopProbe;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
  * GET one product on lp (memory and fs storage) against its two anchors: a bare h3 app answering from a Map

@@ -1,12 +1,10 @@
 import { startChild, type Child } from "../lib/child.js";
 import type { BenchContext } from "../lib/context.js";
 import { runLoad, warmUp, type LoadResult } from "../lib/load.js";
-import { fmt, type Row } from "../lib/table.js";
+import { median, fmt, type Row } from "../lib/table.js";
 import { childProbe, describeLoop } from "../lib/loop-delay.js";
 import { commandsPerRequest, measureRedisOps, POST_BODY, startBenchRedis, startLpOnRedis, redisMissing, type LpInfo } from "./redis-tools.js";
 import type { RedisServer } from "../../core/src/testing/redis-server.js";
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
  * One lp process on Redis against memory and fs in the same run: GET one product (interleaved rounds, as

@@ -4,11 +4,9 @@ import { join } from "node:path";
 import { ROOT } from "../lib/root.js";
 import type { BenchContext } from "../lib/context.js";
 import { processCpuMs } from "../lib/proc-cpu.js";
-import { fmt, type Row } from "../lib/table.js";
+import { median, fmt, type Row } from "../lib/table.js";
 
 const CLI = join(ROOT, "cli/dist/bin.js");
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
 /** Wall time of a command run to completion, in ms. */
 function timeRun(args: string[]): number {
   const t0 = performance.now();

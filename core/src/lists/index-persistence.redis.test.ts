@@ -30,6 +30,14 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
     await writer.stores.batch(Array.from({ length: count }, (_, i) => ({ key: keyOf(i + 1), value: item(i + 1) })));
     return { prefix, writer };
   };
+  // Seeded, then listed by a first process and persisted at its flush: the snapshot a test restarts from.
+  const persisted = async (count: number, feedMaxLength?: number) => {
+    const seed = await seeded(count, feedMaxLength);
+    const first = await processOn(seed.prefix, feedMaxLength);
+    await list(first.registry);
+    await first.registry.flush();
+    return seed;
+  };
 
   beforeAll(async () => {
     server = await startRedisServer({ appendfsync: "everysec" });
@@ -42,10 +50,7 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
   });
 
   it("a process restores the index from the snapshot and the feed after it, reading no record", async () => {
-    const { prefix, writer } = await seeded(30);
-    const first = await processOn(prefix);
-    await list(first.registry);
-    await first.registry.flush();
+    const { prefix, writer } = await persisted(30);
     // Changes after the snapshot, by another process: the next start learns them from the feed.
     await writer.stores.data.setItem(keyOf(31), item(31));
     await writer.stores.data.setItem(keyOf(4), item(4, "renamed"));
@@ -78,10 +83,7 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
   });
 
   it("is rebuilt when the feed was trimmed past the snapshot, or the snapshot is damaged", async () => {
-    const { prefix, writer } = await seeded(10, 5);
-    const first = await processOn(prefix, 5);
-    await list(first.registry);
-    await first.registry.flush();
+    const { prefix, writer } = await persisted(10, 5);
     // More changes than the feed keeps: what happened after the snapshot can no longer be replayed.
     // (Redis trims `MAXLEN ~` by whole stream nodes of 100 entries: write a few hundred.)
     for (let i = 11; i <= 400; i += 30) await writer.stores.batch(Array.from({ length: 30 }, (_, k) => ({ key: keyOf(i + k), value: item(i + k) })));
@@ -101,10 +103,7 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
   });
 
   it("is rebuilt when the feed no longer holds the snapshot's position (a feed recreated since)", async () => {
-    const { prefix, writer } = await seeded(10);
-    const first = await processOn(prefix);
-    await list(first.registry);
-    await first.registry.flush();
+    const { prefix, writer } = await persisted(10);
     // The records change and the stream is replaced by a new one that cannot say what changed before it.
     await writer.stores.data.removeItem(keyOf(3));
     const ioredis = (await import("ioredis")).default;
@@ -124,10 +123,7 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
   });
 
   it("a list while the index is restored answers with the feed's changes since the snapshot, and waits once another arrives", async () => {
-    const { prefix, writer } = await seeded(3000);
-    const first = await processOn(prefix);
-    await list(first.registry);
-    await first.registry.flush();
+    const { prefix, writer } = await persisted(3000);
     // After the snapshot: a newer item, one of the newest renamed and one removed, an old one removed.
     await writer.stores.data.setItem(keyOf(3500), item(3500));
     await writer.stores.data.setItem(keyOf(3000), item(3000, "renamed"));
