@@ -10,7 +10,7 @@ const COUNT = 3000;
 
 /** Snapshots kept in memory, at a token that never changes (the records are not touched behind the registry). */
 function memorySnapshots(): IndexSnapshotStore {
-  const files = new Map<string, string>();
+  const files = new Map<string, Buffer | string>();
   return {
     stamp: async () => ({ token: "t1", settled: true }),
     read: async (prefix) => (files.has(prefix) ? Buffer.from(files.get(prefix)!) : null),
