@@ -8,6 +8,14 @@ export const SNAPSHOT_FORMAT = 2;
 const BLOCK = 1024;
 
 
+/** A snapshot's bytes as a store is handed them: whole, or the pieces that make them, in order. */
+export type SnapshotBytes = string | Buffer | readonly Buffer[];
+
+/** {@link SnapshotBytes} as one buffer (for stores that keep a snapshot whole, and tests). */
+export function snapshotBuffer(bytes: SnapshotBytes): Buffer {
+  return typeof bytes === "string" ? Buffer.from(bytes, "utf8") : Buffer.isBuffer(bytes) ? bytes : Buffer.concat(bytes as readonly Buffer[]);
+}
+
 /**
  * Where a store keeps the persisted list indexes: the text of one snapshot per storage prefix. Snapshots
  * are derived data: losing one costs a rebuild, never a record. Each is checked before it is used.
@@ -24,8 +32,8 @@ export interface IndexSnapshotStore {
   read(prefix: string): Promise<Buffer | null>;
   /** The snapshot of `prefix` to be read in ranges (Redis: the newest blocks first), or null when there is none. */
   open?(prefix: string): Promise<SnapshotSource | null>;
-  /** Replaces the snapshot of `prefix` with `bytes` (what {@link encodeSnapshot} made). */
-  write(prefix: string, bytes: Buffer | string): Promise<void>;
+  /** Replaces the snapshot of `prefix` with `bytes` (what {@link encodeSnapshotParts} made: the pieces in order). */
+  write(prefix: string, bytes: SnapshotBytes): Promise<void>;
   remove(prefix: string): Promise<void>;
   removeAll(): Promise<void>;
 }
@@ -108,6 +116,15 @@ export function pacer(): () => Promise<void> {
  * do not all have the same fields (nothing is persisted then).
  */
 export async function encodeSnapshot(prefix: string, shape: string, token: string, entries: readonly IndexEntry[]): Promise<Buffer> {
+  return Buffer.concat(await encodeSnapshotParts(prefix, shape, token, entries));
+}
+
+/**
+ * The bytes of {@link encodeSnapshot} as the pieces they are made of (the header, then a line break and a
+ * block per block), never joined: a store writes them one after the other, so no turn of the event loop
+ * copies the megabytes of a large index at once.
+ */
+export async function encodeSnapshotParts(prefix: string, shape: string, token: string, entries: readonly IndexEntry[]): Promise<Buffer[]> {
   const fields = entries.length > 0 ? Object.keys(entries[0]!) : ["id", "created_at"];
   const lines: Buffer[] = [];
   const sizes: number[] = [];
@@ -127,7 +144,7 @@ export async function encodeSnapshot(prefix: string, shape: string, token: strin
   const parts: Buffer[] = [Buffer.from(JSON.stringify(header), "utf8")];
   for (const line of lines) parts.push(LINE_BREAK, line);
   if (lines.length === 0) parts.push(LINE_BREAK);
-  return Buffer.concat(parts);
+  return parts;
 }
 
 
