@@ -6,8 +6,8 @@ import { pacer, yieldToLoop } from "./index-snapshot.js";
 
 /** Records read at once while building, and entries sorted or merged between two yields. */
 const READ_BATCH = 64;
-const RUN = 4096;
-const MERGE_STEP = 32_768;
+const RUN = 2048;
+const MERGE_STEP = 16_384;
 
 /**
  * Sorts `items` in slices that yield to the event loop: runs of {@link RUN} sorted in place, then merged
