@@ -8,12 +8,12 @@
  * One-off, not in `npm run bench`; figures in docs/performance.md. Starts its own redis-server.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createStores } from "../core/src/index.js";
 import { startRedisServer } from "../core/src/testing/redis-server.js";
+import { seedFsProducts, seedRedisProducts } from "./lib/restart-seed.js";
 
 const count = Number(process.argv[2] ?? 100_000);
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -101,12 +101,6 @@ async function measure(running: Running) {
   return `first list ${first.toFixed(0)} ms, /healthz max ${healthMax.toFixed(0)} ms, event loop max block ${eld.max.toFixed(0)} ms, second list ${(performance.now() - t2).toFixed(1)} ms`;
 }
 
-const record = (account: string, i: number) => {
-  const id = `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
-  const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
-  return { id, account_id: account, title: `Product ${i}`, description: `A product for the restart benchmark, number ${i}.`, price: 10 + (i % 90), original_price: null, delivery_price: null, product_type: i % 3 ? "physical" : "service", images: [], checkout_fields: null, created_at: at, updated_at: at, deleted_at: null };
-};
-
 async function run(kind: "fs" | "redis", args: string[], seed: (account: string) => Promise<void>) {
   const lines: string[] = [];
   const first = await serve(args, `${kind}-0`);
@@ -126,29 +120,13 @@ const rows: string[] = [];
 try {
   const dataDir = join(work, "fs-data");
   rows.push(
-    ...(await run("fs", ["--storage", "fs", "--data-dir", dataDir], async (account) => {
-      // Written straight to the folder (no fsync per record): the server reads them as any others.
-      const dir = join(dataDir, "data", "acct", account, "products");
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      for (let i = 0; i < count; i++) {
-        const r = record(account, i);
-        writeFileSync(join(dir, r.id), JSON.stringify(r), { mode: 0o600 });
-      }
-    })),
+    ...(await run("fs", ["--storage", "fs", "--data-dir", dataDir], async (account) => seedFsProducts(dataDir, account, count))),
   );
   const redis = await startRedisServer({ appendfsync: "everysec" });
   try {
     const redisDir = join(work, "redis-data");
     rows.push(
-      ...(await run("redis", ["--storage", "redis", "--redis-url", redis.url, "--data-dir", redisDir], async (account) => {
-        const stores = createStores("redis", { url: redis.url });
-        for (let start = 0; start < count; start += 500) {
-          const ops = [];
-          for (let i = start; i < Math.min(count, start + 500); i++) ops.push({ key: `acct:${account}:products:${record(account, i).id}`, value: record(account, i) });
-          await stores.batch(ops);
-        }
-        await stores.dispose();
-      })),
+      ...(await run("redis", ["--storage", "redis", "--redis-url", redis.url, "--data-dir", redisDir], (account) => seedRedisProducts(redis.url, account, count))),
     );
   } finally {
     await redis.dispose();

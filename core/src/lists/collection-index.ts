@@ -45,14 +45,14 @@ export class CollectionIndex<E extends IndexEntry> {
   /**
    * An index of entries already in `created_at` order (a persisted snapshot): no sort, so loading a large
    * collection never holds the event loop for a sort, and `pause` (a yield to the event loop) is awaited every
-   * few thousand entries. Null when the entries are not in that order or an id repeats: the caller rebuilds
+   * 1,024 entries. Null when the entries are not in that order or an id repeats: the caller rebuilds
    * instead of trusting them.
    */
   static async fromSorted<E extends IndexEntry>(entries: E[], pause?: () => Promise<void>): Promise<CollectionIndex<E> | null> {
     const builder = CollectionIndex.inOrder<E>();
     for (let i = 0; i < entries.length; i++) {
       if (!builder.add(entries[i]!)) return null;
-      if (pause && i % 4096 === 4095) await pause();
+      if (pause && i % 1024 === 1023) await pause();
     }
     return builder.done();
   }

@@ -1,12 +1,13 @@
 import type { Storage } from "unstorage";
+import { directKeys } from "../storage/key-chunks.js";
 import { skipUnreadable } from "../storage/record-check.js";
 import { CollectionIndex, compareByCreated, type IndexEntry } from "./collection-index.js";
-import { yieldToLoop } from "./index-snapshot.js";
+import { pacer, yieldToLoop } from "./index-snapshot.js";
 
 /** Records read at once while building, and entries sorted or merged between two yields. */
 const READ_BATCH = 64;
-const RUN = 4096;
-const MERGE_STEP = 32_768;
+const RUN = 2048;
+const MERGE_STEP = 16_384;
 
 /**
  * Sorts `items` in slices that yield to the event loop: runs of {@link RUN} sorted in place, then merged
@@ -43,19 +44,27 @@ export async function sortYielding<T>(items: T[], compare: (a: T, b: T) => numbe
  * An unreadable record is left out of the list (the guarded store has named it in the log).
  */
 export async function buildIndex(storage: Storage, prefix: string, toEntry: (record: unknown) => IndexEntry | null): Promise<CollectionIndex<IndexEntry>> {
-  const keys = await storage.getKeys(prefix);
-  await yieldToLoop();
-  const depth = prefix.split(":").filter(Boolean).length + 1;
-  const direct = keys.filter((k) => k.split(":").length === depth);
   // By id, the last record read wins, as upserts in turn would: ids are then unique in the sorted list.
   const byId = new Map<string, IndexEntry>();
-  for (let i = 0; i < direct.length; i += READ_BATCH) {
-    const batch = await Promise.all(direct.slice(i, i + READ_BATCH).map((k) => skipUnreadable(storage.getItem(k))));
-    for (const record of batch) {
-      const entry = record ? toEntry(record) : null;
-      if (entry) byId.set(entry.id, entry);
+  const pace = pacer();
+  // The keys arrive a chunk at a time with turns of the loop between them (`directKeys`), never all at once.
+  for await (const keys of directKeys(storage, prefix)) {
+    for (let i = 0; i < keys.length; i += READ_BATCH) {
+      const reads: Promise<unknown>[] = [];
+      for (const key of keys.slice(i, i + READ_BATCH)) {
+        const read = skipUnreadable(storage.getItem(key));
+        // Handled by Promise.all below; a failure must not count as unhandled while the loop turns meanwhile.
+        read.catch(() => {});
+        reads.push(read);
+        // On fs small records are read synchronously: on a cold disk a batch may take a while to issue.
+        await pace();
+      }
+      for (const record of await Promise.all(reads)) {
+        const entry = record ? toEntry(record) : null;
+        if (entry) byId.set(entry.id, entry);
+      }
+      await yieldToLoop();
     }
-    await yieldToLoop();
   }
   const sorted = await sortYielding([...byId.values()], compareByCreated);
   const index = await CollectionIndex.fromSorted(sorted, yieldToLoop);

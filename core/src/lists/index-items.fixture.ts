@@ -1,4 +1,5 @@
 import type { Storage } from "unstorage";
+import { CollectionIndex, type IndexEntry } from "./collection-index.js";
 
 /** Records of a made-up collection for the persisted-index tests (fs and Redis): sortable, and removable by `gone`. */
 export interface Item {
@@ -34,4 +35,25 @@ export function countingReads(storage: Storage): { data: Storage; reads: () => n
     },
   }) as Storage;
   return { data, reads: () => reads };
+}
+
+/**
+ * The index made the plain way: every key `getKeys` lists at the prefix's depth, each record read and
+ * upserted. What {@link buildIndex} must give, however it lists and reads.
+ */
+export async function referenceIndex(storage: Storage, prefix: string): Promise<IndexEntry[]> {
+  const depth = prefix.split(":").length + 1;
+  const index = new CollectionIndex<IndexEntry>();
+  for (const key of (await storage.getKeys(prefix)).filter((k) => k.split(":").length === depth)) {
+    const entry = toEntry((await storage.getItem(key)) as Item);
+    if (entry) index.upsert(entry);
+  }
+  return index.entriesByCreated();
+}
+
+/** Items 1..count under {@link PREFIX} (every seventh gone), and records of neighbouring collections. */
+export async function seedItems(storage: Storage, count: number): Promise<void> {
+  for (let i = 1; i <= count; i++) await storage.setItem(keyOf(i), i % 7 === 0 ? { ...item(i), gone: true } : item(i));
+  await storage.setItem(`${PREFIX}x:other`, item(count + 1));
+  await storage.setItem(`acct:b:items:${item(count + 2).id}`, item(count + 2));
 }

@@ -3,18 +3,18 @@ import { describe, expect, it } from "vitest";
 import { CollectionIndex, type IndexEntry, type IndexQuery } from "./collection-index.js";
 import { countingReads, item, keyOf, PREFIX, toEntry } from "./index-items.fixture.js";
 import { IndexRegistry, type IndexListing } from "./index-registry.js";
-import type { IndexSnapshotStore } from "./index-snapshot.js";
+import { snapshotBuffer, type IndexSnapshotStore } from "./index-snapshot.js";
 
 // Below 3,600: the fixture's creation times wrap after that.
 const COUNT = 3000;
 
 /** Snapshots kept in memory, at a token that never changes (the records are not touched behind the registry). */
 function memorySnapshots(): IndexSnapshotStore {
-  const files = new Map<string, string>();
+  const files = new Map<string, Buffer>();
   return {
     stamp: async () => ({ token: "t1", settled: true }),
-    read: async (prefix) => (files.has(prefix) ? Buffer.from(files.get(prefix)!) : null),
-    write: async (prefix, text) => void files.set(prefix, text),
+    read: async (prefix) => files.get(prefix) ?? null,
+    write: async (prefix, bytes) => void files.set(prefix, snapshotBuffer(bytes)),
     remove: async (prefix) => void files.delete(prefix),
     removeAll: async () => files.clear(),
   };

@@ -1,10 +1,11 @@
+import { Redis } from "ioredis";
 import type { Storage } from "unstorage";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createStores, type Stores } from "../storage/create-storage.js";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
 import { CollectionIndex } from "./collection-index.js";
 import { IndexRegistry } from "./index-registry.js";
-import { decodeBlock, encodeSnapshot, openSnapshot } from "./index-snapshot.js";
+import { decodeBlock, encodeSnapshot, encodeSnapshotParts, openSnapshot } from "./index-snapshot.js";
 import { countingReads, item, keyOf, PREFIX, toEntry, type Item } from "./index-items.fixture.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the persisted list indexes on Redis"));
@@ -165,5 +166,24 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
     const reopened = openSnapshot((await snapshots.open!(PREFIX))!, PREFIX, "s")!;
     expect(reopened.token).toBe("t2");
     expect(await decodeBlock(reopened, 1)).toEqual(after.slice(1024, 2048));
+  });
+
+  it("a snapshot larger than one write is written through a staging key: whole, without expiry, nothing left behind", async () => {
+    const prefix = `ip${++run}:`;
+    const stores = createStores("redis", { url: server.url, prefix });
+    opened.push(stores);
+    const entries = Array.from({ length: 3500 }, (_, i) => ({ ...toEntry(item(i + 1))!, title: `item ${i + 1} with words enough to make each block long` }));
+    const parts = await encodeSnapshotParts(PREFIX, "s", "t1", entries);
+    const whole = Buffer.concat(parts);
+    expect(whole.length).toBeGreaterThan(256 << 10);
+    await stores.indexSnapshots!.write(PREFIX, parts);
+    expect((await stores.indexSnapshots!.read(PREFIX))?.equals(whole)).toBe(true);
+    const client = new Redis(server.url);
+    try {
+      expect(await client.keys(`${prefix}ix:*`)).toEqual([`${prefix}ix:${PREFIX}`]);
+      expect(await client.ttl(`${prefix}ix:${PREFIX}`)).toBe(-1);
+    } finally {
+      client.disconnect();
+    }
   });
 });

@@ -2,7 +2,7 @@ import type { Storage } from "unstorage";
 import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
 import type { CollectionIndex, IndexEntry } from "./collection-index.js";
 import { buildIndex } from "./index-build.js";
-import { bytesSource, encodeSnapshot, entryShape, openSnapshot, yieldToLoop, type IndexSnapshotStore } from "./index-snapshot.js";
+import { bytesSource, encodeSnapshotParts, entryShape, openSnapshot, yieldToLoop, type IndexSnapshotStore } from "./index-snapshot.js";
 import { RestoringIndex } from "./restoring-index.js";
 
 type ToEntry = (record: unknown) => IndexEntry | null;
@@ -104,7 +104,7 @@ async function changesSince(feed: ChangeFeed, prefix: string, token: string): Pr
 
 /** Writes the snapshot of `entries` (in `created_at` order, valid at `token`) for `prefix`. */
 export async function persistIndex(store: IndexSnapshotStore, prefix: string, toEntry: ToEntry, token: string, entries: readonly IndexEntry[]): Promise<void> {
-  await store.write(prefix, await encodeSnapshot(prefix, entryShape(toEntry), token, entries));
+  await store.write(prefix, await encodeSnapshotParts(prefix, entryShape(toEntry), token, entries));
 }
 
 /** What {@link loadIndex} works with. */

@@ -8,6 +8,14 @@ export const SNAPSHOT_FORMAT = 2;
 const BLOCK = 1024;
 
 
+/** A snapshot's bytes as a store is handed them: whole, or the pieces that make them, in order. */
+export type SnapshotBytes = string | Buffer | readonly Buffer[];
+
+/** {@link SnapshotBytes} as one buffer (for stores that keep a snapshot whole, and tests). */
+export function snapshotBuffer(bytes: SnapshotBytes): Buffer {
+  return typeof bytes === "string" ? Buffer.from(bytes, "utf8") : Buffer.isBuffer(bytes) ? bytes : Buffer.concat(bytes as readonly Buffer[]);
+}
+
 /**
  * Where a store keeps the persisted list indexes: the text of one snapshot per storage prefix. Snapshots
  * are derived data: losing one costs a rebuild, never a record. Each is checked before it is used.
@@ -24,7 +32,8 @@ export interface IndexSnapshotStore {
   read(prefix: string): Promise<Buffer | null>;
   /** The snapshot of `prefix` to be read in ranges (Redis: the newest blocks first), or null when there is none. */
   open?(prefix: string): Promise<SnapshotSource | null>;
-  write(prefix: string, text: string): Promise<void>;
+  /** Replaces the snapshot of `prefix` with `bytes` (what {@link encodeSnapshotParts} made: the pieces in order). */
+  write(prefix: string, bytes: SnapshotBytes): Promise<void>;
   remove(prefix: string): Promise<void>;
   removeAll(): Promise<void>;
 }
@@ -64,6 +73,7 @@ export function bytesSource(bytes: Buffer): SnapshotSource {
 const blockHash = (bytes: Buffer | string) => createHash("sha256").update(bytes).digest("hex").slice(0, 32);
 
 const NEWLINE = 0x0a;
+const LINE_BREAK = Buffer.from([NEWLINE]);
 
 const shapes = new WeakMap<object, string>();
 
@@ -97,16 +107,26 @@ export function pacer(): () => Promise<void> {
 }
 
 /**
- * The text of a snapshot (format 2): one header line (format, prefix, entry shape, token, the entries' field
- * names, count, block size, and each block's length and SHA-256), then one line per block of {@link BLOCK}
- * entries in `created_at` order: a JSON array holding one array of values per field (columns, so no key and
- * no bracket is repeated per entry, and one `JSON.parse` reads a block). Each block is checked on its own, so
- * the newest can be read and trusted first. Encoded in slices that yield. Throws when the entries do not all
- * have the same fields (nothing is persisted then).
+ * The bytes of a snapshot (format 2, UTF-8 text): one header line (format, prefix, entry shape, token, the
+ * entries' field names, count, block size, and each block's length and SHA-256), then one line per block of
+ * {@link BLOCK} entries in `created_at` order: a JSON array holding one array of values per field (columns,
+ * so no key and no bracket is repeated per entry, and one `JSON.parse` reads a block). Each block is checked
+ * on its own, so the newest can be read and trusted first. Encoded in slices that yield, each block made
+ * bytes as it is encoded: megabytes of text are never turned into bytes in one turn. Throws when the entries
+ * do not all have the same fields (nothing is persisted then).
  */
-export async function encodeSnapshot(prefix: string, shape: string, token: string, entries: readonly IndexEntry[]): Promise<string> {
+export async function encodeSnapshot(prefix: string, shape: string, token: string, entries: readonly IndexEntry[]): Promise<Buffer> {
+  return Buffer.concat(await encodeSnapshotParts(prefix, shape, token, entries));
+}
+
+/**
+ * The bytes of {@link encodeSnapshot} as the pieces they are made of (the header, then a line break and a
+ * block per block), never joined: a store writes them one after the other, so no turn of the event loop
+ * copies the megabytes of a large index at once.
+ */
+export async function encodeSnapshotParts(prefix: string, shape: string, token: string, entries: readonly IndexEntry[]): Promise<Buffer[]> {
   const fields = entries.length > 0 ? Object.keys(entries[0]!) : ["id", "created_at"];
-  const lines: string[] = [];
+  const lines: Buffer[] = [];
   const sizes: number[] = [];
   const hashes: string[] = [];
   const pace = pacer();
@@ -114,15 +134,19 @@ export async function encodeSnapshot(prefix: string, shape: string, token: strin
     const block = entries.slice(i, i + BLOCK);
     const columns = fields.map((field) => block.map((entry) => (entry[field] === undefined ? fail() : entry[field])));
     for (const entry of block) if (Object.keys(entry).length !== fields.length) fail();
-    const line = JSON.stringify(columns);
+    const line = Buffer.from(JSON.stringify(columns), "utf8");
     lines.push(line);
-    sizes.push(Buffer.byteLength(line));
+    sizes.push(line.length);
     hashes.push(blockHash(line));
     await pace();
   }
   const header: Header = { lp_index: SNAPSHOT_FORMAT, prefix, shape, token, fields, count: entries.length, block: BLOCK, sizes, hashes };
-  return `${JSON.stringify(header)}\n${lines.join("\n")}`;
+  const parts: Buffer[] = [Buffer.from(JSON.stringify(header), "utf8")];
+  for (const line of lines) parts.push(LINE_BREAK, line);
+  if (lines.length === 0) parts.push(LINE_BREAK);
+  return parts;
 }
+
 
 const fail = (): never => {
   throw new Error("index entries of different shapes");

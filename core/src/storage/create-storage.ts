@@ -9,6 +9,7 @@ import { createRedisStores, type RedisStoreOptions } from "./redis-stores.js";
 import { replaceFsStores, settleFsReplace } from "./fs-replace.js";
 import type { IndexSnapshotStore } from "../lists/index-snapshot.js";
 import { fsIndexSnapshots } from "./fs-index-snapshots.js";
+import { attachKeyChunks } from "./key-chunks.js";
 
 /** The storage kinds `lp serve --storage` accepts. */
 export type StorageKind = "memory" | "fs" | "redis";
@@ -153,6 +154,8 @@ export function toStorage(driver: Driver): Storage {
       return Promise.reject(error);
     }
   };
+  // Index builds list one collection in chunks through the driver, when it can (`directKeys`).
+  attachKeyChunks(storage, driver);
   const clearAll = storage.clear.bind(storage);
   storage.clear = async (base?: string, opts?: Record<string, unknown>) => {
     if (!base || !normalizeBaseKey(base)) return clearAll(base, opts);

@@ -5,6 +5,7 @@ import { defineDriver, normalizeKey } from "unstorage";
 import type { BatchOp } from "./create-storage.js";
 import { DIR_MODE, readFileOrNull, writeFileAtomic } from "./fs-io.js";
 import { writeGroup } from "./fs-group-write.js";
+import { walkKeyChunks } from "./fs-key-walk.js";
 import { createReadCache } from "./read-cache.js";
 
 /** Options of {@link fsDurableDriver}. */
@@ -155,6 +156,10 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
       if (dirParts.length > 0 && !isDirSync(asFolder)) dirParts = dirParts.slice(0, -1);
       await walk(join(base, ...dirParts), dirParts.join(":"), out);
       return clean ? out.filter((k) => k.startsWith(clean)) : out;
+    },
+    /** `getKeys(prefix)` read and handed over a chunk at a time (`key-chunks.ts`), for index builds. */
+    directKeyChunks(prefix: string): AsyncIterable<string[]> {
+      return walkKeyChunks(base, prefix, TMP_DIR);
     },
     async clear(prefix) {
       const clean = (prefix ?? "").split(":").filter(Boolean);

@@ -1,5 +1,5 @@
 import { closeSync, fdatasync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
-import { open, readFile } from "node:fs/promises";
+import { open, readFile, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { promisify } from "node:util";
 
@@ -17,6 +17,11 @@ const fdatasyncAsync = promisify(fdatasync);
 export const FILE_MODE = 0o600;
 /** Folders of the data dir, likewise. */
 export const DIR_MODE = 0o700;
+
+/** Writes all of `piece` at the handle's position (a write may take fewer bytes than it is given). */
+async function writeAll(handle: FileHandle, piece: Uint8Array): Promise<void> {
+  for (let at = 0; at < piece.byteLength; ) at += (await handle.write(piece, at, piece.byteLength - at)).bytesWritten;
+}
 
 /** The bytes of `path`, or null when it is missing or a folder. */
 export async function readFileOrNull(path: string, isMissing: (error: unknown) => boolean): Promise<Buffer | null> {
@@ -40,12 +45,15 @@ export async function readFileOrNull(path: string, isMissing: (error: unknown) =
 /**
  * Writes `data` to `tmp`, flushes it to disk when `flush` is set (the one step left asynchronous for
  * small files: it waits on the device), then renames it over `target`, creating folders as needed.
- * On failure the temporary file is removed.
+ * On failure the temporary file is removed. `data` may be pieces written one after the other (a large
+ * snapshot is never joined into one buffer first).
  */
-export async function writeFileAtomic(target: string, tmp: string, data: string | Uint8Array, flush: boolean): Promise<void> {
+export async function writeFileAtomic(target: string, tmp: string, data: string | Uint8Array | readonly Uint8Array[], flush: boolean): Promise<void> {
   try {
-    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-    if (bytes.byteLength <= SYNC_IO_LIMIT) {
+    const pieces = typeof data === "string" || !Array.isArray(data) ? null : (data as readonly Uint8Array[]);
+    const length = pieces ? pieces.reduce((sum, piece) => sum + piece.byteLength, 0) : 0;
+    const bytes = pieces ? (length <= SYNC_IO_LIMIT ? Buffer.concat(pieces) : null) : typeof data === "string" ? Buffer.from(data, "utf8") : (data as Uint8Array);
+    if (bytes && bytes.byteLength <= SYNC_IO_LIMIT) {
       const fd = openSync(tmp, "w", FILE_MODE);
       try {
         writeFileSync(fd, bytes);
@@ -56,7 +64,8 @@ export async function writeFileAtomic(target: string, tmp: string, data: string 
     } else {
       const handle = await open(tmp, "w", FILE_MODE);
       try {
-        await handle.writeFile(bytes);
+        if (bytes) await handle.writeFile(bytes);
+        else for (const piece of pieces!) await writeAll(handle, piece);
         if (flush) await handle.datasync();
       } finally {
         await handle.close();

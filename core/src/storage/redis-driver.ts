@@ -15,6 +15,8 @@ export interface IfAbsentOptions {
 }
 
 const CLEAR_CHUNK = 500;
+/** Members asked for per SSCAN call when listing one collection in chunks. */
+const SCAN_COUNT = 1000;
 
 /**
  * An unstorage driver on Redis. Each write is one atomic script run (redis-keys.ts): the record, the key sets
@@ -47,6 +49,20 @@ export const redisDriver = defineDriver((options: RedisDriverOptions) => {
       setValue(key, Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength), opts),
     removeItem: (key: string) => redisCall(async () => void (await writeOps(client, layout, [{ op: "remove", key: checkKey(key) }]))),
     getKeys: (base: string) => listKeys(base ?? ""),
+    /**
+     * The keys directly under `prefix` (its leaf set), a SSCAN page at a time (`key-chunks.ts`): 100,000 keys
+     * never arrive as one reply parsed in one turn. SSCAN may repeat a member: each is handed over once.
+     */
+    async *directKeyChunks(prefix: string): AsyncGenerator<string[]> {
+      const seen = new Set<string>();
+      let cursor = "0";
+      do {
+        const [next, members] = await redisCall(() => client.sscan(layout.leaves + prefix, cursor, "COUNT", SCAN_COUNT));
+        const fresh = members.filter((key) => !seen.has(key) && (seen.add(key), true));
+        if (fresh.length > 0) yield fresh;
+        cursor = next;
+      } while (cursor !== "0");
+    },
     async clear(base: string) {
       const keys = await listKeys(base ?? "");
       for (let i = 0; i < keys.length; i += CLEAR_CHUNK) {

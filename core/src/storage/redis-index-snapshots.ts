@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
-import type { IndexSnapshotStore, SnapshotSource } from "../lists/index-snapshot.js";
+import { randomUUID } from "node:crypto";
+import { snapshotBuffer, type IndexSnapshotStore, type SnapshotBytes, type SnapshotSource } from "../lists/index-snapshot.js";
 import { redisCall } from "./redis-client.js";
 
 /** Bytes read per GETRANGE: a snapshot of several megabytes never arrives as one reply that holds the loop. */
@@ -40,6 +41,48 @@ async function openRanged(client: Redis, key: string): Promise<SnapshotSource | 
   return { length, head, range: (start, end) => client.getrangeBuffer(key, start, end - 1) };
 }
 
+/** Bytes sent per command when a snapshot is written: a large one is never one command built in one turn. */
+const WRITE_PIECE = 256 << 10;
+/** How long a snapshot being written may be left behind by a process that died while writing it. */
+const STAGING_TTL_S = 600;
+
+/** `pieces` joined into buffers of about {@link WRITE_PIECE} bytes (none split), one at a time as asked for. */
+function* regroup(pieces: readonly Buffer[]): Generator<Buffer> {
+  let group: Buffer[] = [];
+  let size = 0;
+  for (const piece of pieces) {
+    group.push(piece);
+    size += piece.length;
+    if (size < WRITE_PIECE) continue;
+    yield Buffer.concat(group);
+    group = [];
+    size = 0;
+  }
+  if (group.length > 0) yield Buffer.concat(group);
+}
+
+/**
+ * Writes `bytes` at `key`: in one SET when small; otherwise into a staging key (SET, then APPENDs of about
+ * {@link WRITE_PIECE} bytes, each joined only when sent) renamed over `key` at the end, with its expiry
+ * removed in the same transaction. Readers see the old snapshot or the new one, never part of one, and a
+ * process that dies mid-way leaves a staging key that expires.
+ */
+async function writeStaged(client: Redis, key: string, bytes: SnapshotBytes): Promise<void> {
+  const whole = typeof bytes === "string" || Buffer.isBuffer(bytes) ? snapshotBuffer(bytes) : null;
+  const pieces = whole ? [whole] : (bytes as readonly Buffer[]);
+  const total = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  if (total <= WRITE_PIECE) return void (await client.set(key, whole ?? Buffer.concat(pieces)));
+  const staging = `${key}~${randomUUID()}`;
+  let first = true;
+  for (const piece of whole ? [whole] : regroup(pieces)) {
+    if (first) await client.set(staging, piece, "EX", STAGING_TTL_S);
+    else await client.append(staging, piece);
+    first = false;
+  }
+  const done = await client.multi().rename(staging, key).persist(key).exec();
+  for (const [error] of done ?? []) if (error) throw error;
+}
+
 /**
  * Persisted list indexes on Redis: one string per indexed prefix at `<prefix>ix:<indexed prefix>`, beside
  * the records, outside the record namespace (`<prefix>d:`), so listings, exports and `lp doctor` never see
@@ -55,7 +98,7 @@ export function redisIndexSnapshots(client: Redis, prefix: string): IndexSnapsho
         const source = await openRanged(client, keyOf(indexed));
         return source && { ...source, range: (start, end) => redisCall(() => source.range(start, end)) };
       }),
-    write: (indexed, text) => redisCall(async () => void (await client.set(keyOf(indexed), text))),
+    write: (indexed, bytes) => redisCall(() => writeStaged(client, keyOf(indexed), bytes)),
     remove: (indexed) => redisCall(async () => void (await client.del(keyOf(indexed)))),
     removeAll: () =>
       redisCall(async () => {

@@ -1,0 +1,128 @@
+/**
+ * What holds the event loop while a restarted server rebuilds a list index with no persisted snapshot:
+ * `npx tsx bench/profile-restart.ts fs|redis [count]` (default 100000; build first: it runs the built CLI).
+ * Writes `count` products into one account, starts `lp serve` under the V8 profiler (`--cpu-prof`, a sample
+ * every 250 µs) with a 1 ms timer preloaded that notes every tick more than 30 ms late, lists the products
+ * once, and stops the server. For each late tick after Ready it prints its length, the CPU the server's
+ * main thread was seen running inside it (its samples other than idle, 250 µs each), and the functions it
+ * was running: a late tick with little CPU in it is time the process spent waiting for a core.
+ * One-off, not in `npm run bench`; starts its own redis-server for `redis`.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startRedisServer } from "../core/src/testing/redis-server.js";
+import { seedFsProducts, seedRedisProducts } from "./lib/restart-seed.js";
+
+interface Profile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The profiler's sampling interval (µs), as passed to `--cpu-prof-interval`. */
+const INTERVAL_US = 250;
+const kind = process.argv[2] === "redis" ? "redis" : "fs";
+const count = Number(process.argv[3] ?? 100_000);
+const root = fileURLToPath(new URL("..", import.meta.url));
+const work = mkdtempSync(join(tmpdir(), "profile-restart-"));
+const probe = join(work, "probe.mjs");
+const lateFile = join(work, "late.json");
+// Late ticks as [start, end] in µs of the monotonic clock, the clock the profile's timestamps use.
+writeFileSync(
+  probe,
+  `import { writeFileSync } from "node:fs";
+const now = () => Number(process.hrtime.bigint() / 1000n);
+let last = now();
+const late = [];
+setInterval(() => { const t = now(); if (t - last > 30000) late.push([last, t]); last = t; }, 1).unref();
+process.on("exit", () => writeFileSync(${JSON.stringify(lateFile)}, JSON.stringify(late)));
+`,
+);
+
+async function serve(args: string[], node: string[] = []): Promise<{ child: ChildProcess; url: string; env: Record<string, string>; ready: number }> {
+  const child = spawn(process.execPath, [...node, join(root, "cli/dist/bin.js"), "serve", "--port", "0", "--print-env", "--quiet", ...args], {
+    env: { ...process.env, HOME: work },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (c) => (out += c));
+  child.stderr!.on("data", (c) => (err += c));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const ready = /Ready at (\S+)/.exec(err);
+      if (ready && out.includes("LP_TOKEN=")) (clearInterval(timer), resolve(ready[1]!));
+    }, 5);
+    child.on("exit", (code) => (clearInterval(timer), reject(new Error(`lp serve exited ${code}: ${err}`))));
+  });
+  const env = Object.fromEntries(out.trim().split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+  return { child, url, env, ready: Number(process.hrtime.bigint() / 1000n) };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+/** Each late tick after `from`: its length, the CPU seen running in it, and the functions with most samples. */
+function lateTicks(profile: Profile, late: [number, number][], from: number): string[] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const label = (id: number) => {
+    const frame = byId.get(id)!.callFrame;
+    return `${frame.functionName || "(anonymous)"} ${frame.url.split("/").pop()}:${frame.lineNumber + 1}`;
+  };
+  const times: number[] = [];
+  let t = profile.startTime;
+  for (const delta of profile.timeDeltas) times.push((t += delta));
+  return late
+    .filter(([start]) => start >= from)
+    .sort((a, b) => b[1] - b[0] - (a[1] - a[0]))
+    .slice(0, 10)
+    .map(([start, end]) => {
+      const seen = new Map<string, number>();
+      let busy = 0;
+      for (let i = 1; i < times.length; i++) {
+        if (times[i]! < start || times[i]! > end) continue;
+        const name = label(profile.samples[i]!);
+        if (name.startsWith("(idle)")) continue;
+        // A sample stands for one interval of running: a thread that waits for a core is not sampled meanwhile,
+        // whereas the gap to the next sample would count that wait as work.
+        const spent = INTERVAL_US;
+        busy += spent;
+        seen.set(name, (seen.get(name) ?? 0) + spent);
+      }
+      const top = [...seen].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([name, us]) => `${name} ${(us / 1000).toFixed(1)}`);
+      return `late tick ${((end - start) / 1000).toFixed(0)} ms, main thread running ${(busy / 1000).toFixed(1)} ms: ${top.join(", ") || "nothing sampled"}`;
+    });
+}
+
+const redis = kind === "redis" ? await startRedisServer({ appendfsync: "everysec" }) : null;
+try {
+  const dataDir = join(work, "data");
+  const args = redis ? ["--storage", "redis", "--redis-url", redis.url, "--data-dir", dataDir] : ["--storage", "fs", "--data-dir", dataDir];
+  const first = await serve(args);
+  const account = first.env.LP_ACCOUNT!;
+  await stop(first.child);
+  if (redis) await seedRedisProducts(redis.url, account, count);
+  else seedFsProducts(dataDir, account, count);
+  const server = await serve(args, ["--cpu-prof", "--cpu-prof-interval", String(INTERVAL_US), "--cpu-prof-dir", work, "--import", probe]);
+  const t = performance.now();
+  const res = await fetch(`${server.url}/v1/accounts/${account}/products?per_page=20`, { headers: { authorization: `Bearer ${server.env.LP_TOKEN}` } });
+  await res.text();
+  const listed = performance.now() - t;
+  await new Promise((r) => setTimeout(r, 1000));
+  await stop(server.child);
+  const profile = JSON.parse(readFileSync(join(work, readdirSync(work).find((f) => f.endsWith(".cpuprofile"))!), "utf8")) as Profile;
+  const late = JSON.parse(readFileSync(lateFile, "utf8")) as [number, number][];
+  const load = `load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs`;
+  console.log(`${kind}, ${count} products, no persisted index: first list ${res.status} in ${listed.toFixed(0)} ms (${load})`);
+  console.log(lateTicks(profile, late, server.ready).join("\n") || "no tick more than 30 ms late after Ready");
+} finally {
+  await redis?.dispose();
+  rmSync(work, { recursive: true, force: true, maxRetries: 5 });
+}
