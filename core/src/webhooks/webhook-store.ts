@@ -247,7 +247,11 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       return refs;
     },
 
-    putOutbox: (event: EventRecord) => storage.setItem(`${OUTBOX}:${event.id}`, event),
+    /** Stores an event's outbox entry; locally with the group commit, so the entries of events emitted together share one flush. */
+    putOutbox: (event: EventRecord): Promise<void> => {
+      const key = `${OUTBOX}:${event.id}`;
+      return shared ? storage.setItem(key, event) : group.commit([{ key, value: event }]);
+    },
     readOutbox: (eventId: string) => storage.getItem<EventRecord>(`${OUTBOX}:${eventId}`),
     async outbox(): Promise<EventRecord[]> {
       const keys = (await storage.getKeys(OUTBOX)).sort();
