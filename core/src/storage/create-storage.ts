@@ -14,8 +14,12 @@ import { attachKeyChunks } from "./key-chunks.js";
 /** The storage kinds `lp serve --storage` accepts. */
 export type StorageKind = "memory" | "fs" | "redis";
 
-/** One write of a {@link Stores.batch}: a record to store, or (with `remove`) a key to delete. */
-export type BatchOp = { key: string; value: unknown } | { key: string; remove: true };
+/**
+ * One write of a {@link Stores.batch}: a record to store, or (with `remove`) a key to delete. `chain` marks
+ * writes that are independent of each other's order: a store may apply two chains' writes side by side,
+ * each chain's in order (a group commit gives each caller its own). Without it, the whole batch is one chain.
+ */
+export type BatchOp = ({ key: string; value: unknown } | { key: string; remove: true }) & { chain?: number };
 
 /**
  * The lock a {@link Stores.batch} is made under, on a shared store: its key and the holder's fencing token.

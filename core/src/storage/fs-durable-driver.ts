@@ -99,12 +99,12 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
     flags: { maxDepth: false },
     /**
      * Applies several writes as one group commit ({@link writeGroup}): the new texts flushed together, then
-     * renamed and removals made in order. What `Stores.batch` is on fs.
+     * renamed and removals made in order within each chain. What `Stores.batch` is on fs.
      */
     writeBatch(ops: readonly BatchOp[]): Promise<void> {
       const group = ops.map((op) => {
         const key = normalizeKey(op.key);
-        return { key, path: toPath(key), text: "remove" in op || op.value === undefined ? null : toText(op.value) };
+        return { key, path: toPath(key), text: "remove" in op || op.value === undefined ? null : toText(op.value), chain: op.chain ?? 0 };
       });
       return writeGroup(group, { tmpName: () => join(tmpDir, `${instance}-${++counter}`), flush: doSync, cache });
     },

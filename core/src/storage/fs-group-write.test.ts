@@ -37,6 +37,36 @@ describe("fs batch: one group commit", () => {
     await next.dispose();
   });
 
+  it("chains are applied side by side: a failing one stops at its failure, the others are applied, the batch rejects", async () => {
+    mkdirSync(join(dir, "data", "records", "blocked", "inner"), { recursive: true });
+    const batch = stores.batch([
+      { key: "records:a1", value: { v: 1 }, chain: 0 },
+      { key: "records:blocked", value: { v: 2 }, chain: 0 },
+      { key: "records:b1", value: { v: 3 }, chain: 1 },
+      { key: "records:a2", value: { v: 4 }, chain: 0 },
+      { key: "records:b2", value: { v: 5 }, chain: 1 },
+    ]);
+    await expect(batch).rejects.toThrow();
+    expect(await stores.data.getItem("records:a1")).toEqual({ v: 1 });
+    expect(await stores.data.getItem("records:a2")).toBeNull();
+    expect(await stores.data.getItem("records:b1")).toEqual({ v: 3 });
+    expect(await stores.data.getItem("records:b2")).toEqual({ v: 5 });
+    expect(tmpFiles()).toEqual([]);
+  });
+
+  it("two chains that touch the same record are applied as one, in the order given", async () => {
+    await stores.batch([
+      { key: "records:shared", value: { v: "first" }, chain: 0 },
+      { key: "records:other", value: { v: 1 }, chain: 1 },
+      { key: "records:shared", value: { v: "second" }, chain: 1 },
+      { key: "records:shared", remove: true, chain: 2 },
+      { key: "records:shared", value: { v: "last" }, chain: 0 },
+    ]);
+    expect(await stores.data.getItem("records:shared")).toEqual({ v: "last" });
+    expect(await stores.data.getItem("records:other")).toEqual({ v: 1 });
+    expect(tmpFiles()).toEqual([]);
+  });
+
   it("a write that fails stops the group there: what came before is applied, nothing after, no temporary file left", async () => {
     await stores.data.setItem("records:keep", { v: "old" });
     // A folder where a record should go: its rename fails.

@@ -6,12 +6,19 @@ import { FILE_MODE, DIR_MODE } from "./fs-io.js";
 
 const fdatasyncAsync = promisify(fdatasync);
 
-/** One write of a group: a record's text to store at `path`, or (`text` null) the removal of `path`. */
+/**
+ * One write of a group: a record's text to store at `path`, or (`text` null) the removal of `path`. Ops of
+ * one `chain` are applied in order; different chains side by side (absent: chain 0).
+ */
 export interface GroupOp {
   key: string;
   path: string;
   text: string | null;
+  chain?: number;
 }
+
+/** Chains whose renames and removals are in flight at once (the thread pool runs four at a time). */
+const PARALLEL_CHAINS = 8;
 
 /** What the group write needs of its driver: a fresh temporary name, whether to flush, and its read cache. */
 export interface GroupWriteContext {
@@ -24,10 +31,13 @@ export interface GroupWriteContext {
  * Writes several records as one group commit: every new text goes to its own temporary file, all of them
  * are flushed in one round (the flushes run together, so the device is waited on once for the group, not
  * once per record), and only then are they renamed over their records, and removals made, in the order
- * given. A kill at any point leaves a prefix of the ops applied, as writing them one by one would: before
- * the renames nothing is visible (temporary files are dropped at the next start), and each rename is
- * atomic. Resolves once every op is applied, each new text durable; on any failure it rejects, the
- * temporary files not yet renamed are removed, and the ops after the failing one are not applied.
+ * given within each chain; chains run side by side (a group commit's callers are independent of each
+ * other), unless two of them touch the same record, when the whole group goes in order. A kill at any
+ * point leaves a prefix of each chain applied, as writing each chain one by one would: before the renames
+ * nothing is visible (temporary files are dropped at the next start), and each rename is atomic. Resolves
+ * once every op is applied, each new text durable; on any failure it rejects once every chain has stopped,
+ * the temporary files not yet renamed are removed, and the ops after the failing one in its chain are not
+ * applied.
  */
 export async function writeGroup(ops: readonly GroupOp[], ctx: GroupWriteContext): Promise<void> {
   const temps = new Map<GroupOp, string>();
@@ -49,19 +59,48 @@ export async function writeGroup(ops: readonly GroupOp[], ctx: GroupWriteContext
     for (const fd of fds) closeSync(fd);
   }
   try {
-    for (const op of ops) {
-      // From now on a read may see either text: none is cached until the op is applied.
-      ctx.cache?.delete(op.key);
-      if (op.text === null) {
-        await removeIfPresent(op.path);
-        continue;
-      }
-      await renameInto(temps.get(op)!, op.path);
-      temps.delete(op);
-      ctx.cache?.set(op.key, op.text);
-    }
+    const chains = toChains(ops);
+    let next = 0;
+    const results = await Promise.allSettled(
+      Array.from({ length: Math.min(PARALLEL_CHAINS, chains.length) }, async () => {
+        while (next < chains.length) await applyChain(chains[next++], temps, ctx);
+      }),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
   } finally {
     dropTemps(temps.values());
+  }
+}
+
+/** The ops split by chain, in order of first appearance; one chain of all if two chains share a path. */
+function toChains(ops: readonly GroupOp[]): GroupOp[][] {
+  const byChain = new Map<number, GroupOp[]>();
+  const owner = new Map<string, number>();
+  for (const op of ops) {
+    const chain = op.chain ?? 0;
+    const first = owner.get(op.path);
+    if (first !== undefined && first !== chain) return [[...ops]];
+    owner.set(op.path, chain);
+    let list = byChain.get(chain);
+    if (!list) byChain.set(chain, (list = []));
+    list.push(op);
+  }
+  return [...byChain.values()];
+}
+
+/** Renames a chain's new texts over their records and makes its removals, in order; stops at a failure. */
+async function applyChain(chain: readonly GroupOp[], temps: Map<GroupOp, string>, ctx: GroupWriteContext): Promise<void> {
+  for (const op of chain) {
+    // From now on a read may see either text: none is cached until the op is applied.
+    ctx.cache?.delete(op.key);
+    if (op.text === null) {
+      await removeIfPresent(op.path);
+      continue;
+    }
+    await renameInto(temps.get(op)!, op.path);
+    temps.delete(op);
+    ctx.cache?.set(op.key, op.text);
   }
 }
 

@@ -85,6 +85,33 @@ describe("delivery records: group commit (memory)", () => {
     await core.close();
   });
 
+  it("events emitted together share their group commits: one batch of outbox entries, one of their deliveries", async () => {
+    const batches: BatchOp[][] = [];
+    const { stores } = recordingStores((ops) => {
+      batches.push([...ops]);
+      return false;
+    });
+    const receiver = heldReceiver(0);
+    const errors: string[] = [];
+    const { core, creds, deliveries } = await boot(stores, receiver.fetch, errors);
+    batches.length = 0;
+    await Promise.all(Array.from({ length: 6 }, (_, i) => core.webhooks.sink.emit({ type: "product.created", account_id: creds.account_id, data: { id: `prod_${i}`, title: `Lamp ${i}` } })));
+    await core.onIdle();
+
+    const outboxPuts = batches.map((ops) => ops.filter((op) => op.key.startsWith("webhooks:outbox:") && "value" in op).length);
+    const pendingMade = batches.map((ops) => ops.filter((op) => "value" in op && (op.value as Partial<DeliveryRecord>).status === "pending").length);
+    expect(Math.max(...outboxPuts)).toBe(6);
+    expect(Math.max(...pendingMade)).toBe(6);
+    // Each caller's writes are a chain of their own in the batch: the store may apply them side by side.
+    const grouped = batches.find((ops) => ops.filter((op) => op.key.startsWith("webhooks:outbox:")).length === 6)!;
+    expect(new Set(grouped.map((op) => op.chain)).size).toBe(6);
+    expect(receiver.answered).toHaveLength(6);
+    expect((await deliveries()).map((d) => d.status)).toEqual(Array(6).fill("succeeded"));
+    expect(await stores.data.getKeys("webhooks:outbox")).toEqual([]);
+    expect(errors).toEqual([]);
+    await core.close();
+  });
+
   it("a batch that fails fails each of its attempts, and those deliveries are sent again, not lost", async () => {
     let refusals = 0;
     const { stores } = recordingStores((ops) => {

@@ -24,6 +24,16 @@ export interface OutboxDeps {
 /** Endpoints whose deliveries are stored at once before the fan-out yields to other work. */
 export const FAN_OUT_BATCH = 100;
 
+/** Events whose fan-outs run together when several are queued (a burst of API writes). */
+export const FAN_OUT_EVENTS = 32;
+
+/** A fan-out waiting for its round: the event, whether it is a recovery's, and the reset generation it was queued in. */
+interface QueuedFanOut {
+  event: EventRecord;
+  recovering: boolean;
+  generation: number;
+}
+
 /** The job id of an event's fan-out: one job per event however many processes queue it. */
 const fanOutJobId = (eventId: string) => `fan.${eventId}`;
 
@@ -66,8 +76,10 @@ export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: 
  */
 export function createEventOutbox(deps: OutboxDeps) {
   const { store, clock } = deps;
-  // Fan-outs run one at a time, in order: a promise chain (lighter than a queue for one task per event).
-  let fanOuts: Promise<void> = Promise.resolve();
+  // Fan-outs queued while others run are taken together, in order of emit, up to FAN_OUT_EVENTS at a time:
+  // their deliveries are stored as one group commit (one flush for the lot on fs) instead of one each.
+  let queued: QueuedFanOut[] = [];
+  let draining = false;
   // Bumped by reset(): fan-outs queued before it lapse (their outbox entries are reloaded afterwards).
   let generation = 0;
 
@@ -142,12 +154,48 @@ export function createEventOutbox(deps: OutboxDeps) {
 
   const queueFanOut = (event: EventRecord, recovering: boolean) => {
     if (deps.engine.closed) return;
-    const queuedIn = generation;
-    const stillWanted = () => queuedIn === generation && !deps.engine.closed;
-    const task = fanOuts.then(async () => void (stillWanted() && (await fanOut(event, recovering, stillWanted))));
-    fanOuts = task.catch(() => {});
-    deps.work.track(task.catch((error) => deps.onError(`fan-out of ${event.id}`, error)));
+    queued.push({ event, recovering, generation });
+    if (draining) return;
+    draining = true;
+    deps.work.track(drainFanOuts());
   };
+
+  /**
+   * Runs the queued fan-outs, {@link FAN_OUT_EVENTS} at a time. The events of one round fan out together:
+   * their deliveries join the same group commits, are scheduled in the order their writes finish (the order
+   * of emit), and each event's outbox entry goes once its own deliveries are stored. A round starts once the
+   * previous one is done, so fan-outs stay in order and a burst of events is bounded in memory.
+   */
+  async function drainFanOuts(): Promise<void> {
+    try {
+      // Events stored by the same group commit are queued in the same turn: they start in one round.
+      await yieldToEventLoop();
+      while (queued.length > 0) {
+        // An event queued twice (a recovery beside a live emit) waits for the next round: never two fan-outs of it at once.
+        const ids = new Set<string>();
+        const round: QueuedFanOut[] = [];
+        for (const item of queued) {
+          if (round.length === FAN_OUT_EVENTS || ids.has(item.event.id)) break;
+          ids.add(item.event.id);
+          round.push(item);
+        }
+        queued = queued.slice(round.length);
+        await Promise.all(
+          round.map(async ({ event, recovering, generation: queuedIn }) => {
+            const stillWanted = () => queuedIn === generation && !deps.engine.closed;
+            if (!stillWanted()) return;
+            try {
+              await fanOut(event, recovering, stillWanted);
+            } catch (error) {
+              deps.onError(`fan-out of ${event.id}`, error);
+            }
+          }),
+        );
+      }
+    } finally {
+      draining = false;
+    }
+  }
 
   const sink: EventSink = {
     async emit(input: DomainEvent) {

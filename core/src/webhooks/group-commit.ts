@@ -18,7 +18,8 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /**
  * Group commit of the delivery records: the writes handed in while a group is being written (attempts that
  * finish together, the deliveries of one fan-out) are written next, together, in one `write`. One group is
- * written at a time, its ops in the order they were handed in, so each caller's ops keep their order. A
+ * written at a time, each caller's ops in the order they were handed in (a chain of their own, so a store may
+ * apply two callers' ops side by side). A
  * caller's promise resolves only once its whole group is durable, and rejects, for every caller of the
  * group, when the group's write fails: nothing is reported stored that might not be.
  */
@@ -49,7 +50,9 @@ export function createGroupCommit(options: GroupCommitOptions) {
     /** Writes `add` with the next group; resolves when that group is durable. */
     commit(add: readonly BatchOp[]): Promise<void> {
       return new Promise<void>((resolve, reject) => {
-        ops.push(...add);
+        // Each caller's ops are a chain of their own: only their order within it matters.
+        const chain = waiters.length;
+        for (const op of add) ops.push({ ...op, chain });
         waiters.push({ resolve, reject });
         running ??= drain();
       });

@@ -39,7 +39,11 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
   // Covered deliveries found again after a restart may have a marker already: removed if they settle.
   const recoveredCovers = new Set<string>();
   const held = new Map<string, number>();
-  const group = createGroupCommit({ write: (ops) => (batch ? batch(ops) : applyInOrder(storage, ops)) });
+  const write = (ops: readonly BatchOp[]) => (batch ? batch(ops) : applyInOrder(storage, ops));
+  const group = createGroupCommit({ write });
+  // Outbox entries have a group commit of their own: events emitted together share a flush, and an API
+  // call's event never waits behind a group of delivery records being written.
+  const outboxGroup = createGroupCommit({ write });
   const hold = (eventId: string) => void held.set(eventId, (held.get(eventId) ?? 0) + 1);
   async function release(eventId: string): Promise<void> {
     const left = (held.get(eventId) ?? 1) - 1;
@@ -150,6 +154,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     /** Resolves once every endpoint write started so far has reached storage. */
     async flush(): Promise<void> {
       while (writes.size > 0) await Promise.all([...writes.values()]);
+      await outboxGroup.flush();
       await group.flush();
     },
 
@@ -247,7 +252,11 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       return refs;
     },
 
-    putOutbox: (event: EventRecord) => storage.setItem(`${OUTBOX}:${event.id}`, event),
+    /** Stores an event's outbox entry; locally by a group commit, so the entries of events emitted together share one flush. */
+    putOutbox: (event: EventRecord): Promise<void> => {
+      const key = `${OUTBOX}:${event.id}`;
+      return shared ? storage.setItem(key, event) : outboxGroup.commit([{ key, value: event }]);
+    },
     readOutbox: (eventId: string) => storage.getItem<EventRecord>(`${OUTBOX}:${eventId}`),
     async outbox(): Promise<EventRecord[]> {
       const keys = (await storage.getKeys(OUTBOX)).sort();
