@@ -110,6 +110,8 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       held.clear();
       await loadEndpoints();
     },
+    /** Whether several processes share the store (endpoints are then synced and read fresh). */
+    shared: Boolean(shared),
     endpoint: (id: string): EndpointRecord | undefined => endpoints.get(id),
     /**
      * The endpoint as stored now: on a shared store read fresh (another process may have changed its status
