@@ -9,6 +9,7 @@ import { createRedisStores, type RedisStoreOptions } from "./redis-stores.js";
 import { replaceFsStores, settleFsReplace } from "./fs-replace.js";
 import type { IndexSnapshotStore } from "../lists/index-snapshot.js";
 import { fsIndexSnapshots } from "./fs-index-snapshots.js";
+import { directBatch, installDirectWrites } from "./direct-writes.js";
 
 /** The storage kinds `lp serve --storage` accepts. */
 export type StorageKind = "memory" | "fs" | "redis";
@@ -153,37 +154,7 @@ export function toStorage(driver: Driver): Storage {
       return Promise.reject(error);
     }
   };
-  // Writes take the same shortcut: a plain key and a plain object, array or string go to the driver as
-  // unstorage would send them (the same JSON text), without normalising the key, finding the mount and
-  // wrapping the call in extra promises. Nothing watches these stores; once something does, unstorage's
-  // own path (which tells the watchers) takes every write again.
-  const setItem = storage.setItem.bind(storage);
-  const removeItem = storage.removeItem.bind(storage);
-  const watch = storage.watch.bind(storage);
-  let watched = false;
-  storage.watch = ((callback) => {
-    watched = true;
-    return watch(callback);
-  }) as Storage["watch"];
-  const writeDriver = driver.setItem?.bind(driver);
-  const removeDriver = driver.removeItem?.bind(driver);
-  storage.setItem = ((key: string, value: unknown, opts?: Record<string, unknown>) => {
-    const text = watched || !writeDriver || typeof key !== "string" || !PLAIN_KEY.test(key) ? undefined : toStoredText(value);
-    if (text === undefined || !writeDriver) return setItem(key, value as never, opts);
-    try {
-      return Promise.resolve(writeDriver(key, text, opts ?? {})).then(() => {});
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }) as Storage["setItem"];
-  storage.removeItem = ((key: string, opts?: Record<string, unknown> | boolean) => {
-    if (watched || !removeDriver || opts !== undefined || typeof key !== "string" || !PLAIN_KEY.test(key)) return removeItem(key, opts as never);
-    try {
-      return Promise.resolve(removeDriver(key, {})).then(() => {});
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }) as Storage["removeItem"];
+  installDirectWrites(storage, driver, PLAIN_KEY);
   const clearAll = storage.clear.bind(storage);
   storage.clear = async (base?: string, opts?: Record<string, unknown>) => {
     if (!base || !normalizeBaseKey(base)) return clearAll(base, opts);
@@ -191,17 +162,6 @@ export function toStorage(driver: Driver): Storage {
     await Promise.all(keys.map((key) => storage.removeItem(key)));
   };
   return storage;
-}
-
-/**
- * The text unstorage would store for `value` when that is plain JSON (a string, a plain object or an array),
- * else undefined (unstorage's own path decides).
- */
-function toStoredText(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  if (value === null || typeof value !== "object") return undefined;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null || Array.isArray(value) ? JSON.stringify(value) : undefined;
 }
 
 /**
@@ -235,8 +195,8 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
         write: (text: string) => writeFileAtomic(formatFile, `${formatFile}.${process.pid}.tmp`, text, true),
       },
     }),
-    // fs: one group commit (the new files flushed together, then renamed in order); memory: in order.
-    batch: kind === "fs" ? (ops) => (drivers[0] as unknown as { writeBatch(ops: readonly BatchOp[]): Promise<void> }).writeBatch(ops) : (ops) => applyInOrder(data, ops),
+    // fs: one group commit (the new files flushed together, then renamed in order); memory: in order, at once.
+    batch: kind === "fs" ? (ops) => (drivers[0] as unknown as { writeBatch(ops: readonly BatchOp[]): Promise<void> }).writeBatch(ops) : (ops) => directBatch(data, ops).then((done) => (done ? undefined : applyInOrder(data, ops))),
     ...(onDisk && { indexSnapshots: fsIndexSnapshots(onDisk) }),
     ...(kind === "fs"
       ? {

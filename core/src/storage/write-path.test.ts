@@ -5,7 +5,7 @@ import type { Driver } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
 import { createStorage } from "unstorage";
 import { afterEach, describe, expect, it } from "vitest";
-import { toStorage } from "./create-storage.js";
+import { createStores, toStorage, type BatchOp } from "./create-storage.js";
 import { fsDurableDriver } from "./fs-durable-driver.js";
 
 const dirs: string[] = [];
@@ -122,5 +122,37 @@ describe("the direct write with a watcher", () => {
     await storage.setItem("a:b", { v: 1 });
     await storage.removeItem("a:b");
     expect(seen).toEqual(["update a:b", "remove a:b"]);
+  });
+});
+
+describe("a batch on the memory store", () => {
+  const ops: BatchOp[] = [
+    { key: "webhooks:deliveries:e1:d1", value: { id: "d1", status: "pending" } },
+    { key: "webhooks:outbox:evt1", value: { id: "evt1" } },
+    { key: "webhooks:deliveries:e1:d1", value: { id: "d1", status: "succeeded" } },
+    { key: "webhooks:outbox:evt1", remove: true },
+  ];
+
+  it("applies its ops in order, as one write after another would", async () => {
+    const stores = createStores("memory");
+    await stores.batch(ops);
+    expect(await stores.data.getItem("webhooks:deliveries:e1:d1")).toEqual({ id: "d1", status: "succeeded" });
+    expect(await stores.data.hasItem("webhooks:outbox:evt1")).toBe(false);
+    expect(await stores.data.getKeys("webhooks")).toEqual(["webhooks:deliveries:e1:d1"]);
+  });
+
+  it("applies a batch with other key spellings and non-plain values as unstorage does", async () => {
+    const stores = createStores("memory");
+    await stores.batch([{ key: "a/b", value: new Date("2026-05-01T08:00:00.000Z") }, { key: "a:c", value: { v: 1 } }, { key: ":a:c:", remove: true }]);
+    expect(await stores.data.getItem("a:b")).toBe("2026-05-01T08:00:00.000Z");
+    expect(await stores.data.hasItem("a:c")).toBe(false);
+  });
+
+  it("tells a watcher of each of its writes once one watches", async () => {
+    const stores = createStores("memory");
+    const seen: string[] = [];
+    await stores.data.watch((event, key) => void seen.push(`${event} ${key}`));
+    await stores.batch(ops.slice(0, 2));
+    expect(seen).toEqual(["update webhooks:deliveries:e1:d1", "update webhooks:outbox:evt1"]);
   });
 });

@@ -59,7 +59,17 @@ export function createHttpPoster(options: HttpPosterOptions = {}): Poster {
 
       let req: ClientRequest;
       try {
-        const options: RequestOptions = { protocol: at.protocol, hostname: at.hostname, port: at.port, path: at.path, auth: at.auth, method: "POST", headers, agent: secure ? agents.https : agents.http };
+        const options: RequestOptions & { servername: string } = {
+          protocol: at.protocol,
+          hostname: at.hostname,
+          port: at.port,
+          path: at.path,
+          auth: at.auth,
+          servername: at.servername,
+          method: "POST",
+          headers,
+          agent: secure ? agents.https : agents.http,
+        };
         req = (secure ? httpsRequest : httpRequest)(options, read);
       } catch (error) {
         return fail(describeError(error));
@@ -109,6 +119,8 @@ interface Address {
   port: number | undefined;
   path: string;
   auth: string | undefined;
+  /** The TLS server name node:http would work out from the Host header on every request: the host, none for an IP. */
+  servername: string;
 }
 
 /** A receiver's URL, parsed and judged: where to send, or why not. */
@@ -131,6 +143,7 @@ function toTarget(text: string, allow: HttpPosterOptions["allow"]): Target {
     port: options.port === undefined || options.port === "" ? undefined : Number(options.port),
     path: options.path ?? "/",
     auth: options.auth ?? undefined,
+    servername: isIP(host) ? "" : host,
   };
   return { at, secure: url.protocol === "https:" };
 }
