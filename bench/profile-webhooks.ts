@@ -2,8 +2,8 @@
  * Profiles the webhook engine's delivery path: `npx tsx bench/profile-webhooks.ts [memory|fs] [count]`.
  * Runs the webhooks bench's engine throughput (emit → signed POST to a receiver process → stored outcome,
  * concurrency 4) once to warm up, then once under the V8 profiler (node:inspector), and prints the rate,
- * CPU per delivery and the functions with the most self time (one-off; not in `npm run bench`). Runs on
- * the built packages: `npm run build -w packages/webhooks -w core` after a change.
+ * CPU per delivery and the functions with the most self time (one-off; not in `npm run bench`). Like the
+ * bench, it runs the TypeScript sources (tsx resolves `@lp/*` through tsconfig.json's paths): no build needed.
  */
 import { Session } from "node:inspector/promises";
 import { writeFileSync } from "node:fs";
