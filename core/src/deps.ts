@@ -70,7 +70,17 @@ export function sha256Hex(value: string | Buffer): string {
   return createHash("sha256").update(value).digest("hex");
 }
 
+// The last millisecond formatted and its text: a busy process stamps many records in the same millisecond
+// (an event, its deliveries, their attempts), and the string is immutable, so it is formatted once.
+let stampedMs = Number.NaN;
+let stampedText = "";
+
 /** ISO 8601 UTC with milliseconds. */
 export function toTimestamp(date: Date): string {
-  return date.toISOString();
+  const ms = date.getTime();
+  if (ms !== stampedMs) {
+    stampedText = date.toISOString();
+    stampedMs = ms;
+  }
+  return stampedText;
 }

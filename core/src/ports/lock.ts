@@ -31,6 +31,7 @@ export interface Lock {
 }
 
 const neverAborted = new AbortController().signal;
+const alwaysHeld = async (): Promise<void> => {};
 
 /** An in-process {@link Lock}: a promise chain per key, dropped when the chain empties. */
 export function createLocalLock(): Lock {
@@ -38,17 +39,18 @@ export function createLocalLock(): Lock {
   let grants = 0;
   return {
     async withLock(key, fn) {
-      const previous = tails.get(key) ?? Promise.resolve();
+      const previous = tails.get(key);
       let release!: () => void;
       const current = new Promise<void>((resolve) => {
         release = resolve;
       });
-      const tail = previous.then(() => current);
+      // A free key (the usual case) is taken at once: no wait, and the holder's own promise is the tail.
+      const tail = previous ? previous.then(() => current) : current;
       tails.set(key, tail);
-      await previous;
+      if (previous) await previous;
       try {
         // One process: nothing can take the key away, so the lease never ends.
-        return await fn({ token: ++grants, signal: neverAborted, assertHeld: async () => {} });
+        return await fn({ token: ++grants, signal: neverAborted, assertHeld: alwaysHeld });
       } finally {
         release();
         if (tails.get(key) === tail) tails.delete(key);

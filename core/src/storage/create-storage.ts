@@ -10,6 +10,7 @@ import { replaceFsStores, settleFsReplace } from "./fs-replace.js";
 import type { IndexSnapshotStore } from "../lists/index-snapshot.js";
 import { fsIndexSnapshots } from "./fs-index-snapshots.js";
 import { attachKeyChunks } from "./key-chunks.js";
+import { directBatch, installDirectWrites } from "./direct-writes.js";
 
 /** The storage kinds `lp serve --storage` accepts. */
 export type StorageKind = "memory" | "fs" | "redis";
@@ -160,6 +161,7 @@ export function toStorage(driver: Driver): Storage {
   };
   // Index builds list one collection in chunks through the driver, when it can (`directKeys`).
   attachKeyChunks(storage, driver);
+  installDirectWrites(storage, driver, PLAIN_KEY);
   const clearAll = storage.clear.bind(storage);
   storage.clear = async (base?: string, opts?: Record<string, unknown>) => {
     if (!base || !normalizeBaseKey(base)) return clearAll(base, opts);
@@ -200,8 +202,8 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
         write: (text: string) => writeFileAtomic(formatFile, `${formatFile}.${process.pid}.tmp`, text, true),
       },
     }),
-    // fs: one group commit (the new files flushed together, then renamed in order); memory: in order.
-    batch: kind === "fs" ? (ops) => (drivers[0] as unknown as { writeBatch(ops: readonly BatchOp[]): Promise<void> }).writeBatch(ops) : (ops) => applyInOrder(data, ops),
+    // fs: one group commit (the new files flushed together, then renamed in order); memory: in order, at once.
+    batch: kind === "fs" ? (ops) => (drivers[0] as unknown as { writeBatch(ops: readonly BatchOp[]): Promise<void> }).writeBatch(ops) : (ops) => directBatch(data, ops).then((done) => (done ? undefined : applyInOrder(data, ops))),
     ...(onDisk && { indexSnapshots: fsIndexSnapshots(onDisk) }),
     ...(kind === "fs"
       ? {

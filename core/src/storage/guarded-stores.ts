@@ -27,17 +27,24 @@ export function guardStores(stores: Stores, options: GuardOptions): Stores {
   const log = options.log ?? ((line: string) => console.error(line));
   const reported = new Set<string>();
 
-  const guardWrite = async <T>(work: () => Promise<T>): Promise<T> => {
+  const refused = (error: unknown): never => {
+    const fault = toStorageFault(error);
+    if (!fault) throw error;
+    health.refused(fault);
+    throw fault;
+  };
+  // Plain promise handlers rather than an async function: every record write passes here.
+  const guardWrite = <T>(work: () => Promise<T>): Promise<T> => {
+    let pending: Promise<T>;
     try {
-      const result = await work();
+      pending = work();
+    } catch (error) {
+      return Promise.reject(error).catch(refused);
+    }
+    return pending.then((result) => {
       health.succeeded();
       return result;
-    } catch (error) {
-      const fault = toStorageFault(error);
-      if (!fault) throw error;
-      health.refused(fault);
-      throw fault;
-    }
+    }, refused);
   };
 
   const unreadable = (key: string, problem: string): RecordUnreadableError => {

@@ -97,10 +97,12 @@ export function createEventOutbox(deps: OutboxDeps) {
   /** The endpoints `event` goes to; with `firstOnly`, stops at the first (the write path only asks whether any). */
   async function targets(event: EventRecord, firstOnly = false): Promise<EndpointRecord[]> {
     const out: EndpointRecord[] = [];
-    await store.syncEndpoints();
+    if (store.shared) await store.syncEndpoints();
     for (const endpoint of store.allEndpoints()) {
       if (endpoint.environment !== event.environment || !endpoint.events.includes(event.type) || !event.account_id) continue;
-      if ((await installedOn(endpoint.application_id)).has(event.account_id)) out.push(endpoint);
+      // Known installs are read at once: every emit and fan-out asks, and a wait per endpoint adds up.
+      const accounts = installs.get(endpoint.application_id) ?? (await installedOn(endpoint.application_id));
+      if (accounts.has(event.account_id)) out.push(endpoint);
       if (firstOnly && out.length > 0) break;
     }
     return out;

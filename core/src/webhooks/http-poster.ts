@@ -50,12 +50,27 @@ export function createHttpPoster(options: HttpPosterOptions = {}): Poster {
 
       const target = targetOf(input.url);
       if ("refused" in target) return fail(target.refused);
-      const { secure } = target;
-      const headers: Record<string, string> = { ...BASE_HEADERS, ...input.headers, "content-length": String(Buffer.byteLength(input.body)) };
+      const { secure, at } = target;
+      // One literal of fixed shape per request: spreading the URL's options (a null-prototype object) and
+      // three header sources measured as a visible share of the client's own CPU per attempt.
+      const headers: Record<string, string> = { "content-type": BASE_HEADERS["content-type"], "user-agent": BASE_HEADERS["user-agent"] };
+      for (const name in input.headers) headers[name] = input.headers[name];
+      headers["content-length"] = String(Buffer.byteLength(input.body));
 
       let req: ClientRequest;
       try {
-        req = (secure ? httpsRequest : httpRequest)({ ...target.options, method: "POST", headers, agent: secure ? agents.https : agents.http }, read);
+        const options: RequestOptions & { servername: string } = {
+          protocol: at.protocol,
+          hostname: at.hostname,
+          port: at.port,
+          path: at.path,
+          auth: at.auth,
+          servername: at.servername,
+          method: "POST",
+          headers,
+          agent: secure ? agents.https : agents.http,
+        };
+        req = (secure ? httpsRequest : httpRequest)(options, read);
       } catch (error) {
         return fail(describeError(error));
       }
@@ -97,8 +112,19 @@ export function createHttpPoster(options: HttpPosterOptions = {}): Poster {
 /** Endpoint URLs whose parse and verdict are kept; past it the cache starts over. */
 const TARGET_CACHE = 1024;
 
+/** Where a request goes, taken from a URL once: the fields of its options that node:http reads. */
+interface Address {
+  protocol: string;
+  hostname: string;
+  port: number | undefined;
+  path: string;
+  auth: string | undefined;
+  /** The TLS server name node:http would work out from the Host header on every request: the host, none for an IP. */
+  servername: string;
+}
+
 /** A receiver's URL, parsed and judged: where to send, or why not. */
-type Target = { options: RequestOptions; secure: boolean } | { refused: string };
+type Target = { at: Address; secure: boolean } | { refused: string };
 
 function toTarget(text: string, allow: HttpPosterOptions["allow"]): Target {
   let url: URL;
@@ -110,5 +136,14 @@ function toTarget(text: string, allow: HttpPosterOptions["allow"]): Target {
   if (url.protocol !== "http:" && url.protocol !== "https:") return { refused: `unsupported protocol ${url.protocol}` };
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (allow && isIP(host) && !allow(host)) return { refused: `blocked: ${host} is a non-public address (refused with --public)` };
-  return { options: urlToHttpOptions(url), secure: url.protocol === "https:" };
+  const options = urlToHttpOptions(url);
+  const at: Address = {
+    protocol: url.protocol,
+    hostname: options.hostname ?? host,
+    port: options.port === undefined || options.port === "" ? undefined : Number(options.port),
+    path: options.path ?? "/",
+    auth: options.auth ?? undefined,
+    servername: isIP(host) ? "" : host,
+  };
+  return { at, secure: url.protocol === "https:" };
 }

@@ -20,16 +20,31 @@ export function createInFlightSlots(initialLimit: number) {
     if (next) next();
     else active -= 1;
   };
+  // Plain promise handlers rather than an async function: every attempt passes through two of these.
+  const inSlot = <T>(fn: () => Promise<T>): Promise<T> => {
+    let running: Promise<T>;
+    try {
+      running = fn();
+    } catch (error) {
+      release();
+      return Promise.reject(error);
+    }
+    return running.then(
+      (value) => {
+        release();
+        return value;
+      },
+      (error: unknown) => {
+        release();
+        throw error;
+      },
+    );
+  };
   return {
     /** Runs `fn` in a slot, waiting for one first when all are taken; the slot is freed when it settles. */
-    async run<T>(fn: () => Promise<T>): Promise<T> {
+    run<T>(fn: () => Promise<T>): Promise<T> {
       const wait = acquire();
-      if (wait) await wait;
-      try {
-        return await fn();
-      } finally {
-        release();
-      }
+      return wait ? wait.then(() => inSlot(fn)) : inSlot(fn);
     },
     /** Changes the limit; a higher one lets waiters in at once, a lower one takes effect as slots free. */
     setLimit(next: number): void {

@@ -114,6 +114,8 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       held.clear();
       await loadEndpoints();
     },
+    /** Whether several processes share the store (endpoints are then synced and read fresh). */
+    shared: Boolean(shared),
     endpoint: (id: string): EndpointRecord | undefined => endpoints.get(id),
     /**
      * The endpoint as stored now: on a shared store read fresh (another process may have changed its status
@@ -177,11 +179,19 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       const previous = pending.get(d.id);
       if (d.status === "pending") pending.set(d.id, d);
       else pending.delete(d.id);
-      const marked = !covered.has(d.id);
+      const coveredBy = covered.get(d.id);
+      const marked = coveredBy === undefined;
       const ops: BatchOp[] = [];
       if (marked && d.status === "pending" && !wasPending) ops.push(markerOp(d));
       ops.push({ key: deliveryKey(d.endpoint_id, d.id), value: d });
       if (marked && d.status !== "pending" && wasPending) ops.push({ key: `${PENDING}:${d.id}`, remove: true });
+      // A covered delivery that settles ends its cover in the same group: a marker a restart left goes with
+      // it, and the event's outbox entry too when no other delivery or fan-out holds it (after the record,
+      // so a kill between them leaves the entry, whose next fan-out finds the delivery settled).
+      const settlesCover = coveredBy !== undefined && d.status !== "pending";
+      const closesEvent = settlesCover && held.get(coveredBy) === 1;
+      if (settlesCover && recoveredCovers.has(d.id)) ops.push({ key: `${PENDING}:${d.id}`, remove: true });
+      if (closesEvent) ops.push({ key: `${OUTBOX}:${coveredBy}`, remove: true });
       try {
         await group.commit(ops);
       } catch (error) {
@@ -192,6 +202,12 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
           else pending.delete(d.id);
         }
         throw error;
+      }
+      if (settlesCover && covered.get(d.id) === coveredBy) {
+        covered.delete(d.id);
+        recoveredCovers.delete(d.id);
+        if (closesEvent && held.get(coveredBy) === 1) held.delete(coveredBy);
+        else await release(coveredBy);
       }
       const index = await deliveryIndex(d.endpoint_id);
       const entry = index.get(d.id);

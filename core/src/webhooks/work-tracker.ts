@@ -10,22 +10,22 @@ export interface WorkTracker {
 export function createWorkTracker(): WorkTracker {
   let active = 0;
   let waiters: (() => void)[] = [];
+  const idle = () => {
+    if (active > 0) return;
+    const done = waiters;
+    waiters = [];
+    for (const resolve of done) resolve();
+  };
+  // One handler for success and failure alike, shared by every tracked promise (each delivery tracks some).
+  const finished = () => {
+    active -= 1;
+    // Let continuations of the finished work start their follow-ups before declaring idle.
+    if (active === 0) setImmediate(idle);
+  };
   return {
     track(work) {
       active += 1;
-      work
-        .catch(() => {})
-        .finally(() => {
-          active -= 1;
-          if (active > 0) return;
-          // Let continuations of the finished work start their follow-ups before declaring idle.
-          setImmediate(() => {
-            if (active > 0) return;
-            const done = waiters;
-            waiters = [];
-            for (const resolve of done) resolve();
-          });
-        });
+      work.then(finished, finished);
     },
     onIdle() {
       if (active === 0) return Promise.resolve();

@@ -30,15 +30,18 @@ export function sign(input: SignInput): SignedHeaders {
   const { id, body } = input;
   if (typeof id !== "string" || id === "") throw new TypeError("Cannot sign: id must be a non-empty string.");
   const timestamp = toUnixSeconds(input.timestamp);
-  const secrets = typeof input.secrets === "string" ? [input.secrets] : [...input.secrets];
-  if (secrets.length === 0) throw new TypeError("Cannot sign: at least one secret is required.");
-  const signatures = secrets.map((secret, index) =>
-    formatSignature(computeSignature(toSigningKey(secret, index), id, timestamp, body)),
-  );
+  const { secrets } = input;
+  const list = typeof secrets === "string" ? null : secrets;
+  if (list !== null && list.length === 0) throw new TypeError("Cannot sign: at least one secret is required.");
+  // The common case, one secret, builds no list of signatures: a sender signs every attempt.
+  let signature = formatSignature(computeSignature(toSigningKey(list === null ? (secrets as string) : list[0], 0), id, timestamp, body));
+  for (let index = 1; list !== null && index < list.length; index++) {
+    signature += ` ${formatSignature(computeSignature(toSigningKey(list[index], index), id, timestamp, body))}`;
+  }
   return {
     "webhook-id": id,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": signatures.join(" "),
+    "webhook-signature": signature,
   };
 }
 

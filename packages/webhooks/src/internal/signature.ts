@@ -20,7 +20,9 @@ export function computeSignature(key: Uint8Array | KeyObject, id: string, timest
 
 /** `v1,<base64>`: one entry of a `webhook-signature` header. */
 export function formatSignature(digest: Uint8Array): string {
-  return `${SIGNATURE_VERSION},${Buffer.from(digest).toString("base64")}`;
+  // A Buffer (what computeSignature returns) is encoded as it is, without a copy.
+  const bytes = Buffer.isBuffer(digest) ? digest : Buffer.from(digest);
+  return `${SIGNATURE_VERSION},${bytes.toString("base64")}`;
 }
 
 /** What a `webhook-signature` header holds: decoded v1 digests, and the entries that were skipped. */
