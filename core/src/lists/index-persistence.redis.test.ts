@@ -1,8 +1,8 @@
 import { Redis } from "ioredis";
 import type { Storage } from "unstorage";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createStores, type Stores } from "../storage/create-storage.js";
-import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
+import { describe, expect, it } from "vitest";
+import { redisAvailable, redisSkipReason } from "../testing/redis-server.js";
+import { redisSuite } from "../testing/redis-suite.js";
 import { CollectionIndex } from "./collection-index.js";
 import { IndexRegistry } from "./index-registry.js";
 import { decodeBlock, encodeSnapshot, encodeSnapshotParts, openSnapshot } from "./index-snapshot.js";
@@ -12,13 +12,11 @@ if (!redisAvailable) console.warn(redisSkipReason("the persisted list indexes on
 
 
 describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
-  let server: RedisServer;
-  const opened: Stores[] = [];
+  const redis = redisSuite();
   let run = 0;
   // A "process": its own Stores on the shared prefix, and a registry counting the records it reads.
   const processOn = async (prefix: string, feedMaxLength?: number) => {
-    const stores = createStores("redis", { url: server.url, prefix, feedMaxLength });
-    opened.push(stores);
+    const stores = redis.open({ prefix, feedMaxLength });
     const { data, reads } = countingReads(stores.data);
     const registry = new IndexRegistry(data, stores.changes, { snapshots: stores.indexSnapshots, persistMin: 1 });
     await registry.start();
@@ -39,16 +37,6 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
     await first.registry.flush();
     return seed;
   };
-
-  beforeAll(async () => {
-    server = await startRedisServer({ appendfsync: "everysec" });
-  });
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((s) => s.dispose()));
-  });
-  afterAll(async () => {
-    await server?.dispose();
-  });
 
   it("a process restores the index from the snapshot and the feed after it, reading no record", async () => {
     const { prefix, writer } = await persisted(30);
@@ -108,7 +96,7 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
     // The records change and the stream is replaced by a new one that cannot say what changed before it.
     await writer.stores.data.removeItem(keyOf(3));
     const ioredis = (await import("ioredis")).default;
-    const client = new ioredis(server.url);
+    const client = new ioredis(redis.url());
     try {
       await client.del(`${prefix}changes`);
     } finally {
@@ -153,8 +141,7 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
   });
 
   it("a snapshot replaced while it is read block by block is refused, never mixed with the new one", async () => {
-    const stores = createStores("redis", { url: server.url, prefix: `ip${++run}:` });
-    opened.push(stores);
+    const stores = redis.open({ prefix: `ip${++run}:` });
     const snapshots = stores.indexSnapshots!;
     const before = Array.from({ length: 3000 }, (_, i) => toEntry(item(i + 1))!);
     await snapshots.write(PREFIX, await encodeSnapshot(PREFIX, "s", "t1", before));
@@ -170,15 +157,14 @@ describe.skipIf(!redisAvailable)("persisted list indexes on Redis", () => {
 
   it("a snapshot larger than one write is written through a staging key: whole, without expiry, nothing left behind", async () => {
     const prefix = `ip${++run}:`;
-    const stores = createStores("redis", { url: server.url, prefix });
-    opened.push(stores);
+    const stores = redis.open({ prefix });
     const entries = Array.from({ length: 3500 }, (_, i) => ({ ...toEntry(item(i + 1))!, title: `item ${i + 1} with words enough to make each block long` }));
     const parts = await encodeSnapshotParts(PREFIX, "s", "t1", entries);
     const whole = Buffer.concat(parts);
     expect(whole.length).toBeGreaterThan(256 << 10);
     await stores.indexSnapshots!.write(PREFIX, parts);
     expect((await stores.indexSnapshots!.read(PREFIX))?.equals(whole)).toBe(true);
-    const client = new Redis(server.url);
+    const client = new Redis(redis.url());
     try {
       expect(await client.keys(`${prefix}ix:*`)).toEqual([`${prefix}ix:${PREFIX}`]);
       expect(await client.ttl(`${prefix}ix:${PREFIX}`)).toBe(-1);

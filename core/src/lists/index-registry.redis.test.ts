@@ -1,6 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createStores, type RecordChange, type Stores } from "../storage/create-storage.js";
-import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
+import { describe, expect, it } from "vitest";
+import type { RecordChange } from "../storage/create-storage.js";
+import { redisAvailable, redisSkipReason } from "../testing/redis-server.js";
+import { redisSuite } from "../testing/redis-suite.js";
 import { IndexRegistry } from "./index-registry.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the feed-synced list indexes"));
@@ -17,28 +18,16 @@ const item = (i: number, title = `item ${i}`): Item => ({ id: `i${String(i).padS
 const ids = async (registry: IndexRegistry) => [...(await registry.get(PREFIX, toEntry)).values()].map((e) => e.id).sort();
 
 describe.skipIf(!redisAvailable)("index registry on a shared store", () => {
-  let server: RedisServer;
-  const opened: Stores[] = [];
+  const redis = redisSuite();
   let run = 0;
   // Two Stores on one Redis: the writer stands for another process, the registry reads through its own.
   const pair = async (feedMaxLength?: number) => {
     const prefix = `ir${++run}:`;
-    const [writer, reader] = [0, 1].map(() => createStores("redis", { url: server.url, prefix, feedMaxLength }));
-    opened.push(writer!, reader!);
+    const [writer, reader] = [0, 1].map(() => redis.open({ prefix, feedMaxLength }));
     const registry = new IndexRegistry(reader!.data, reader!.changes);
     await registry.start();
     return { writer: writer!, registry };
   };
-
-  beforeAll(async () => {
-    server = await startRedisServer({ appendfsync: "everysec" });
-  });
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((s) => s.dispose()));
-  });
-  afterAll(async () => {
-    await server?.dispose();
-  });
 
   it("shows another process's inserts, updates and removals at the next use", async () => {
     const { writer, registry } = await pair();

@@ -1,10 +1,10 @@
 import type { Storage } from "unstorage";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { IndexEntry } from "../lists/collection-index.js";
 import { buildIndex } from "../lists/index-build.js";
 import { item, PREFIX, referenceIndex, seedItems, toEntry } from "../lists/index-items.fixture.js";
-import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
-import { createStores, type Stores } from "./create-storage.js";
+import { redisAvailable, redisSkipReason } from "../testing/redis-server.js";
+import { redisSuite } from "../testing/redis-suite.js";
 import { directKeys } from "./key-chunks.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the chunked key listing on Redis"));
@@ -22,24 +22,11 @@ async function listed(storage: Storage, prefix: string): Promise<string[][]> {
 }
 
 describe.skipIf(!redisAvailable)("directKeys and buildIndex on Redis", () => {
-  let server: RedisServer;
-  const opened: Stores[] = [];
+  const redis = redisSuite();
   let run = 0;
   const open = () => {
-    const stores = createStores("redis", { url: server.url, prefix: `kc${++run}:` });
-    opened.push(stores);
-    return stores;
+    return redis.open({ prefix: `kc${++run}:` });
   };
-
-  beforeAll(async () => {
-    server = await startRedisServer({ appendfsync: "everysec" });
-  });
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((s) => s.dispose()));
-  });
-  afterAll(async () => {
-    await server?.dispose();
-  });
 
   it("lists exactly the keys getKeys lists directly under the prefix, a SSCAN page at a time", async () => {
     const stores = open();

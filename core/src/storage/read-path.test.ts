@@ -1,29 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Driver } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createStorage } from "unstorage";
 import { readText, toStorage } from "./create-storage.js";
-import { fsDurableDriver } from "./fs-durable-driver.js";
+import { driverCases } from "./driver-cases.fixture.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-const drivers: [string, () => Driver][] = [
-  ["memory", () => memoryDriver()],
-  [
-    "fs",
-    () => {
-      const dir = mkdtempSync(join(tmpdir(), "lp-read-path-"));
-      dirs.push(dir);
-      return fsDurableDriver({ base: dir });
-    },
-  ],
-];
+const drivers = driverCases("read-path");
 
 // `getItem` skips unstorage's key rewriting for keys already in normal form: these pin that it answers
 // exactly as unstorage does for every kind of key.

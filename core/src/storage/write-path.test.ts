@@ -1,29 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Driver } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
 import { createStorage } from "unstorage";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createStores, toStorage, type BatchOp } from "./create-storage.js";
-import { fsDurableDriver } from "./fs-durable-driver.js";
+import { driverCases } from "./driver-cases.fixture.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-const drivers: [string, () => Driver][] = [
-  ["memory", () => memoryDriver()],
-  [
-    "fs",
-    () => {
-      const dir = mkdtempSync(join(tmpdir(), "lp-write-path-"));
-      dirs.push(dir);
-      return fsDurableDriver({ base: dir });
-    },
-  ],
-];
+const drivers = driverCases("write-path");
 
 class Stamp {
   constructor(readonly at: string) {}
