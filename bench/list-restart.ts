@@ -7,13 +7,12 @@
  * a second after that list (perf_hooks monitorEventLoopDelay, through a module preloaded with --import).
  * One-off, not in `npm run bench`; figures in docs/performance.md. Starts its own redis-server.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startRedisServer } from "../core/src/testing/redis-server.js";
-import { seedFsProducts, seedRedisProducts } from "./lib/restart-seed.js";
+import { seedFsProducts, seedRedisProducts, spawnServe, stopServe, type ServedLp } from "./lib/restart-seed.js";
 
 const count = Number(process.argv[2] ?? 100_000);
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -34,40 +33,18 @@ process.on("SIGUSR2", () => {
 `,
 );
 
-interface Running {
-  child: ChildProcess;
-  url: string;
-  env: Record<string, string>;
+interface Running extends ServedLp {
   eld: string;
 }
 
 async function serve(args: string[], tag: string): Promise<Running> {
   const eld = join(work, `eld-${tag}.json`);
-  const child = spawn(process.execPath, ["--import", probe, join(root, "cli/dist/bin.js"), "serve", "--port", "0", "--print-env", "--quiet", ...args], {
-    env: { ...process.env, LP_BENCH_ELD: eld, HOME: work },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (c) => (out += c));
-  child.stderr!.on("data", (c) => (err += c));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const ready = /Ready at (\S+)/.exec(err);
-      if (ready && out.includes("LP_TOKEN=")) (clearInterval(timer), resolve(ready[1]!));
-    }, 5);
-    child.on("exit", (code) => (clearInterval(timer), reject(new Error(`lp serve exited ${code}: ${err}`))));
-  });
+  const served = await spawnServe(root, work, args, ["--import", probe], { LP_BENCH_ELD: eld });
   await new Promise((r) => setTimeout(r, 100));
-  const env = Object.fromEntries(out.trim().split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
-  return { child, url, env, eld };
+  return { ...served, eld };
 }
 
-async function stop(running: Running) {
-  const exited = new Promise((r) => running.child.once("exit", r));
-  running.child.kill("SIGTERM");
-  await exited;
-}
+const stop = (running: Running) => stopServe(running.child);
 
 /** The first list, /healthz polled meanwhile, and the process's longest event-loop block. */
 async function measure(running: Running) {

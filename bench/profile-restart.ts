@@ -8,13 +8,12 @@
  * was running: a late tick with little CPU in it is time the process spent waiting for a core.
  * One-off, not in `npm run bench`; starts its own redis-server for `redis`.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startRedisServer } from "../core/src/testing/redis-server.js";
-import { seedFsProducts, seedRedisProducts } from "./lib/restart-seed.js";
+import { seedFsProducts, seedRedisProducts, spawnServe, stopServe, type ServedLp } from "./lib/restart-seed.js";
 
 interface Profile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
@@ -43,31 +42,12 @@ process.on("exit", () => writeFileSync(${JSON.stringify(lateFile)}, JSON.stringi
 `,
 );
 
-async function serve(args: string[], node: string[] = []): Promise<{ child: ChildProcess; url: string; env: Record<string, string>; ready: number }> {
-  const child = spawn(process.execPath, [...node, join(root, "cli/dist/bin.js"), "serve", "--port", "0", "--print-env", "--quiet", ...args], {
-    env: { ...process.env, HOME: work },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (c) => (out += c));
-  child.stderr!.on("data", (c) => (err += c));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const ready = /Ready at (\S+)/.exec(err);
-      if (ready && out.includes("LP_TOKEN=")) (clearInterval(timer), resolve(ready[1]!));
-    }, 5);
-    child.on("exit", (code) => (clearInterval(timer), reject(new Error(`lp serve exited ${code}: ${err}`))));
-  });
-  const env = Object.fromEntries(out.trim().split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
-  return { child, url, env, ready: Number(process.hrtime.bigint() / 1000n) };
+async function serve(args: string[], node: string[] = []): Promise<ServedLp & { ready: number }> {
+  const served = await spawnServe(root, work, args, node);
+  return { ...served, ready: Number(process.hrtime.bigint() / 1000n) };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  await exited;
-}
+const stop = stopServe;
 
 /** Each late tick after `from`: its length, the CPU seen running in it, and the functions with most samples. */
 function lateTicks(profile: Profile, late: [number, number][], from: number): string[] {

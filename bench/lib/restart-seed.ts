@@ -3,6 +3,7 @@
  * them in one account, written below the server (no fsync on fs; batches of 500 on Redis) so a restarted
  * server finds them with no persisted index.
  */
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createStores } from "../../core/src/index.js";
@@ -33,4 +34,42 @@ export async function seedRedisProducts(url: string, account: string, count: num
     await stores.batch(ops);
   }
   await stores.dispose();
+}
+
+/** A built `lp serve` started by a restart benchmark: the process, its URL and the environment it printed. */
+export interface ServedLp {
+  child: ChildProcess;
+  url: string;
+  env: Record<string, string>;
+}
+
+/**
+ * Starts `cli/dist/bin.js serve` (port 0, `--print-env --quiet`, `args` after) under `repo`, with `node` flags
+ * before the script and `env` added, HOME at `home`; resolves once it says Ready and has printed its token.
+ */
+export async function spawnServe(repo: string, home: string, args: string[], node: string[] = [], env: Record<string, string> = {}): Promise<ServedLp> {
+  const child = spawn(process.execPath, [...node, join(repo, "cli/dist/bin.js"), "serve", "--port", "0", "--print-env", "--quiet", ...args], {
+    env: { ...process.env, ...env, HOME: home },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (c) => (out += c));
+  child.stderr!.on("data", (c) => (err += c));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const ready = /Ready at (\S+)/.exec(err);
+      if (ready && out.includes("LP_TOKEN=")) (clearInterval(timer), resolve(ready[1]!));
+    }, 5);
+    child.on("exit", (code) => (clearInterval(timer), reject(new Error(`lp serve exited ${code}: ${err}`))));
+  });
+  const printed = Object.fromEntries(out.trim().split("\n").map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+  return { child, url, env: printed };
+}
+
+/** Stops a served lp with SIGTERM and waits for it to exit. */
+export async function stopServe(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  await exited;
 }
