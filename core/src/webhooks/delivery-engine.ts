@@ -8,6 +8,7 @@ import { createCircuitKeeper } from "./circuit-keeper.js";
 import { createInFlightSlots, type InFlightSlots } from "./in-flight-slots.js";
 import type { Scheduler, TimerHandle } from "./scheduler.js";
 import { nextRetryDelay } from "./retry-policy.js";
+import { createRunLanes, RUNS_PER_SLOT } from "./run-lanes.js";
 import { sendAttempt } from "./send-attempt.js";
 import type { DeliveryRef, WebhookStore } from "./webhook-store.js";
 import type { WorkTracker } from "./work-tracker.js";
@@ -51,6 +52,13 @@ export function createDeliveryEngine(deps: EngineDeps) {
   let closed = false;
   const now = () => clock.now().getTime();
   const circuits = createCircuitKeeper({ store, clock, scheduler: deps.scheduler, wake: (ref) => schedule(ref, now()), onError: deps.onError });
+  // Runs due now, per endpoint: a few per slot in progress (reading, waiting for a slot, settling), the rest
+  // wait as their ref and token, in order.
+  const lanes = createRunLanes<{ ref: DeliveryRef; token: number }>({
+    width: (endpointId) => RUNS_PER_SLOT * (store.endpoint(endpointId)?.concurrency_limit ?? 1),
+    runOne: ({ ref, token }) => run(ref, token).catch((error) => deps.onError(`delivery ${ref.id}`, error)),
+    track: (work) => deps.work.track(work),
+  });
 
   function queueFor(endpoint: EndpointRecord): InFlightSlots {
     let queue = queues.get(endpoint.id);
@@ -74,8 +82,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
   }
 
   function enqueue(ref: DeliveryRef, token: number): void {
-    if (closed) return;
-    deps.work.track(run(ref, token).catch((error) => deps.onError(`delivery ${ref.id}`, error)));
+    if (!closed) lanes.add(ref.endpoint_id, { ref, token });
   }
 
   async function run(ref: DeliveryRef, token: number): Promise<void> {
@@ -165,6 +172,7 @@ export function createDeliveryEngine(deps: EngineDeps) {
     resume: (endpointId: string) => circuits.resume(endpointId),
     setConcurrency(endpointId: string, limit: number): void {
       queues.get(endpointId)?.setLimit(limit);
+      lanes.setWidth(endpointId, RUNS_PER_SLOT * limit);
     },
     exclusive: <T>(_endpointId: string, fn: () => Promise<T>): Promise<T> => fn(),
     /** Forgets an endpoint that was deleted: nothing of it runs any more. */
