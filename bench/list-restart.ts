@@ -79,6 +79,38 @@ async function churnThenKill(running: Running) {
   }
 }
 
+/** The first list, /healthz polled meanwhile, and the process's longest event-loop block. */
+async function measure(running: Running) {
+  running.child.kill("SIGUSR2");
+  await new Promise((r) => setTimeout(r, 50));
+  const auth = { authorization: `Bearer ${running.env.LP_TOKEN}` };
+  let listing = true;
+  let healthMax = 0;
+  const health = (async () => {
+    while (listing) {
+      const t = performance.now();
+      await fetch(`${running.url}/healthz`).then((r) => r.text());
+      healthMax = Math.max(healthMax, performance.now() - t);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  const t = performance.now();
+  const res = await fetch(`${running.url}/v1/accounts/${running.env.LP_ACCOUNT}/products?per_page=20`, { headers: auth });
+  const body = (await res.json()) as { data: unknown[] };
+  const first = performance.now() - t;
+  listing = false;
+  await health;
+  if (res.status !== 200 || body.data.length !== 20) throw new Error(`list answered ${res.status} with ${body.data?.length} items`);
+  await new Promise((r) => setTimeout(r, 1000));
+  running.child.kill("SIGUSR2");
+  // The handler runs when the server's loop gets to it.
+  for (let i = 0; i < 200 && !existsSync(running.eld); i++) await new Promise((r) => setTimeout(r, 50));
+  const eld = JSON.parse(readFileSync(running.eld, "utf8")) as { max: number };
+  const t2 = performance.now();
+  await fetch(`${running.url}/v1/accounts/${running.env.LP_ACCOUNT}/products?per_page=20`, { headers: auth }).then((r) => r.text());
+  return `first list ${first.toFixed(0)} ms, /healthz max ${healthMax.toFixed(0)} ms, event loop max block ${eld.max.toFixed(0)} ms, second list ${(performance.now() - t2).toFixed(1)} ms`;
+}
+
 async function run(kind: "fs" | "redis", args: string[], seed: (account: string) => Promise<void>) {
   const lines: string[] = [];
   const first = await serve(args, `${kind}-0`);
