@@ -2,7 +2,7 @@ import type { Storage } from "unstorage";
 import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
 import type { CollectionIndex, IndexEntry } from "./collection-index.js";
 import { buildIndex } from "./index-build.js";
-import { bytesSource, encodeSnapshotParts, entryShape, openSnapshot, yieldToLoop, type IndexSnapshotStore, type Stamp } from "./index-snapshot.js";
+import { bytesSource, encodeSnapshotParts, entryShape, openSnapshot, pacer, yieldToLoop, type IndexSnapshotStore, type Stamp } from "./index-snapshot.js";
 import { RestoringIndex } from "./restoring-index.js";
 import { addUnlisted, checkStale, type StaleCheck } from "./stale-snapshot.js";
 
@@ -90,10 +90,10 @@ export async function restoreIndex(
   early?.(restoring);
   const index = await restoring.load();
   if (!index) return null;
-  let applied = 0;
+  const pace = pacer();
   for (const [id, entry] of latest) {
-    // An upsert into a large sorted list moves memory: yield now and then on a long catch-up.
-    if (++applied % 256 === 0) await yieldToLoop();
+    // An upsert into a large sorted list moves memory: yield every few milliseconds on a long catch-up.
+    await pace();
     if (entry) index.upsert(entry);
     else index.remove(id);
   }
