@@ -1,8 +1,10 @@
 /**
- * The first list after a restart, at scale: `npx tsx bench/list-restart.ts [count]` (default 100000; build first:
- * it runs the built CLI). For fs and Redis, writes `count` products into one account, then starts a real
- * `lp serve` twice: once with no persisted index (built from the records) and once after a clean stop (restored
- * from the persisted index). Each time it prints the first `GET /products?per_page=20`, the slowest `/healthz`
+ * The first list after a restart, at scale: `npx tsx bench/list-restart.ts [count] [fs|redis]` (default 100000,
+ * both storages; build first: it runs the built CLI). For fs and Redis, writes `count` products into one account,
+ * then starts a real `lp serve` twice: once with no persisted index (built from the records) and once after a
+ * clean stop (restored from the persisted index). On fs a third time: started again, a few hundred products
+ * created, renamed and deleted through the API, killed with SIGKILL (no fresh snapshot), started once more: the
+ * snapshot is stale and checked against the files. Each time it prints the first `GET /products?per_page=20`, the slowest `/healthz`
  * asked every few milliseconds meanwhile, and the longest event-loop block of the server process from Ready to
  * a second after that list (perf_hooks monitorEventLoopDelay, through a module preloaded with --import).
  * One-off, not in `npm run bench`; figures in docs/performance.md. Starts its own redis-server.
@@ -12,9 +14,12 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startRedisServer } from "../core/src/testing/redis-server.js";
-import { seedFsProducts, seedRedisProducts, spawnServe, stopServe, type ServedLp } from "./lib/restart-seed.js";
+import { restartProduct, seedFsProducts, seedRedisProducts, spawnServe, stopServe, type ServedLp } from "./lib/restart-seed.js";
 
 const count = Number(process.argv[2] ?? 100_000);
+const only = process.argv[3];
+/** Products deleted, renamed and created (in that order: the account's product quota is full) before the kill of the stale-snapshot row. */
+const CHURN = { remove: 300, rename: 200, create: 200 };
 const root = fileURLToPath(new URL("..", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "list-restart-"));
 const probe = join(work, "probe.mjs");
@@ -37,14 +42,42 @@ interface Running extends ServedLp {
   eld: string;
 }
 
+/** Servers started and not exited yet: a failed run kills them, so none outlives the bench. */
+const live = new Set<Running["child"]>();
+
 async function serve(args: string[], tag: string): Promise<Running> {
   const eld = join(work, `eld-${tag}.json`);
   const served = await spawnServe(root, work, args, ["--import", probe], { LP_BENCH_ELD: eld });
+  live.add(served.child);
+  served.child.once("exit", () => live.delete(served.child));
   await new Promise((r) => setTimeout(r, 100));
   return { ...served, eld };
 }
 
 const stop = (running: Running) => stopServe(running.child);
+
+/** Deletes, renames and creates products through the API, 8 requests at a time, then kills the server with SIGKILL. */
+async function churnThenKill(running: Running) {
+  const base = `${running.url}/v1/accounts/${running.env.LP_ACCOUNT}/products`;
+  const headers = { authorization: `Bearer ${running.env.LP_TOKEN}`, "content-type": "application/json" };
+  const idOf = (i: number) => restartProduct(running.env.LP_ACCOUNT!, i).id;
+  const calls: (() => Promise<Response>)[] = [];
+  for (let i = 0; i < CHURN.remove; i++) calls.push(() => fetch(`${base}/${idOf(count - 1 - i * 3)}`, { method: "DELETE", headers }));
+  for (let i = 0; i < CHURN.rename; i++) calls.push(() => fetch(`${base}/${idOf((i * 97) % count)}`, { method: "PATCH", headers, body: JSON.stringify({ title: `Renamed ${i}` }) }));
+  for (let i = 0; i < CHURN.create; i++) calls.push(() => fetch(base, { method: "POST", headers, body: JSON.stringify({ title: `Churn ${i}`, price: 12, product_type: "physical", images: [] }) }));
+  try {
+    for (let at = 0; at < calls.length; at += 8) {
+      for (const res of await Promise.all(calls.slice(at, at + 8).map((call) => call()))) {
+        const body = await res.text();
+        if (!res.ok) throw new Error(`a write answered ${res.status}: ${body}`);
+      }
+    }
+  } finally {
+    const exited = new Promise((r) => running.child.once("exit", r));
+    running.child.kill("SIGKILL");
+    await exited;
+  }
+}
 
 /** The first list, /healthz polled meanwhile, and the process's longest event-loop block. */
 async function measure(running: Running) {
@@ -90,28 +123,36 @@ async function run(kind: "fs" | "redis", args: string[], seed: (account: string)
   const restored = await serve(args, `${kind}-2`);
   lines.push(`${kind}, ${count} products, after a clean stop (persisted index): ${await measure(restored)}`);
   await stop(restored);
+  if (kind === "fs") {
+    await churnThenKill(await serve(args, `${kind}-3`));
+    const stale = await serve(args, `${kind}-4`);
+    const churn = `${CHURN.remove} deleted, ${CHURN.rename} renamed, ${CHURN.create} created`;
+    lines.push(`${kind}, ${count} products, snapshot stale after a kill (${churn}): ${await measure(stale)}`);
+    await stop(stale);
+  }
   return lines;
 }
 
 const rows: string[] = [];
 try {
   const dataDir = join(work, "fs-data");
-  rows.push(
-    ...(await run("fs", ["--storage", "fs", "--data-dir", dataDir], async (account) => seedFsProducts(dataDir, account, count))),
-  );
-  const redis = await startRedisServer({ appendfsync: "everysec" });
-  try {
-    const redisDir = join(work, "redis-data");
-    rows.push(
-      ...(await run("redis", ["--storage", "redis", "--redis-url", redis.url, "--data-dir", redisDir], (account) => seedRedisProducts(redis.url, account, count))),
-    );
-  } finally {
-    await redis.dispose();
+  if (only !== "redis") {
+    rows.push(...(await run("fs", ["--storage", "fs", "--data-dir", dataDir], async (account) => seedFsProducts(dataDir, account, count))));
+  }
+  const redis = only === "fs" ? null : await startRedisServer({ appendfsync: "everysec" });
+  if (redis) {
+    try {
+      const redisDir = join(work, "redis-data");
+      rows.push(...(await run("redis", ["--storage", "redis", "--redis-url", redis.url, "--data-dir", redisDir], (account) => seedRedisProducts(redis.url, account, count))));
+    } finally {
+      await redis.dispose();
+    }
   }
 } catch (error) {
   console.error(error);
   process.exitCode = 1;
 } finally {
+  for (const child of live) child.kill("SIGKILL");
   rmSync(work, { recursive: true, force: true, maxRetries: 5 });
 }
 const load = `load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs`;

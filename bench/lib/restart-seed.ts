@@ -4,7 +4,7 @@
  * server finds them with no persisted index.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createStores } from "../../core/src/index.js";
 
@@ -15,8 +15,15 @@ export function restartProduct(account: string, i: number) {
   return { id, account_id: account, title: `Product ${i}`, description: `A product for the restart benchmark, number ${i}.`, price: 10 + (i % 90), original_price: null, delivery_price: null, product_type: i % 3 ? "physical" : "service", images: [], checkout_fields: null, created_at: at, updated_at: at, deleted_at: null };
 }
 
-/** Writes the products into an fs data dir's records folder (the server reads them as any others). */
+/**
+ * Writes the products into an fs data dir's records folder (the server reads them as any others), and raises
+ * the account's product quota above them (as `lp admin accounts create --product-quota` would), so that a
+ * bench can still create products through the API.
+ */
 export function seedFsProducts(dataDir: string, account: string, count: number): void {
+  const accountFile = join(dataDir, "data", "accounts", account);
+  const record = JSON.parse(readFileSync(accountFile, "utf8")) as { product_quota?: number };
+  writeFileSync(accountFile, JSON.stringify({ ...record, product_quota: count + 10_000 }), { mode: 0o600 });
   const dir = join(dataDir, "data", "acct", account, "products");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   for (let i = 0; i < count; i++) {

@@ -61,7 +61,7 @@ describe("persisted list indexes on fs", () => {
     expect(second.reads()).toBe(0);
   });
 
-  it("are not trusted once a record was written, replaced or removed after them", async () => {
+  it("once a record was written, replaced or removed after them, give the records as they are now", async () => {
     const { dir, first } = await seeded(30);
     await list(first.registry);
     await first.registry.flush();

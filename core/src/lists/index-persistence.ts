@@ -2,8 +2,9 @@ import type { Storage } from "unstorage";
 import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
 import type { CollectionIndex, IndexEntry } from "./collection-index.js";
 import { buildIndex } from "./index-build.js";
-import { bytesSource, encodeSnapshotParts, entryShape, openSnapshot, yieldToLoop, type IndexSnapshotStore } from "./index-snapshot.js";
+import { bytesSource, encodeSnapshotParts, entryShape, openSnapshot, pacer, yieldToLoop, type IndexSnapshotStore, type Stamp } from "./index-snapshot.js";
 import { RestoringIndex } from "./restoring-index.js";
+import { addUnlisted, checkStale, type StaleCheck } from "./stale-snapshot.js";
 
 type ToEntry = (record: unknown) => IndexEntry | null;
 
@@ -48,12 +49,15 @@ export function parentOf(key: string): string | null {
 
 /**
  * The index of `prefix` from its persisted snapshot, or null when there is none or it cannot be trusted:
- * unreadable, of another format or entry shape, damaged (checksum, count, order), or stale. Without a
- * change feed (fs), stale means the folder's token is not the one the snapshot was written at. With a
- * feed (Redis), the snapshot's token is a feed position: the feed must still hold it (a trimmed or
- * recreated feed cannot say what changed since), and every change after it is applied to the entries.
- * `early` is handed the index being restored once the snapshot is checked, with the feed's changes since
- * laid over it: lists by `created_at` can be answered from its newest blocks (`restoring-index.ts`).
+ * unreadable, of another format or entry shape, damaged (checksum, count, order), or stale beyond repair.
+ * Without a change feed (fs), a snapshot whose folder token no longer holds is checked against the files
+ * when `storage` is given (`stale-snapshot.ts`): the records changed since it was taken are read again and
+ * laid over it, those removed left out, and the stamp it was checked at is returned as `rescanned`; a
+ * folder swapped since is rebuilt. With a feed (Redis), the snapshot's token is a feed position: the feed
+ * must still hold it (a trimmed or recreated feed cannot say what changed since), and every change after it
+ * is applied to the entries. `early` is handed the index being restored once the snapshot is checked, with
+ * those changes laid over it: lists by `created_at` can be answered from its newest blocks
+ * (`restoring-index.ts`).
  */
 export async function restoreIndex(
   store: IndexSnapshotStore,
@@ -61,30 +65,41 @@ export async function restoreIndex(
   toEntry: ToEntry,
   feed: ChangeFeed | undefined,
   early?: (restoring: RestoringIndex<IndexEntry>) => void,
-): Promise<{ index: CollectionIndex<IndexEntry>; token: string } | null> {
+  storage?: Storage,
+): Promise<{ index: CollectionIndex<IndexEntry>; token?: string; rescanned?: Stamp } | null> {
   const stamp = !feed && store.stamp ? await store.stamp(prefix) : null;
   if (!feed && !stamp) return null;
   const source = store.open ? await store.open(prefix) : await store.read(prefix).then((bytes) => bytes && bytesSource(bytes));
   if (!source) return null;
-  const snapshot = openSnapshot(source, prefix, entryShape(toEntry), stamp?.token);
+  const snapshot = openSnapshot(source, prefix, entryShape(toEntry));
   if (!snapshot) return null;
-  const changes = feed ? await changesSince(feed, prefix, snapshot.token) : [];
-  if (!changes) return null;
-  // By id, what each changed record's entry is now: the last change wins, as applying them in turn would.
-  const latest = new Map<string, IndexEntry | null>();
-  for (const change of changes) latest.set(change.key.slice(prefix.length + 1), change.value === null ? null : toEntry(change.value));
-  const restoring = new RestoringIndex<IndexEntry>(snapshot, latest);
+  // By id, what each changed record's entry is now.
+  let latest = new Map<string, IndexEntry | null>();
+  let stale: StaleCheck | null = null;
+  if (feed) {
+    const changes = await changesSince(feed, prefix, snapshot.token);
+    if (!changes) return null;
+    // The last change wins, as applying them in turn would.
+    for (const change of changes) latest.set(change.key.slice(prefix.length + 1), change.value === null ? null : toEntry(change.value));
+  } else if (snapshot.token !== stamp!.token) {
+    stale = storage ? await checkStale(store, storage, prefix, toEntry, snapshot) : null;
+    if (!stale) return null;
+    latest = stale.latest;
+  }
+  const restoring = new RestoringIndex<IndexEntry>(snapshot, latest, stale?.present);
   early?.(restoring);
   const index = await restoring.load();
   if (!index) return null;
-  let applied = 0;
+  const pace = pacer();
   for (const [id, entry] of latest) {
-    // An upsert into a large sorted list moves memory: yield now and then on a long catch-up.
-    if (++applied % 256 === 0) await yieldToLoop();
+    // An upsert into a large sorted list moves memory: yield every few milliseconds on a long catch-up.
+    await pace();
     if (entry) index.upsert(entry);
     else index.remove(id);
   }
-  return { index, token: snapshot.token };
+  if (!stale) return { index, token: snapshot.token };
+  await addUnlisted(storage!, prefix, toEntry, index, stale);
+  return { index, rescanned: stamp! };
 }
 
 /** The feed's changes to records directly under `prefix` after `token`, or null when the feed no longer holds it. */
@@ -102,9 +117,9 @@ async function changesSince(feed: ChangeFeed, prefix: string, token: string): Pr
   }
 }
 
-/** Writes the snapshot of `entries` (in `created_at` order, valid at `token`) for `prefix`. */
-export async function persistIndex(store: IndexSnapshotStore, prefix: string, toEntry: ToEntry, token: string, entries: readonly IndexEntry[]): Promise<void> {
-  await store.write(prefix, await encodeSnapshotParts(prefix, entryShape(toEntry), token, entries));
+/** Writes the snapshot of `entries` (in `created_at` order, valid at `token`, and on fs at `basis`) for `prefix`. */
+export async function persistIndex(store: IndexSnapshotStore, prefix: string, toEntry: ToEntry, token: string, entries: readonly IndexEntry[], basis?: string): Promise<void> {
+  await store.write(prefix, await encodeSnapshotParts(prefix, entryShape(toEntry), token, entries, basis));
 }
 
 /** What {@link loadIndex} works with. */
@@ -117,11 +132,12 @@ export interface LoadContext {
 }
 
 /**
- * The index of `prefix`: restored from its snapshot when that can be trusted (handed to `early` while it
- * is restored: see {@link restoreIndex}), otherwise built from the records. `token` is the snapshot it matches (restored, or being written: `persisting`). Without a feed, a
- * built index is persisted only when the folder's token was settled and did not change while the records
- * were read: then the entries are exactly its records. With a feed, the registry persists it once it follows
- * the feed.
+ * The index of `prefix`: restored from its snapshot when that can be trusted, or checked against the files
+ * when its folder changed since (handed to `early` while it is restored: see {@link restoreIndex}),
+ * otherwise built from the records. `token` is the snapshot it matches (restored, or being written:
+ * `persisting`). Without a feed, an index built or checked against the files is persisted only when the
+ * folder's token was settled before it read the records and did not change while it did: then the entries
+ * are exactly its records. With a feed, the registry persists it once it follows the feed.
  */
 export async function loadIndex(
   ctx: LoadContext,
@@ -132,15 +148,22 @@ export async function loadIndex(
   const { snapshots, feed } = ctx;
   if (snapshots) {
     // A snapshot that cannot be read or trusted is rebuilt, never used (a damaged file, Redis down).
-    const restored = await restoreIndex(snapshots, prefix, toEntry, feed, early).catch(() => null);
+    const restored = await restoreIndex(snapshots, prefix, toEntry, feed, early, ctx.storage).catch(() => null);
+    if (restored?.rescanned) return persistIfQuiet(ctx, prefix, toEntry, restored.index, restored.rescanned);
     if (restored) return restored;
   }
   const before = snapshots?.stamp && !feed ? await snapshots.stamp(prefix).catch(() => null) : null;
   const index = await buildIndex(ctx.storage, prefix, toEntry);
+  return persistIfQuiet(ctx, prefix, toEntry, index, before);
+}
+
+/** `index` of `prefix`, read from the records after `before` was stamped, and its snapshot written if the folder stayed as it was. */
+async function persistIfQuiet(ctx: LoadContext, prefix: string, toEntry: ToEntry, index: CollectionIndex<IndexEntry>, before: Stamp | null) {
+  const { snapshots } = ctx;
   if (!snapshots || !before?.settled || index.size < ctx.persistMin) return { index };
   const after = await snapshots.stamp!(prefix).catch(() => null);
   if (after?.token !== before.token) return { index };
-  return { index, token: before.token, persisting: persistIndex(snapshots, prefix, toEntry, before.token, index.entriesByCreated()) };
+  return { index, token: before.token, persisting: persistIndex(snapshots, prefix, toEntry, before.token, index.entriesByCreated(), before.basis) };
 }
 
 /**
@@ -154,6 +177,6 @@ export async function persistLocal(store: IndexSnapshotStore, prefix: string, to
   if (!stamp.settled) stamp = await store.seal?.(prefix).then(() => store.stamp!(prefix)).catch(() => null);
   if (!stamp?.settled) return undefined;
   const entries = index.entriesByCreated();
-  const ok = await persistIndex(store, prefix, toEntry, stamp.token, entries).then(() => true, () => false);
+  const ok = await persistIndex(store, prefix, toEntry, stamp.token, entries, stamp.basis).then(() => true, () => false);
   return ok ? stamp.token : undefined;
 }

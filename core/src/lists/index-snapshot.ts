@@ -2,11 +2,10 @@ import { createHash } from "node:crypto";
 import { CollectionIndex, compareByCreated, type IndexEntry } from "./collection-index.js";
 
 /** Version of the snapshot text below; a snapshot of another version is rebuilt, never read. */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 
 /** Entries per block line of a snapshot (one `JSON.parse` each: a millisecond or two of work). */
 const BLOCK = 1024;
-
 
 /** A snapshot's bytes as a store is handed them: whole, or the pieces that make them, in order. */
 export type SnapshotBytes = string | Buffer | readonly Buffer[];
@@ -16,27 +15,7 @@ export function snapshotBuffer(bytes: SnapshotBytes): Buffer {
   return typeof bytes === "string" ? Buffer.from(bytes, "utf8") : Buffer.isBuffer(bytes) ? bytes : Buffer.concat(bytes as readonly Buffer[]);
 }
 
-/**
- * Where a store keeps the persisted list indexes: the text of one snapshot per storage prefix. Snapshots
- * are derived data: losing one costs a rebuild, never a record. Each is checked before it is used.
- */
-export interface IndexSnapshotStore {
-  /**
-   * On a store without a change feed (fs): a token that changes whenever a record directly under `prefix`
-   * is written or removed (the folder's modification time), and whether that last change is old enough
-   * that a write made now could not leave the token as it is (timestamps are coarse).
-   */
-  stamp?(prefix: string): Promise<{ token: string; settled: boolean }>;
-  /** With `stamp`: makes the token settled now (the folder's time is set into the past), once nothing writes. */
-  seal?(prefix: string): Promise<void>;
-  read(prefix: string): Promise<Buffer | null>;
-  /** The snapshot of `prefix` to be read in ranges (Redis: the newest blocks first), or null when there is none. */
-  open?(prefix: string): Promise<SnapshotSource | null>;
-  /** Replaces the snapshot of `prefix` with `bytes` (what {@link encodeSnapshotParts} made: the pieces in order). */
-  write(prefix: string, bytes: SnapshotBytes): Promise<void>;
-  remove(prefix: string): Promise<void>;
-  removeAll(): Promise<void>;
-}
+export type { IndexSnapshotStore, RecordScan, Stamp } from "./snapshot-store.js";
 
 /** A decoded snapshot: its entries as an index (in `created_at` order) and the token they were valid at. */
 export interface DecodedSnapshot {
@@ -50,12 +29,16 @@ export interface Header {
   prefix: string;
   shape: string;
   token: string;
+  /** The stamp's basis the snapshot was taken at, when its store has one (fs). */
+  basis?: string;
   fields: string[];
   count: number;
   block: number;
   /** Each block line's length in bytes and the first 32 hex digits of its SHA-256, oldest block first. */
   sizes: number[];
   hashes: string[];
+  /** The first 32 hex digits of the SHA-256 of the header's JSON without this field: an edited header is refused. */
+  sum: string;
 }
 
 /** The bytes of a snapshot: its length, its first bytes (the header at least, when it is short) and any range. */
@@ -107,16 +90,17 @@ export function pacer(): () => Promise<void> {
 }
 
 /**
- * The bytes of a snapshot (format 2, UTF-8 text): one header line (format, prefix, entry shape, token, the
- * entries' field names, count, block size, and each block's length and SHA-256), then one line per block of
+ * The bytes of a snapshot (format 3, UTF-8 text): one header line (format, prefix, entry shape, token, the
+ * store's basis, the entries' field names, count, block size, each block's length and SHA-256, and a SHA-256
+ * of the rest of the header), then one line per block of
  * {@link BLOCK} entries in `created_at` order: a JSON array holding one array of values per field (columns,
  * so no key and no bracket is repeated per entry, and one `JSON.parse` reads a block). Each block is checked
  * on its own, so the newest can be read and trusted first. Encoded in slices that yield, each block made
  * bytes as it is encoded: megabytes of text are never turned into bytes in one turn. Throws when the entries
  * do not all have the same fields (nothing is persisted then).
  */
-export async function encodeSnapshot(prefix: string, shape: string, token: string, entries: readonly IndexEntry[]): Promise<Buffer> {
-  return Buffer.concat(await encodeSnapshotParts(prefix, shape, token, entries));
+export async function encodeSnapshot(prefix: string, shape: string, token: string, entries: readonly IndexEntry[], basis?: string): Promise<Buffer> {
+  return Buffer.concat(await encodeSnapshotParts(prefix, shape, token, entries, basis));
 }
 
 /**
@@ -124,7 +108,7 @@ export async function encodeSnapshot(prefix: string, shape: string, token: strin
  * block per block), never joined: a store writes them one after the other, so no turn of the event loop
  * copies the megabytes of a large index at once.
  */
-export async function encodeSnapshotParts(prefix: string, shape: string, token: string, entries: readonly IndexEntry[]): Promise<Buffer[]> {
+export async function encodeSnapshotParts(prefix: string, shape: string, token: string, entries: readonly IndexEntry[], basis?: string): Promise<Buffer[]> {
   const fields = entries.length > 0 ? Object.keys(entries[0]!) : ["id", "created_at"];
   const lines: Buffer[] = [];
   const sizes: number[] = [];
@@ -140,13 +124,13 @@ export async function encodeSnapshotParts(prefix: string, shape: string, token: 
     hashes.push(blockHash(line));
     await pace();
   }
-  const header: Header = { lp_index: SNAPSHOT_FORMAT, prefix, shape, token, fields, count: entries.length, block: BLOCK, sizes, hashes };
+  const body: Omit<Header, "sum"> = { lp_index: SNAPSHOT_FORMAT, prefix, shape, token, ...(basis !== undefined && { basis }), fields, count: entries.length, block: BLOCK, sizes, hashes };
+  const header: Header = { ...body, sum: blockHash(JSON.stringify(body)) };
   const parts: Buffer[] = [Buffer.from(JSON.stringify(header), "utf8")];
   for (const line of lines) parts.push(LINE_BREAK, line);
   if (lines.length === 0) parts.push(LINE_BREAK);
   return parts;
 }
-
 
 const fail = (): never => {
   throw new Error("index entries of different shapes");
@@ -156,7 +140,8 @@ const isValue = (value: unknown) => value === null || typeof value === "string" 
 
 const isHeader = (value: unknown): value is Header => {
   const h = value as Header;
-  if (typeof h !== "object" || h === null || typeof h.token !== "string") return false;
+  if (typeof h !== "object" || h === null || typeof h.token !== "string" || typeof h.sum !== "string") return false;
+  if (h.basis !== undefined && (typeof h.basis !== "string" || h.basis.length > 200)) return false;
   if (!Number.isSafeInteger(h.count) || h.count < 0 || !Array.isArray(h.fields) || h.fields.length > 64) return false;
   if (!Number.isSafeInteger(h.block) || h.block < 1 || h.block > 65_536) return false;
   const blocks = Math.ceil(h.count / h.block);
@@ -184,6 +169,7 @@ function blockEntries(line: string, fields: string[], size: number): IndexEntry[
 /** A snapshot whose header was checked: its blocks, each checked when decoded ({@link decodeBlock}). */
 export interface OpenedSnapshot {
   token: string;
+  basis?: string;
   count: number;
   fields: string[];
   /** Entries per block (the last block may hold fewer). */
@@ -209,6 +195,9 @@ export function openSnapshot(source: SnapshotSource, prefix: string, shape: stri
     return null;
   }
   if (!isHeader(header) || header.lp_index !== SNAPSHOT_FORMAT || header.prefix !== prefix || header.shape !== shape) return null;
+  // The header is not covered by the blocks' hashes: its own sum refuses one edited by hand or torn oddly.
+  const { sum, ...rest } = header;
+  if (sum !== blockHash(JSON.stringify(rest))) return null;
   if (token !== undefined && header.token !== token) return null;
   const lines: [number, number][] = [];
   let at = cut + 1;
@@ -218,7 +207,7 @@ export function openSnapshot(source: SnapshotSource, prefix: string, shape: stri
   }
   // The body is the blocks with one line break between each two: nothing more, nothing less.
   if (source.length !== (lines.length === 0 ? cut + 1 : at - 1)) return null;
-  return { token: header.token, count: header.count, fields: header.fields, block: header.block, source, lines, hashes: header.hashes };
+  return { token: header.token, basis: header.basis, count: header.count, fields: header.fields, block: header.block, source, lines, hashes: header.hashes };
 }
 
 /**

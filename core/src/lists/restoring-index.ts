@@ -20,6 +20,8 @@ export type PartialPage<E> = { items: E[]; hasMore: boolean } | null;
  * add are merged into the walk by `created_at`. The collection as it is, restricted to what sorts at or after
  * the oldest decoded entry, is then exactly the merged walk until it passes that entry. Changes after those
  * are not laid over: the registry stops asking once any further change to the collection reaches it.
+ * On fs, a snapshot whose folder changed since is checked against the files first: `present` then names the
+ * records that still exist, and an entry of the snapshot it does not name is left out as a removed one.
  */
 export class RestoringIndex<E extends IndexEntry> {
   /** Decoded blocks, newest first; each in `created_at` order. */
@@ -31,11 +33,12 @@ export class RestoringIndex<E extends IndexEntry> {
 
   /**
    * `changes`: by id, the entry each record changed since the snapshot has now (null: removed or no longer
-   * listed).
+   * listed). `present`: when given, the ids of the records that exist now (any other entry is removed).
    */
   constructor(
     private readonly snapshot: OpenedSnapshot,
     private readonly changes: ReadonlyMap<string, E | null> = new Map(),
+    private readonly present?: ReadonlySet<string>,
   ) {
     this.added = [...changes.values()].filter((e): e is E => e !== null).sort(compareByCreated);
   }
@@ -80,8 +83,9 @@ export class RestoringIndex<E extends IndexEntry> {
       }
       this.wake(true);
       const builder = CollectionIndex.inOrder<E>();
+      const present = this.present;
       for (let b = this.blocks.length - 1; b >= 0; b--) {
-        for (const entry of this.blocks[b]!) if (!builder.add(entry)) return null;
+        for (const entry of this.blocks[b]!) if ((!present || present.has(entry.id)) && !builder.add(entry)) return null;
         await pace();
       }
       return builder.done();
@@ -96,7 +100,7 @@ export class RestoringIndex<E extends IndexEntry> {
    * sort than `created_at` descending, a cursor older than them, or too few matches in them).
    */
   query(q: IndexQuery<E>): PartialPage<E> {
-    const { blocks, added, changes } = this;
+    const { blocks, added, changes, present } = this;
     if (q.field !== "created_at" || !q.descending || blocks.length === 0) return null;
     let b = 0;
     let i = blocks[0]!.length - 1;
@@ -113,8 +117,8 @@ export class RestoringIndex<E extends IndexEntry> {
     const oldest = blocks[blocks.length - 1]![0]!;
     const items: E[] = [];
     for (;;) {
-      // The next entry of the snapshot that no change replaced.
-      while (b < blocks.length && (i < 0 || changes.has(blocks[b]![i]!.id))) {
+      // The next entry of the snapshot that no change replaced and whose record still exists.
+      while (b < blocks.length && (i < 0 || changes.has(blocks[b]![i]!.id) || (present && !present.has(blocks[b]![i]!.id)))) {
         if (i >= 0) i--;
         else if (++b < blocks.length) i = blocks[b]!.length - 1;
       }

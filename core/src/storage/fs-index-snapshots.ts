@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, opendirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { readFile, readdir, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
-import type { IndexSnapshotStore } from "../lists/index-snapshot.js";
+import { pacer, type IndexSnapshotStore, type RecordScan } from "../lists/index-snapshot.js";
 import { DIR_MODE, writeFileAtomic } from "./fs-io.js";
 
 /** The folder of a data dir that holds persisted list indexes (derived data: deleting it costs a rebuild). */
@@ -16,6 +16,22 @@ const SUFFIX = ".idx";
  */
 const SETTLE_MS = 2000;
 
+/**
+ * A record file whose inode changed (ctime) less than this long before a snapshot's stamp was taken counts
+ * as changed after it: the kernel stamps files from a coarse clock that may lag the process's clock.
+ */
+const MARGIN_MS = 5000;
+/** Folder entries read per `getdents` call during a scan, and entries handled between two looks at the clock. */
+const SCAN_BUFFER = 1024;
+const SCAN_STEP = 64;
+const BASIS = /^(\d{1,30}):(\d{1,30}):(\d{1,16})$/;
+
+/** Options of {@link fsIndexSnapshots}. */
+export interface FsIndexSnapshotOptions {
+  /** How much earlier than a stamp a file's ctime still counts as a change after it (default 5 s). */
+  marginMs?: number;
+}
+
 const fileOf = (prefix: string) => `${createHash("sha256").update(prefix).digest("hex").slice(0, 40)}${SUFFIX}`;
 
 /**
@@ -24,8 +40,16 @@ const fileOf = (prefix: string) => `${createHash("sha256").update(prefix).digest
  * inode and modification time in nanoseconds: creating, replacing (rename over) or removing a record
  * changes it, whichever process or version made the change, so a snapshot is only trusted while the
  * folder is exactly as it was when the snapshot was taken.
+ *
+ * A snapshot whose token no longer holds (a kill after writes) can still be used: its basis holds the
+ * inodes of `data/` and of the record folder and the time its stamp was taken, before its entries were
+ * read. {@link IndexSnapshotStore.scan} lists the folder and stats each file: a file whose ctime is not
+ * older than that time (less a margin) was written, replaced or renamed into place since (a rename sets
+ * the ctime of the file it moves on ext4, xfs, btrfs, tmpfs and APFS, whenever its content was written),
+ * so only those are read again. A folder that is not the same inode (an import swapped it) cannot be told.
  */
-export function fsIndexSnapshots(dataDir: string): IndexSnapshotStore {
+export function fsIndexSnapshots(dataDir: string, options: FsIndexSnapshotOptions = {}): IndexSnapshotStore {
+  const margin = options.marginMs ?? MARGIN_MS;
   const dir = join(dataDir, INDEX_DIR);
   let counter = 0;
   // Temporary files of a write a kill cut short are never snapshots. A data dir that cannot be written (a
@@ -42,15 +66,28 @@ export function fsIndexSnapshots(dataDir: string): IndexSnapshotStore {
   };
   return {
     async stamp(prefix) {
+      // Taken before anything is read: whatever is renamed into the folder from now on has a later ctime.
+      const at = Date.now();
       try {
         const info = await stat(recordsOf(prefix), { bigint: true });
+        const root = await stat(join(dataDir, "data"), { bigint: true });
         const settled = Date.now() - Number(info.mtimeMs) > SETTLE_MS;
-        return { token: `${info.ino}:${info.mtimeNs}`, settled };
+        return { token: `${info.ino}:${info.mtimeNs}`, settled, basis: `${root.ino}:${info.ino}:${at}` };
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "ENOENT" || code === "ENOTDIR") return { token: "absent", settled: true };
         throw error;
       }
+    },
+    async scan(prefix, basis) {
+      const match = BASIS.exec(basis);
+      if (!match) return null;
+      const folder = recordsOf(prefix);
+      const same = await Promise.all([stat(join(dataDir, "data"), { bigint: true }), stat(folder, { bigint: true })]).then(
+        ([root, info]) => info.isDirectory() && String(root.ino) === match[1] && String(info.ino) === match[2],
+        () => false,
+      );
+      return same ? scanFolder(folder, Number(match[3]) - margin) : null;
     },
     async seal(prefix) {
       // A modification time in the past that no write made from now on can have: a write stamps the
@@ -79,4 +116,38 @@ export function fsIndexSnapshots(dataDir: string): IndexSnapshotStore {
       await Promise.all(names.filter((name) => name.endsWith(SUFFIX)).map((name) => rm(join(dir, name), { force: true })));
     },
   };
+}
+
+/**
+ * The names of the files in `folder` (folders skipped, as the key walk skips them), and those whose ctime
+ * is `since` or later (or that cannot be stat'ed: reading them says what they are). Read with synchronous
+ * calls, a thousand entries per `getdents`, yielding to the event loop every few milliseconds.
+ */
+async function scanFolder(folder: string, since: number): Promise<RecordScan> {
+  const present = new Set<string>();
+  const changed: string[] = [];
+  const pace = pacer();
+  const dir = opendirSync(folder, { bufferSize: SCAN_BUFFER });
+  try {
+    let n = 0;
+    for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+      if (++n % SCAN_STEP === 0) await pace();
+      if (!entry.isDirectory()) {
+        let ctime: number | undefined;
+        try {
+          const info = statSync(join(folder, entry.name), { throwIfNoEntry: false });
+          // Removed since the folder was read: not a record any more.
+          if (!info) continue;
+          ctime = info.ctimeMs;
+        } catch {
+          ctime = undefined;
+        }
+        present.add(entry.name);
+        if (ctime === undefined || ctime >= since) changed.push(entry.name);
+      }
+    }
+  } finally {
+    dir.closeSync();
+  }
+  return { present, changed };
 }
