@@ -178,6 +178,8 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
     await core.close().catch(() => {});
     throw error;
   }
+  // What recovery wrote is in the record files before anyone can connect (fs acknowledges a write once it is in its log).
+  await stores.settle?.();
   const { app, flushLog } = createApp({
     core,
     settings: {

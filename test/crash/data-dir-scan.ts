@@ -26,8 +26,8 @@ function* walk(dir: string): Generator<string> {
     throw error;
   }
   for (const entry of entries) {
-    // `.tmp` holds writes in progress (or a dead process's leftovers); they are never records.
-    if (entry.name === ".tmp") continue;
+    // `.tmp` holds writes in progress (or a dead process's leftovers), `.wal` the write-ahead log; neither holds records.
+    if (entry.name === ".tmp" || entry.name === ".wal") continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) yield* walk(path);
     else yield path;

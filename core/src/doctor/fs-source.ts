@@ -39,7 +39,8 @@ export function fsDoctorSource(dataDir: string): DoctorSource {
     async records() {
       const out: SourceRecord[] = [];
       for await (const entry of walk(data)) {
-        if (entry.dir || relative(data, entry.path).split(sep)[0] === ".tmp") continue;
+        // `.tmp` and `.wal` are the driver's temporary files and write-ahead log, never records.
+        if (entry.dir || [".tmp", ".wal"].includes(relative(data, entry.path).split(sep)[0])) continue;
         const size = (await stat(entry.path)).size;
         const text = size > MAX_RECORD_BYTES ? "" : await readFile(entry.path, "utf8");
         out.push({ key: keyOf(entry.path), text, where: entry.path });

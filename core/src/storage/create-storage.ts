@@ -89,6 +89,11 @@ export interface Stores {
    * (nothing of theirs outlives a kill): the caller clears and writes.
    */
   replace?(records: Record<string, unknown>, media: Record<string, string>): Promise<void>;
+  /**
+   * fs: resolves once every acknowledged write is in its record file (the log acknowledges a write before
+   * its file is renamed into place), for a start that others may read the folder after.
+   */
+  settle?(): Promise<void>;
   /** On shared stores: the claim and finish of an Idempotency-Key, each one atomic step without a lock. */
   claims?: RecordClaims;
   /** On Redis stores: where the Redis is, for parts that open their own connections (the lock, BullMQ queues). */
@@ -184,7 +189,7 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
   if (kind === "fs" && !dataDir) throw new Error("fs storage needs a data directory");
   // An import a kill cut short is settled before anything reads the folders.
   if (kind === "fs") settleFsReplace(dataDir!);
-  const drivers = kind === "fs" ? [fsDurableDriver({ base: join(dataDir!, "data") }), fsDurableDriver({ base: join(dataDir!, "media") })] : [memoryDriver(), memoryDriver()];
+  const drivers = kind === "fs" ? [fsDurableDriver({ base: join(dataDir!, "data") }), fsDurableDriver({ base: join(dataDir!, "media"), log: false })] : [memoryDriver(), memoryDriver()];
   const [data, media] = drivers.map(toStorage) as [Storage, Storage];
   const onDisk = kind === "fs" ? dataDir : undefined;
   const formatFile = onDisk ? join(onDisk, "format.json") : "";
@@ -204,10 +209,13 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
     }),
     // fs: one group commit (the new files flushed together, then renamed in order); memory: in order, at once.
     batch: kind === "fs" ? (ops) => (drivers[0] as unknown as { writeBatch(ops: readonly BatchOp[]): Promise<void> }).writeBatch(ops) : (ops) => directBatch(data, ops).then((done) => (done ? undefined : applyInOrder(data, ops))),
-    ...(onDisk && { indexSnapshots: fsIndexSnapshots(onDisk) }),
+    ...(onDisk && { indexSnapshots: afterSettle(fsIndexSnapshots(onDisk), () => (drivers[0] as unknown as { settle(): Promise<void> }).settle()) }),
     ...(kind === "fs"
       ? {
+          settle: () => (drivers[0] as unknown as { settle(): Promise<void> }).settle(),
           async replace(records: Record<string, unknown>, files: Record<string, string>) {
+            // The data folder is swapped away: nothing of it may wait in its log (the next write starts a new one in the new folder).
+            await (drivers[0] as { checkpoint?: () => Promise<void> }).checkpoint?.();
             await replaceFsStores(dataDir!, data, records, files);
             // The folders changed under the drivers: what they cached is of the old ones.
             for (const driver of drivers) (driver as { forgetCache?: () => void }).forgetCache?.();
@@ -217,5 +225,18 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
     async dispose() {
       await Promise.all([data.dispose(), media.dispose()]);
     },
+  };
+}
+
+/**
+ * fs snapshots whose token (the records folder's modification time) is read only once every acknowledged
+ * write is in its record file: a rename landing after the token would make a good snapshot look stale.
+ */
+function afterSettle(snapshots: IndexSnapshotStore, settle: () => Promise<void>): IndexSnapshotStore {
+  const { stamp, seal } = snapshots;
+  return {
+    ...snapshots,
+    ...(stamp && { stamp: async (prefix: string) => (await settle(), stamp(prefix)) }),
+    ...(seal && { seal: async (prefix: string) => (await settle(), seal(prefix)) }),
   };
 }

@@ -59,7 +59,8 @@ describe("fs-durable specifics", () => {
     const root = mkdtempSync(join(tmpdir(), "lp-driver-"));
     const file = join(root, "data", "acct", "p1");
     try {
-      const storage = toStorage(fsDurableDriver({ base: join(root, "data") }));
+      // Without the log: the second driver below would replay it over the file changed behind the first one's back.
+      const storage = toStorage(fsDurableDriver({ base: join(root, "data"), log: false }));
       await storage.setItem("acct:p1", { v: 1 });
       // Changed behind the driver's back (never done while `lp serve` holds the lock): the cache answers.
       writeFileSync(file, JSON.stringify({ v: "disk" }));

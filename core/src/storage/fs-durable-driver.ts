@@ -6,6 +6,9 @@ import type { BatchOp } from "./create-storage.js";
 import { DIR_MODE, readFileOrNull, writeFileAtomic } from "./fs-io.js";
 import { writeGroup } from "./fs-group-write.js";
 import { walkKeyChunks } from "./fs-key-walk.js";
+import { WriteAheadLog, type WalLimits } from "./fs-wal.js";
+import { replayLog, type ApplyContext } from "./fs-wal-apply.js";
+import { loggedWrites } from "./fs-wal-writes.js";
 import { createReadCache } from "./read-cache.js";
 
 /** Options of {@link fsDurableDriver}. */
@@ -19,21 +22,36 @@ export interface FsDurableOptions {
    * the only writer of `base`, as `lp serve` is under its data-dir lock.
    */
   cache?: boolean;
+  /**
+   * Make writes durable through the write-ahead log in `<base>/.wal/` (default true; ignored without
+   * `fsync`): one flush of the log per group of concurrent writes instead of one per record file. False:
+   * each record file is flushed before its rename (media, written a file at a time).
+   */
+  log?: boolean;
+  /** Checkpoint limits of the log (tests make them small). */
+  logLimits?: Partial<WalLimits>;
 }
 
 const SEGMENT = /^[A-Za-z0-9_.-]+$/;
 const TMP_DIR = ".tmp";
+const WAL_DIR = ".wal";
+/** Entries of the base that belong to the driver, never records: skipped by every key walk and clear. */
+const HIDDEN = [TMP_DIR, WAL_DIR];
 
 /**
  * A file-system driver that never exposes a half-written record: each write goes to a temporary file,
  * is flushed, and is then renamed over the target, which POSIX makes atomic (see fs-io.ts). Readers
- * therefore see the old value or the new one. Keys map to nested folders (`a:b:c` is `a/b/c`), and `getKeys(prefix)` only
+ * therefore see the old value or the new one. With `log` (the default), a write is first appended to the
+ * write-ahead log (fs-wal.ts), whose one flush covers every write in flight, and the record file is
+ * renamed into place unflushed; checkpoints make the files durable and drop the log, and the next start
+ * replays whatever a crash left in it, before anything reads. Keys map to nested folders (`a:b:c` is `a/b/c`), and `getKeys(prefix)` only
  * walks the prefix's folder instead of the whole tree.
  */
 export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
   const base = resolve(options.base);
   const tmpDir = join(base, TMP_DIR);
   const doSync = options.fsync !== false;
+  const useLog = doSync && options.log !== false;
   let counter = 0;
   const cache = options.cache === false ? null : createReadCache();
   // Unique per driver instance, so two stores in one process never share a temporary name.
@@ -45,11 +63,19 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
   const toPath = (key: string): string => {
     // Empty segments are refused rather than collapsed, so `a::b` and `a:b` never alias one file.
     const parts = key.split(":");
-    if (parts.some((p) => !SEGMENT.test(p) || p === "." || p === ".." || p === TMP_DIR)) {
+    if (parts.some((p) => !SEGMENT.test(p) || p === "." || p === ".." || HIDDEN.includes(p))) {
       throw new Error(`Unsafe storage key: ${JSON.stringify(key)}`);
     }
     return join(base, ...parts);
   };
+
+  const tmpName = () => join(tmpDir, `${instance}-${++counter}`);
+  const applyContext: ApplyContext = { base, toPath, tmpName, hidden: HIDDEN };
+  // What a crash left in the log is applied before anything reads the folder (the server holds the data-dir lock).
+  const firstSeq = replayLog(join(base, WAL_DIR), applyContext, doSync);
+  const logged = useLog ? loggedWrites(applyContext, cache) : null;
+  const wal = logged ? new WriteAheadLog(join(base, WAL_DIR), base, () => logged.settle(), options.logLimits, firstSeq) : null;
+  if (wal) logged!.attach(wal);
 
   const readOrNull = (key: string): Promise<Buffer | null> => readFileOrNull(toPath(key), isMissing);
 
@@ -86,7 +112,7 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
       throw error;
     }
     for (const entry of entries) {
-      if (entry.name === TMP_DIR && dir === base) continue;
+      if (dir === base && HIDDEN.includes(entry.name)) continue;
       const key = prefix ? `${prefix}:${entry.name}` : entry.name;
       if (entry.isDirectory()) await walk(join(dir, entry.name), key, out);
       else out.push(key);
@@ -102,17 +128,32 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
      * renamed and removals made in order within each chain. What `Stores.batch` is on fs.
      */
     writeBatch(ops: readonly BatchOp[]): Promise<void> {
+      if (logged) return logged.batch(ops.map((op) => ({ key: normalizeKey(op.key), text: "remove" in op || op.value === undefined ? null : toText(op.value) })));
       const group = ops.map((op) => {
         const key = normalizeKey(op.key);
         return { key, path: toPath(key), text: "remove" in op || op.value === undefined ? null : toText(op.value), chain: op.chain ?? 0 };
       });
-      return writeGroup(group, { tmpName: () => join(tmpDir, `${instance}-${++counter}`), flush: doSync, cache });
+      return writeGroup(group, { tmpName, flush: doSync, cache });
     },
     /** Drops every cached text: the folder was swapped under the driver (an import), so none is true any more. */
     forgetCache() {
       cache?.clear();
     },
+    /** Resolves once every acknowledged write is in its record file. */
+    async settle() {
+      await logged?.settle();
+    },
+    /** Waits for the writes in flight and checkpoints the log: every write durable in the record files, no segment left. */
+    async checkpoint() {
+      await wal?.close();
+    },
+    /** A clean stop leaves no log behind (a folder written aside for an import is swapped in without one). */
+    async dispose() {
+      await wal?.close();
+    },
     async hasItem(key) {
+      const unfiled = logged?.peek(key);
+      if (unfiled !== undefined) return unfiled !== null;
       // A stat, not a read: media files can be megabytes.
       try {
         return statSync(toPath(key)).isFile();
@@ -122,21 +163,28 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
       }
     },
     getItem(key) {
+      const unfiled = logged?.peek(key);
+      if (unfiled !== undefined) return unfiled === null || typeof unfiled === "string" ? unfiled : Buffer.from(unfiled).toString("utf8");
       // A cached record is answered without a promise of its own (the Storage wraps it once).
       const hit = cache?.get(key);
       if (hit !== undefined) return hit;
       return readUncached(key);
     },
     async getItemRaw(key) {
+      const unfiled = logged?.peek(key);
+      if (unfiled !== undefined) return unfiled === null ? null : Buffer.from(unfiled);
       return readOrNull(key);
     },
     async setItem(key, value) {
+      if (logged) return logged.write(key, toText(value));
       await writeAtomic(key, value);
     },
     async setItemRaw(key, value) {
+      if (logged) return logged.write(key, value as Uint8Array);
       await writeAtomic(key, value as Uint8Array);
     },
     async removeItem(key) {
+      if (logged) return logged.remove(key);
       cache?.delete(key);
       try {
         unlinkSync(toPath(key));
@@ -145,6 +193,8 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
       }
     },
     async getKeys(prefix) {
+      // Every acknowledged write in its file first, so the walk sees it.
+      await logged?.settle();
       const clean = (prefix ?? "").split(":").filter(Boolean).join(":");
       const out: string[] = [];
       // A prefix may end mid-segment ("products:ab"): walk the last complete folder and filter.
@@ -159,14 +209,21 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
     },
     /** `getKeys(prefix)` read and handed over a chunk at a time (`key-chunks.ts`), for index builds. */
     directKeyChunks(prefix: string): AsyncIterable<string[]> {
-      return walkKeyChunks(base, prefix, TMP_DIR);
+      const walk = () => walkKeyChunks(base, prefix, HIDDEN);
+      if (!logged) return walk();
+      return (async function* () {
+        await logged.settle();
+        yield* walk();
+      })();
     },
     async clear(prefix) {
       const clean = (prefix ?? "").split(":").filter(Boolean);
+      // Logged like any write, so a replay applies it in its place: nothing written before it comes back.
+      if (logged) return logged.clear(clean.join(":"));
       cache?.clearPrefix(clean.join(":"));
       if (clean.length === 0) {
         for (const entry of readdirSync(base)) {
-          if (entry !== TMP_DIR) await rm(join(base, entry), { recursive: true, force: true });
+          if (!HIDDEN.includes(entry)) await rm(join(base, entry), { recursive: true, force: true });
         }
         return;
       }

@@ -12,9 +12,9 @@ const CHUNK = 1024;
  * (`readdir` of 100,000 entries makes every entry object in one turn). As the driver's walk does: the
  * prefix's folder and everything below it when it is a folder; otherwise the entries of its parent whose
  * names start with the prefix's last segment (a prefix may end mid-segment), and everything below those.
- * `tmpDir` is the name of the driver's temporary folder, skipped at `base`.
+ * `hidden` names the driver's own folders (temporary files, the write-ahead log), skipped at `base`.
  */
-export async function* walkKeyChunks(base: string, prefix: string, tmpDir: string): AsyncGenerator<string[]> {
+export async function* walkKeyChunks(base: string, prefix: string, hidden: readonly string[]): AsyncGenerator<string[]> {
   const parts = prefix.split(":");
   const folder = join(base, ...parts);
   if (await isDir(folder)) {
@@ -23,7 +23,7 @@ export async function* walkKeyChunks(base: string, prefix: string, tmpDir: strin
   }
   const parent = parts.slice(0, -1);
   const last = parts[parts.length - 1]!;
-  yield* walk(join(base, ...parent), parent.join(":"), (name) => name.startsWith(last) && !(parent.length === 0 && name === tmpDir));
+  yield* walk(join(base, ...parent), parent.join(":"), (name) => name.startsWith(last) && !(parent.length === 0 && hidden.includes(name)));
 }
 
 /** Files (and anything not a folder) under `dir` as keys below `key`, folders walked after the folder itself. */

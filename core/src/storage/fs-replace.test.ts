@@ -44,6 +44,8 @@ describe("fs import: the old data or the new, never a mix", () => {
     await stores.data.setItem("meta:k", { keep: true });
     for (const [k, v] of Object.entries(OLD.records)) await stores.data.setItem(k, v as never);
     for (const [k, v] of Object.entries(OLD.media)) await stores.media.setItemRaw(k, Buffer.from(v, "base64"));
+    // Every acknowledged write in its file, as when the process is killed and no write of it is under way.
+    await stores.settle?.();
     return { dir, stores };
   }
   /** The folders written aside, as the import leaves them before its commit mark. */
@@ -53,6 +55,8 @@ describe("fs import: the old data or the new, never a mix", () => {
     await data.setItem("meta:k", { keep: true });
     for (const [k, v] of Object.entries(NEW.records)) await data.setItem(k, v as never);
     for (const [k, v] of Object.entries(NEW.media)) await media.setItemRaw(k, Buffer.from(v, "base64"));
+    // As the import does before its mark: the folders written aside are complete, with no log left.
+    await Promise.all([data.dispose(), media.dispose()]);
   }
   const mark = (dir: string) => closeSync(openSync(join(dir, "import.commit"), "w"));
 

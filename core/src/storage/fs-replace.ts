@@ -54,14 +54,15 @@ export function settleFsReplace(dataDir: string): void {
 
 /**
  * Replaces every record (but the `meta:` ones, which are carried over) and every media file of an fs data
- * dir: the new ones are written aside (`data.next`, `media.next`), each file durable; a commit mark is
+ * dir: the new ones are written aside (`data.next`, `media.next`), each file durable (the records through
+ * the `data.next` driver's log, which its dispose checkpoints, so the folder swapped in carries no log); a commit mark is
  * written; then the folders are swapped by renames. A kill before the mark leaves the old data, after it
  * the next start finishes the swap ({@link settleFsReplace}): never a mix.
  */
 export async function replaceFsStores(dataDir: string, current: Storage, records: Record<string, unknown>, media: Record<string, string>): Promise<void> {
   settleFsReplace(dataDir);
   const data = toStorage(fsDurableDriver({ base: join(dataDir, "data.next") }));
-  const files = toStorage(fsDurableDriver({ base: join(dataDir, "media.next") }));
+  const files = toStorage(fsDurableDriver({ base: join(dataDir, "media.next"), log: false }));
   try {
     for (const key of await current.getKeys("meta")) if (key.startsWith("meta:")) await data.setItem(key, (await current.getItem(key)) as never);
     for (const [key, value] of Object.entries(records)) await data.setItem(key, value as never);
