@@ -22,7 +22,9 @@ function dataDir() {
   dirs.push(dir);
   return dir;
 }
-function open(dir: string) {
+async function open(dir: string) {
+  // The processes opened before stop first, cleanly (their write-ahead logs checkpointed), as at a restart.
+  await Promise.all(opened.splice(0).map((s) => s.dispose()));
   const stores = createStores("fs", dir);
   opened.push(stores);
   const { data, reads } = countingReads(stores.data);
@@ -32,7 +34,9 @@ function open(dir: string) {
 const list = async (registry: IndexRegistry) => (await registry.get(PREFIX, toEntry)).query({ field: "created_at", descending: true, limit: 1000 }).items;
 const snapshotFiles = (dir: string) => (existsSync(join(dir, INDEX_DIR)) ? readdirSync(join(dir, INDEX_DIR)).filter((name) => name.endsWith(".idx")) : []);
 /** Moves the records folder's timestamps into the past, as if the last write were minutes old. */
-const age = (dir: string) => {
+const age = async (dir: string) => {
+  // Once every acknowledged write is in its file: a rename landing later would stamp the folder again.
+  await Promise.all(opened.map((s) => s.settle?.()));
   const folder = join(dir, "data", ...PREFIX.split(":"));
   const past = new Date(Date.now() - 600_000);
   utimesSync(folder, past, past);
@@ -40,7 +44,7 @@ const age = (dir: string) => {
 
 async function seeded(count: number) {
   const dir = dataDir();
-  const first = open(dir);
+  const first = await open(dir);
   for (let i = 1; i <= count; i++) await first.stores.data.setItem(keyOf(i), item(i));
   return { dir, first };
 }
@@ -55,7 +59,7 @@ describe("persisted list indexes on fs", () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, INDEX_DIR)).mode & 0o777).toBe(0o700);
 
-    const second = open(dir);
+    const second = await open(dir);
     expect(await list(second.registry)).toEqual(before);
     expect(before).toHaveLength(40);
     expect(second.reads()).toBe(0);
@@ -66,14 +70,13 @@ describe("persisted list indexes on fs", () => {
     await list(first.registry);
     await first.registry.flush();
     // Another process (or an older lp) changes the records without knowing of the snapshot.
-    const other = createStores("fs", dir);
-    opened.push(other);
+    const other = (await open(dir)).stores;
     await other.data.setItem(keyOf(31), item(31));
     await other.data.setItem(keyOf(5), item(5, "renamed"));
     await other.data.removeItem(keyOf(7));
     await other.data.setItem(keyOf(9), { ...item(9), gone: true });
 
-    const second = open(dir);
+    const second = await open(dir);
     const items = await list(second.registry);
     expect(second.reads()).toBeGreaterThan(0);
     const ids = items.map((e) => e.id);
@@ -99,12 +102,12 @@ describe("persisted list indexes on fs", () => {
     ];
     for (const text of damaged) {
       writeFileSync(file, text);
-      const next = open(dir);
+      const next = await open(dir);
       expect(await list(next.registry)).toEqual(expected);
       expect(next.reads()).toBeGreaterThan(0);
       // The rebuilt index replaced the damaged file: the start after that reads no record.
       await next.registry.settle();
-      const after = open(dir);
+      const after = await open(dir);
       expect(await list(after.registry)).toEqual(expected);
       expect(after.reads()).toBe(0);
     }
@@ -112,17 +115,17 @@ describe("persisted list indexes on fs", () => {
 
   it("a build persists its snapshot only when the folder did not change while it read", async () => {
     const { dir } = await seeded(20);
-    age(dir);
-    const quiet = open(dir);
+    await age(dir);
+    const quiet = await open(dir);
     await list(quiet.registry);
     await quiet.registry.settle();
     expect(snapshotFiles(dir)).toHaveLength(1);
-    expect(await list(open(dir).registry)).toHaveLength(20);
+    expect(await list((await open(dir)).registry)).toHaveLength(20);
 
     // Now a write lands in the middle of the build (as a request of the same process would).
     rmSync(join(dir, INDEX_DIR), { recursive: true });
-    age(dir);
-    const busy = open(dir);
+    await age(dir);
+    const busy = await open(dir);
     let wrote = false;
     let updating: Promise<void> | undefined;
     const registry = new IndexRegistry(
@@ -152,13 +155,13 @@ describe("persisted list indexes on fs", () => {
     expect(items).toHaveLength(21);
     expect(snapshotFiles(dir)).toHaveLength(0);
     // Writes made while a build runs still reach the index, and the next start agrees with the records.
-    const next = open(dir);
+    const next = await open(dir);
     expect((await list(next.registry)).map((e) => e.id)).toEqual(items.map((e) => e.id));
   });
 
   it("a large index builds in slices that yield to the event loop", async () => {
     const { dir } = await seeded(300);
-    const second = open(dir);
+    const second = await open(dir);
     const pending = second.registry.get(PREFIX, toEntry);
     let turns = 0;
     // The build yields: other work gets turns of the event loop before it is done.

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, sta
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createStores, type Stores } from "../storage/create-storage.js";
+import { afterSettle, createStores, type Stores } from "../storage/create-storage.js";
 import { fsIndexSnapshots, INDEX_DIR } from "../storage/fs-index-snapshots.js";
 import type { IndexEntry } from "./collection-index.js";
 import { IndexRegistry } from "./index-registry.js";
@@ -26,7 +26,9 @@ function open(dir: string) {
   const stores = createStores("fs", dir);
   opened.push(stores);
   const { data, reads } = countingReads(stores.data);
-  const registry = new IndexRegistry(data, undefined, { snapshots: fsIndexSnapshots(dir, { marginMs: 0 }), persistMin: 1 });
+  // Stamped once every acknowledged write is in its file, as the stores' own snapshots are.
+  const snapshots = afterSettle(fsIndexSnapshots(dir, { marginMs: 0 }), () => stores.settle!());
+  const registry = new IndexRegistry(data, undefined, { snapshots, persistMin: 1 });
   return { stores, registry, reads };
 }
 const entries = async (registry: IndexRegistry) => (await registry.get(PREFIX, toEntry)).entriesByCreated();
@@ -60,15 +62,19 @@ async function snapshotted(before: (dir: string) => void = () => {}) {
   dirs.push(dir);
   const first = open(dir);
   for (let i = 1; i <= COUNT; i++) await first.stores.data.setItem(keyOf(i), item(i));
+  await first.stores.settle!();
   before(dir);
   await fsClockPast(dir, Date.now());
   await entries(first.registry);
   await first.registry.flush();
+  // A clean stop: the write-ahead log is checkpointed and gone.
+  opened.splice(opened.indexOf(first.stores), 1);
+  await first.stores.dispose();
   await fsClockPast(dir, Date.now());
   // Another process (or this one after a kill) changes the records without writing a snapshot.
   const other = createStores("fs", dir);
   opened.push(other);
-  return { dir, data: other.data };
+  return { dir, data: other.data, stores: other };
 }
 
 /** The first page by `created_at` descending, asked as a list asks it while the index is restored. */
@@ -110,14 +116,17 @@ describe("an fs snapshot whose folder changed since it was taken", () => {
   });
 
   it("is written again once checked when the folder is quiet, and the next start reads no record", async () => {
-    const { dir, data } = await snapshotted();
+    const { dir, data, stores } = await snapshotted();
     await data.setItem(keyOf(3), item(3, "changed"));
     await data.removeItem(keyOf(4));
+    await stores.settle!();
     const before = snapshotOf(dir).token;
-    // As if the last write were minutes old: nothing can write within the same timestamp tick.
+    const second = open(dir);
+    // Once the start's replay of the log is in the files, as if the last write were minutes old: nothing can
+    // write within the same timestamp tick.
+    await second.stores.settle!();
     const past = new Date(Date.now() - 600_000);
     utimesSync(folderOf(dir), past, past);
-    const second = open(dir);
     const expected = await referenceIndex(data, PREFIX);
     expect(await entries(second.registry)).toEqual(expected);
     await second.registry.settle();

@@ -232,7 +232,7 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
  * fs snapshots whose token (the records folder's modification time) is read only once every acknowledged
  * write is in its record file: a rename landing after the token would make a good snapshot look stale.
  */
-function afterSettle(snapshots: IndexSnapshotStore, settle: () => Promise<void>): IndexSnapshotStore {
+export function afterSettle(snapshots: IndexSnapshotStore, settle: () => Promise<void>): IndexSnapshotStore {
   const { stamp, seal } = snapshots;
   return {
     ...snapshots,
