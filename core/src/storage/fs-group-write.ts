@@ -106,7 +106,8 @@ async function applyChain(chain: readonly GroupOp[], temps: Map<GroupOp, string>
 
 // Renames and removals go through the thread pool: on a busy disk they wait for the file system's journal,
 // and the event loop keeps serving meanwhile. They still run one after the other, in order.
-async function renameInto(tmp: string, target: string): Promise<void> {
+/** Renames `tmp` over `target`, creating the target's folders when they are missing. */
+export async function renameInto(tmp: string, target: string): Promise<void> {
   try {
     await rename(tmp, target);
   } catch (error) {

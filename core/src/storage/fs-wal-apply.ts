@@ -1,7 +1,8 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
-import { mkdir, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { rm, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { DIR_MODE, FILE_MODE } from "./fs-io.js";
+import { renameInto } from "./fs-group-write.js";
 import { decodeFrames, type WalOp } from "./fs-wal-frames.js";
 import { makeDurableSync } from "./fs-wal-durable.js";
 
@@ -36,13 +37,7 @@ export async function applyOp(op: WalOp, ctx: ApplyContext): Promise<void> {
 async function writeThroughPool(target: string, tmp: string, data: string | Uint8Array): Promise<void> {
   try {
     await writeFile(tmp, data, { mode: FILE_MODE });
-    try {
-      await rename(tmp, target);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      await mkdir(dirname(target), { recursive: true, mode: DIR_MODE });
-      await rename(tmp, target);
-    }
+    await renameInto(tmp, target);
   } catch (error) {
     await unlink(tmp).catch(() => {});
     throw error;
