@@ -36,7 +36,7 @@ interface HeapNode {
 const storage = process.argv[2] === "fs" ? "fs" : process.argv[2] === "bare" ? "bare" : "memory";
 const count = Number(process.argv[3] ?? (storage === "fs" ? 1000 : 4000));
 const alloc = process.argv.includes("--alloc");
-const run = () => (storage === "bare" ? bareHttpThroughput(count) : engineThroughput(storage, count));
+const run = () => (storage === "bare" ? bareHttpThroughput(count) : engineThroughput(storage, count, storage === "fs" ? 32 : 1));
 const nameOf = ({ functionName, url, lineNumber }: CallFrame) =>
   `${functionName || "(anonymous)"} ${url ? `${url.split("/").slice(-2).join("/")}:${lineNumber + 1}` : ""}`;
 const top = (totals: Map<string, number>, whole: number, unit: string) => {
