@@ -21,7 +21,10 @@ export interface ApplyContext {
  */
 export async function applyOp(op: WalOp, ctx: ApplyContext): Promise<void> {
   if (op.kind === "text" || op.kind === "bytes") return writeThroughPool(ctx.toPath(op.key), ctx.tmpName(), op.value);
-  if (op.kind === "remove") return removeIfPresent(ctx.toPath(op.key));
+  if (op.kind === "remove") {
+    // In the thread pool too: an unlink waits on the file system's journal, which the log's flushes keep busy.
+    return unlink(ctx.toPath(op.key)).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" || error.code === "ENOTDIR" ? undefined : Promise.reject(error)));
+  }
   if (op.key === "") {
     for (const entry of readdirSync(ctx.base)) if (!ctx.hidden.includes(entry)) await rm(join(ctx.base, entry), { recursive: true, force: true });
     return;

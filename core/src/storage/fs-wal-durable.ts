@@ -1,8 +1,7 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { closeSync, fdatasync, fsync, fsyncSync, fdatasyncSync, openSync } from "node:fs";
 import { promisify } from "node:util";
-
-const execFileAsync = promisify(execFile);
+import { syncfs } from "./fs-syncfs.js";
 const fdatasyncAsync = promisify(fdatasync);
 const fsyncAsync = promisify(fsync);
 
@@ -12,7 +11,7 @@ let syncfsWorks = true;
 /**
  * Makes everything written under `root` durable: the files the log's checkpoint applied and the folder
  * entries their renames and removals changed. One `sync -f` (coreutils' syncfs(2) of the file system that
- * holds `root`), run as a child process off the event loop: one flush of the whole file system costs far
+ * holds `root`), run off the event loop by a shell kept for it ({@link syncfs}): one flush of the whole file system costs far
  * less than an fdatasync per file (Node has no syncfs binding). Where `sync -f` is missing, each path of
  * `dirty` (files and folders) is flushed on its own instead. Rejects when the flush reports an error, so
  * the log segment that holds those writes is kept.
@@ -20,7 +19,7 @@ let syncfsWorks = true;
 export async function makeDurable(root: string, dirty: ReadonlySet<string>): Promise<void> {
   if (syncfsWorks) {
     try {
-      await execFileAsync("sync", ["-f", root]);
+      await syncfs(root);
       return;
     } catch (error) {
       if (!isMissingTool(error)) throw error;
@@ -90,7 +89,8 @@ function openOrNull(path: string): number | null {
 /** `sync` missing, or too old to know `-f`: not a flush that failed. */
 function isMissingTool(error: unknown): boolean {
   const e = error as NodeJS.ErrnoException & { status?: number; stderr?: unknown };
-  if (e.code === "ENOENT") return true;
+  // Not found by the shell (127), or by the system.
+  if (e.code === "ENOENT" || e.status === 127) return true;
   const stderr = String(e.stderr ?? "");
   return /invalid option|unrecognized option|usage/i.test(stderr);
 }

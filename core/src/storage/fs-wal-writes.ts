@@ -20,6 +20,8 @@ export interface LoggedGroupOp {
 interface Pending {
   op: Exclude<WalOp, { kind: "clear" }>;
   version: number;
+  /** Whether a record file may be at the key before `op` lands (false: known absent, so a removal has nothing to do). */
+  onDisk: boolean;
   waiters: { resolve: () => void; reject: (error: unknown) => void }[];
 }
 
@@ -44,6 +46,10 @@ export function loggedWrites(ctx: ApplyContext, cache: Cache | null) {
   const busy = new Set<string>();
   let version = 0;
   let writers = 0;
+  // Keys a commit in flight found absent (no file, no pending write), and whether a write of the key has
+  // landed since (then the finding no longer holds). Only this log's writers write record files, and only
+  // keys in `pending`, so a key that was not written to its file in between is still absent.
+  const checked = new Map<string, { commits: number; spoiled: boolean }>();
   let wal: WriteAheadLog | null = null;
   // A content that could not be written (a full disk): kept in `pending`, tried again at the next settle.
   const failed = new Map<string, unknown>();
@@ -67,8 +73,12 @@ export function loggedWrites(ctx: ApplyContext, cache: Cache | null) {
       busy.add(key);
       const { version: at, waiters } = entry;
       entry.waiters = [];
+      let landed = false;
       try {
-        await applyOp(entry.op, ctx);
+        // A removal of a key whose file was never written (an outbox entry removed before the writers got to
+        // its text) touches nothing.
+        if (entry.op.kind !== "remove" || entry.onDisk) await applyOp(entry.op, ctx);
+        landed = true;
         failed.delete(key);
         for (const w of waiters) w.resolve();
       } catch (error) {
@@ -84,6 +94,8 @@ export function loggedWrites(ctx: ApplyContext, cache: Cache | null) {
         busy.delete(key);
       }
       const now = pending.get(key);
+      // What the disk holds now, for the newer content: the written op's outcome, or unknown after a failure.
+      if (now && now.version !== at) now.onDisk = landed ? entry.op.kind !== "remove" : true;
       if (now && now.version !== at) schedule(key);
       else if (now && !failed.has(key)) {
         // Waiters that came while the file was being written are answered by the same write.
@@ -104,10 +116,14 @@ export function loggedWrites(ctx: ApplyContext, cache: Cache | null) {
     return Promise.all(waits).then(() => {});
   };
 
-  const publish = (op: Pending["op"]) => {
+  /**
+   * `absent`: no file is at the key (the commit's check found none, and nothing was written to it since).
+   */
+  const publish = (op: Pending["op"], absent: boolean) => {
     const before = pending.get(op.key);
     if (!before) countFolders(op.key, 1);
-    pending.set(op.key, { op, version: ++version, waiters: before?.waiters ?? [] });
+    const onDisk = before ? before.onDisk : !absent;
+    pending.set(op.key, { op, version: ++version, waiters: before?.waiters ?? [], onDisk });
     if (op.kind === "text") cache?.set(op.key, op.value);
     else cache?.delete(op.key);
     schedule(op.key);
@@ -124,42 +140,56 @@ export function loggedWrites(ctx: ApplyContext, cache: Cache | null) {
     }
   };
   const forget = (key: string) => {
+    const finding = checked.get(key);
+    if (finding) finding.spoiled = true;
     pending.delete(key);
     countFolders(key, -1);
   };
 
   // Refused before it reaches the log, as a direct write would fail: a key that is a folder, or under a
   // record, on disk or among the writes not yet in their files.
-  const check = (op: WalOp) => {
-    if (op.kind !== "text" && op.kind !== "bytes") return;
+  // Returns true when the key has no file and no pending write (what {@link publish} may rely on).
+  const check = (op: WalOp): boolean => {
+    if (op.kind !== "text" && op.kind !== "bytes") return false;
     const path = ctx.toPath(op.key);
     if (folders.has(op.key)) throw Object.assign(new Error(`EISDIR: the key ${op.key} is a folder of other keys`), { code: "EISDIR" });
     for (let at = op.key.indexOf(":"); at > 0; at = op.key.indexOf(":", at + 1)) {
       const above = pending.get(op.key.slice(0, at));
       if (above && above.op.kind !== "remove") throw Object.assign(new Error(`ENOTDIR: the key ${op.key} is under a record`), { code: "ENOTDIR" });
     }
-    let isDir = false;
-    try {
-      isDir = statSync(path).isDirectory();
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    }
-    if (isDir) throw Object.assign(new Error(`EISDIR: the key ${op.key} is a folder of other keys`), { code: "EISDIR" });
+    // A key with a pending write is a record (or none), not a folder: no need to ask the disk.
+    if (pending.has(op.key)) return false;
+    const info = statSync(path, { throwIfNoEntry: false });
+    if (info?.isDirectory()) throw Object.assign(new Error(`EISDIR: the key ${op.key} is a folder of other keys`), { code: "EISDIR" });
+    return info === undefined;
+  };
+  const watch = (key: string) => {
+    const finding = checked.get(key);
+    if (finding) finding.commits++;
+    else checked.set(key, { commits: 1, spoiled: false });
+  };
+  const unwatch = (key: string) => {
+    const finding = checked.get(key)!;
+    if (--finding.commits === 0) checked.delete(key);
   };
 
   const commit = (ops: WalOp[]): Promise<void> => {
+    let absent: boolean[];
     try {
-      for (const op of ops) check(op);
+      absent = ops.map(check);
     } catch (error) {
       return Promise.reject(error);
     }
+    const watched = ops.filter((_, i) => absent[i]).map((op) => op.key);
+    for (const key of watched) watch(key);
     const dirty = ops.flatMap((op) => dirtyPaths(op, ctx));
     return wal!.commit(
       encodeFrame(ops),
       async () => {
-        for (const op of ops) {
+        for (let i = 0; i < ops.length; i++) {
+          const op = ops[i]!;
           if (op.kind !== "clear") {
-            publish(op);
+            publish(op, absent[i]! && !checked.get(op.key)!.spoiled);
             continue;
           }
           // In its place among the writes: what was written under the prefix before it lands first, then goes.
@@ -171,7 +201,9 @@ export function loggedWrites(ctx: ApplyContext, cache: Cache | null) {
         }
       },
       dirty,
-    );
+    ).finally(() => {
+      for (const key of watched) unwatch(key);
+    });
   };
 
   return {
