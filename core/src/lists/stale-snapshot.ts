@@ -12,20 +12,23 @@ const READ_BATCH = 64;
 export interface StaleCheck {
   /** By id, the entry of each record changed since the snapshot (null: no entry). */
   latest: Map<string, IndexEntry | null>;
-  /** The ids of the records that exist now. */
-  present: ReadonlySet<string>;
+  /** The ids of the records that exist now, when the files were checked (the key journal names removals instead). */
+  present?: ReadonlySet<string>;
+  /** Where the changes came from: the key journal, or a check of every file. */
+  from: RecordScan["from"];
 }
 
 /**
- * The records of `prefix` changed since `snapshot` was taken, read again, and the names of those that
- * exist, when its store can tell (fs: {@link IndexSnapshotStore.scan}); null when it cannot (no basis, the
- * folder swapped) or when most records changed, where reading them all is as quick.
+ * The records of `prefix` changed since `snapshot` was taken, read again, and (from a check of the files)
+ * the names of those that exist, when its store can tell (fs: {@link IndexSnapshotStore.scan}, from the key
+ * journal when it covers the snapshot); null when it cannot (no basis, the folder swapped) or when most
+ * records changed, where reading them all is as quick.
  */
 export async function checkStale(store: IndexSnapshotStore, storage: Storage, prefix: string, toEntry: ToEntry, snapshot: OpenedSnapshot): Promise<StaleCheck | null> {
   if (!store.scan || snapshot.basis === undefined) return null;
-  const scan: RecordScan | null = await store.scan(prefix, snapshot.basis);
-  if (!scan || scan.changed.length * 2 > Math.max(scan.present.size, snapshot.count)) return null;
-  return { latest: await readEntries(storage, prefix, toEntry, scan.changed), present: scan.present };
+  const scan: RecordScan | null = await store.scan(prefix, snapshot.basis, snapshot.token);
+  if (!scan || scan.changed.length * 2 > Math.max(scan.present?.size ?? 0, snapshot.count)) return null;
+  return { latest: await readEntries(storage, prefix, toEntry, scan.changed), present: scan.present, from: scan.from };
 }
 
 /** By name, the entry of each record `names` lists under `prefix` (null: unreadable, gone, or no entry). */
@@ -53,6 +56,8 @@ async function readEntries(storage: Storage, prefix: string, toEntry: ToEntry, n
  * entries they have: the index is then exactly what a build from the records gives.
  */
 export async function addUnlisted(storage: Storage, prefix: string, toEntry: ToEntry, index: CollectionIndex<IndexEntry>, check: StaleCheck): Promise<void> {
+  // From the key journal: every record not named in it is as the snapshot found it.
+  if (!check.present) return;
   const missing: string[] = [];
   let n = 0;
   for (const name of check.present) {

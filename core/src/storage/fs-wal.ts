@@ -36,6 +36,16 @@ interface Segment {
   dirty: Set<string>;
 }
 
+/**
+ * Told of every frame once it is durable, and asked in each checkpoint, before the file system is flushed and
+ * the segments deleted, to record their keys durably (the key journal, fs-key-journal.ts). `persist` resolves
+ * with more paths for that flush; when it rejects, the checkpoint fails and keeps its segments.
+ */
+export interface WalKeySink {
+  note(frame: Buffer): void;
+  persist(): Promise<readonly string[]>;
+}
+
 /** Bytes of a new segment written with zeros up front (at most). */
 const PREALLOCATED = 4 << 20;
 
@@ -76,6 +86,7 @@ export class WriteAheadLog {
     private readonly settle: () => Promise<void>,
     limits: Partial<WalLimits> = {},
     firstSeq = 1,
+    private readonly keys?: WalKeySink,
   ) {
     this.limits = { ...DEFAULTS, ...limits };
     this.seq = firstSeq;
@@ -174,6 +185,7 @@ export class WriteAheadLog {
     }
     segment.size += bytes.byteLength;
     for (const entry of batch) for (const path of entry.dirty) segment.dirty.add(path);
+    if (this.keys) for (const entry of batch) this.keys.note(entry.frame);
     if (!this.timer) {
       this.timer = setTimeout(() => {
         this.timer = null;
@@ -245,6 +257,8 @@ export class WriteAheadLog {
     await landed;
     const dirty = new Set<string>();
     for (const segment of segments) for (const path of segment.dirty) dirty.add(path);
+    // Their keys recorded first, so the flush below covers them and no segment goes before they are.
+    for (const path of (await this.keys?.persist()) ?? []) dirty.add(path);
     if (segments.some((s) => s.size > 0)) await makeDurable(this.root, dirty);
     for (const segment of segments) {
       await unlink(segment.path).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : Promise.reject(error)));

@@ -1,0 +1,320 @@
+import { randomBytes } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { open, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { crc32 } from "node:zlib";
+import { DIR_MODE, FILE_MODE } from "./fs-io.js";
+import { frameKeys, type OpKey } from "./fs-wal-frames.js";
+
+/** The journal's file in the log's folder (the log's replay reads only `<16 digits>.log` there). */
+export const JOURNAL_FILE = "keys.journal";
+/** Distinct keys past which the journal gives up (and is removed): re-reading that many is no quicker than a check of the files. */
+const MAX_KEYS = 50_000;
+/** A journal file larger than this is not read (nor written past it). */
+const MAX_BYTES = 8 << 20;
+/** Snapshots a clean stop names in the header at most. */
+const MAX_SEALED = 4096;
+const GEN = /^[0-9a-f]{32}$/;
+
+interface Header {
+  lp_keys: 1;
+  gen: string;
+  sealed: Record<string, string>;
+}
+
+/** What a journal line holds of an op: its key, or `*` and the prefix of a clear. */
+const tokenOf = (op: OpKey) => (op.clear ? `*${op.key}` : op.key);
+const markerOf = (gen: string) => `keys-${gen}.mark`;
+const lineOf = (tokens: readonly string[]) => {
+  const body = tokens.join(" ");
+  return `${crc32(body).toString(16).padStart(8, "0")} ${body}\n`;
+};
+
+/**
+ * The keys of the data folder written since a point in time (a generation), kept durably so that a list
+ * index persisted before a kill can be corrected by reading only the records written since, instead of
+ * checking every file of its collection (`fs-index-snapshots.ts`).
+ *
+ * The file (`<base>/.wal/keys.journal`, 0600) is a header line (the generation's random id, and the tokens
+ * of the snapshots a clean stop found exact when it began the generation) and then one line per write-ahead
+ * log checkpoint: the keys its segments' frames touched that were not listed yet, with a CRC-32. Each line
+ * is appended before the checkpoint's flush of the file system and the deletion of its segments; the start's
+ * replay appends the replayed frames' keys before it deletes them. So every key written since the generation
+ * began is in the file or in a segment still on disk, which the next start replays.
+ *
+ * A generation is carried on by the next start only when its marker (`<base>/.tmp/keys-<gen>.mark`) is
+ * still there: every start of every lp version empties `.tmp`, and only a start that journals puts the
+ * marker back, so a process that wrote the folder without journaling (an older lp, or one without the log)
+ * ends the generation. A journal past its caps, or one that cannot be written, is removed: then nothing is
+ * covered, and snapshots fall back to the check of the files.
+ */
+export class KeyJournal {
+  private gen: string | null = null;
+  private sealed: Record<string, string> = {};
+  /** Tokens in the file, and tokens of durable frames not appended yet. */
+  private readonly durable = new Set<string>();
+  private noted = new Set<string>();
+  private size = 0;
+  private overflowed = false;
+  readonly path: string;
+  private readonly walDir: string;
+  private readonly tmpDir: string;
+
+  /** `base` is the data folder (the fs driver's base, whose log is in `.wal/`). */
+  constructor(base: string) {
+    this.walDir = join(base, ".wal");
+    this.tmpDir = join(base, ".tmp");
+    this.path = join(this.walDir, JOURNAL_FILE);
+  }
+
+  /** The current generation's id (what a snapshot's stamp names), or null when nothing is journaled. */
+  get generation(): string | null {
+    return this.overflowed ? null : this.gen;
+  }
+
+  /**
+   * At start, before the driver empties `.tmp`: carries on the generation on disk when its marker says no
+   * other start came between, otherwise begins a new one. A folder that cannot be written journals nothing.
+   */
+  open(): void {
+    try {
+      const found = this.load();
+      if (found && existsSync(join(this.tmpDir, markerOf(found.gen)))) return;
+      this.begin({});
+    } catch {
+      this.disable();
+    }
+  }
+
+  /** After the driver emptied `.tmp`: the marker that lets the next start carry the generation on. */
+  mark(): void {
+    if (!this.gen) return;
+    try {
+      mkdirSync(this.tmpDir, { recursive: true, mode: DIR_MODE });
+      writeFileSync(join(this.tmpDir, markerOf(this.gen)), "", { mode: FILE_MODE });
+    } catch {
+      this.disable();
+    }
+  }
+
+  /** Notes the keys of a frame the log made durable (appended at the next {@link persist}). */
+  note(frame: Buffer): void {
+    if (!this.gen || this.overflowed) return;
+    for (const op of frameKeys(frame)) {
+      const token = tokenOf(op);
+      if (!this.durable.has(token)) this.noted.add(token);
+    }
+    if (this.durable.size + this.noted.size > MAX_KEYS) {
+      this.overflowed = true;
+      this.noted.clear();
+    }
+  }
+
+  /**
+   * The start's replay: appends the replayed frames' keys before their segments are deleted. Returns the
+   * paths the replay's flush must cover where syncfs is missing.
+   */
+  replayed(ops: readonly OpKey[]): string[] {
+    if (!this.gen) return [];
+    const tokens = [...new Set(ops.map(tokenOf))].filter((t) => !this.durable.has(t));
+    if (tokens.length === 0) return [];
+    if (this.overflowed || this.durable.size + tokens.length > MAX_KEYS) return this.dropSync();
+    const line = Buffer.from(lineOf(tokens));
+    if (this.size + line.byteLength > MAX_BYTES) return this.dropSync();
+    try {
+      const fd = openSync(this.path, "r+");
+      try {
+        writeSync(fd, line, 0, line.byteLength, this.size);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      // No room for them (a full disk): the start goes on without a journal rather than not at all.
+      return this.dropSync();
+    }
+    this.size += line.byteLength;
+    for (const t of tokens) this.durable.add(t);
+    return [this.path];
+  }
+
+  /**
+   * The log's checkpoint, before it flushes the file system and deletes its segments: appends the keys
+   * noted since the last one. Rejects when they cannot be written (the checkpoint then keeps its
+   * segments); resolves with the paths the flush must cover where syncfs is missing.
+   */
+  async persist(): Promise<string[]> {
+    if (!this.gen) return [];
+    if (this.overflowed) return this.drop();
+    // The file is named even with nothing to add: a line appended in a checkpoint that flushed nothing is flushed now.
+    if (this.noted.size === 0) return [this.path];
+    const tokens = [...this.noted];
+    this.noted = new Set();
+    const line = Buffer.from(lineOf(tokens));
+    if (this.size + line.byteLength > MAX_BYTES) return this.drop();
+    let handle;
+    try {
+      handle = await open(this.path, "r+");
+    } catch (error) {
+      for (const t of tokens) this.noted.add(t);
+      // Gone with the folder an import swapped in: nothing of the new folder is journaled.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return (this.disable(), []);
+      throw error;
+    }
+    try {
+      await handle.write(line, 0, line.byteLength, this.size);
+    } catch (error) {
+      for (const t of tokens) this.noted.add(t);
+      // Cut back, so the next append follows whole lines; failing that, the journal is given up.
+      await handle.truncate(this.size).catch(() => this.drop().catch(() => {}));
+      throw error;
+    } finally {
+      await handle.close();
+    }
+    this.size += line.byteLength;
+    for (const t of tokens) this.durable.add(t);
+    return [this.path];
+  }
+
+  /**
+   * The names of the records under `prefix` written since a snapshot, when the journal covers it: the
+   * snapshot was stamped in this generation (`gen`), or a clean stop found it exact (`token`) when the
+   * generation began. Null when it does not, or when a clear removed the collection's folder since.
+   */
+  changedUnder(prefix: string, token: string, gen: string | undefined): string[] | null {
+    if (!this.gen || this.overflowed) return null;
+    if (gen !== this.gen && this.sealed[prefix] !== token) return null;
+    const names = new Set<string>();
+    for (const set of [this.durable, this.noted]) {
+      for (const t of set) {
+        const key = t.startsWith("*") ? t.slice(1) : t;
+        if (t.startsWith("*") && (key === "" || key === prefix || prefix.startsWith(`${key}:`))) return null;
+        if (key.length > prefix.length + 1 && key.startsWith(`${prefix}:`) && !key.includes(":", prefix.length + 1)) names.add(key.slice(prefix.length + 1));
+      }
+    }
+    return [...names];
+  }
+
+  /**
+   * At a clean stop, once the log is checkpointed (nothing is left to replay): begins a new generation
+   * naming `sealed`, the snapshots (by prefix, their tokens) found exact for their folders now.
+   */
+  reseal(sealed: Record<string, string>): void {
+    const previous = this.gen;
+    try {
+      this.begin(Object.fromEntries(Object.entries(sealed).slice(0, MAX_SEALED)));
+      if (previous) rmSync(join(this.tmpDir, markerOf(previous)), { force: true });
+      this.mark();
+    } catch {
+      // The previous generation stays as it was on disk, and covers what it covered.
+      this.gen = null;
+    }
+  }
+
+  /** Reads the file on disk: its header and lines, cut back after the last whole one; null when unusable. */
+  private load(): Header | null {
+    let bytes: Buffer;
+    try {
+      if (statSync(this.path).size > MAX_BYTES) return null;
+      bytes = readFileSync(this.path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw error;
+    }
+    const text = bytes.toString("utf8");
+    const first = text.indexOf("\n");
+    if (first < 0 || first > (1 << 20)) return null;
+    const header = parseHeader(text.slice(0, first));
+    if (!header) return null;
+    const tokens = new Set<string>();
+    let at = first + 1;
+    for (let end = text.indexOf("\n", at); end >= 0; end = text.indexOf("\n", at)) {
+      const line = text.slice(at, end);
+      const body = line.slice(9);
+      // A line cut short by a kill (its segments were kept and are replayed): the journal ends before it.
+      if (line[8] !== " " || crc32(body).toString(16).padStart(8, "0") !== line.slice(0, 8)) break;
+      for (const t of body.split(" ")) if (t) tokens.add(t);
+      at = end + 1;
+    }
+    if (tokens.size > MAX_KEYS) return null;
+    const valid = Buffer.byteLength(text.slice(0, at), "utf8");
+    if (valid < bytes.byteLength) {
+      const fd = openSync(this.path, "r+");
+      try {
+        ftruncateSync(fd, valid);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    this.gen = header.gen;
+    this.sealed = header.sealed;
+    this.durable.clear();
+    for (const t of tokens) this.durable.add(t);
+    this.size = valid;
+    return header;
+  }
+
+  /** Writes a new generation's file (temporary file, flush, rename, flush of the folder) and makes it current. */
+  private begin(sealed: Record<string, string>): void {
+    const gen = randomBytes(16).toString("hex");
+    const text = `${JSON.stringify({ lp_keys: 1, gen, sealed } satisfies Header)}\n`;
+    mkdirSync(this.walDir, { recursive: true, mode: DIR_MODE });
+    const tmp = `${this.path}.new`;
+    const fd = openSync(tmp, "w", FILE_MODE);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, this.path);
+    this.gen = gen;
+    this.sealed = sealed;
+    this.durable.clear();
+    this.overflowed = false;
+    this.size = Buffer.byteLength(text, "utf8");
+    this.syncDir();
+  }
+
+  private disable(): void {
+    this.gen = null;
+    this.noted.clear();
+  }
+
+  /** Gives the journal up: its file removed before any segment whose keys it lacks is. */
+  private async drop(): Promise<string[]> {
+    await unlink(this.path).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : Promise.reject(error)));
+    this.disable();
+    this.syncDir();
+    return [];
+  }
+
+  private dropSync(): string[] {
+    rmSync(this.path, { force: true });
+    this.disable();
+    this.syncDir();
+    return [];
+  }
+
+  /** Flushes the log folder's entries (a journal file renamed in or removed). */
+  private syncDir(): void {
+    const dir = openSync(this.walDir, "r");
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+  }
+}
+
+function parseHeader(line: string): Header | null {
+  try {
+    const h = JSON.parse(line) as Header;
+    if (typeof h !== "object" || h === null || h.lp_keys !== 1 || typeof h.gen !== "string" || !GEN.test(h.gen)) return null;
+    if (typeof h.sealed !== "object" || h.sealed === null || Array.isArray(h.sealed)) return null;
+    if (Object.values(h.sealed).some((v) => typeof v !== "string")) return null;
+    return h;
+  } catch {
+    return null;
+  }
+}
