@@ -1,34 +1,23 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { open, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { crc32 } from "node:zlib";
 import { DIR_MODE, FILE_MODE } from "./fs-io.js";
+import { JOURNAL_FILE, lineOf, MAX_BYTES, readJournal, syncDir, writeJournalHeader } from "./fs-key-journal-file.js";
 import { frameKeys, type OpKey } from "./fs-wal-frames.js";
 
-/** The journal's file in the log's folder (the log's replay reads only `<16 digits>.log` there). */
-export const JOURNAL_FILE = "keys.journal";
+export { JOURNAL_FILE } from "./fs-key-journal-file.js";
+
 /** Distinct keys past which the journal gives up (and is removed): re-reading that many is no quicker than a check of the files. */
 const MAX_KEYS = 50_000;
-/** A journal file larger than this is not read (nor written past it). */
-const MAX_BYTES = 8 << 20;
 /** Snapshots a clean stop names in the header at most. */
 const MAX_SEALED = 4096;
-const GEN = /^[0-9a-f]{32}$/;
-
-interface Header {
-  lp_keys: 1;
-  gen: string;
-  sealed: Record<string, string>;
-}
 
 /** What a journal line holds of an op: its key, or `*` and the prefix of a clear. */
 const tokenOf = (op: OpKey) => (op.clear ? `*${op.key}` : op.key);
 const markerOf = (gen: string) => `keys-${gen}.mark`;
-const lineOf = (tokens: readonly string[]) => {
-  const body = tokens.join(" ");
-  return `${crc32(body).toString(16).padStart(8, "0")} ${body}\n`;
-};
+/** Whether a name in the driver's `.tmp` is the journal's marker rather than a write's temporary file. */
+export const isJournalMarker = (name: string): boolean => /^keys-[0-9a-f]{32}\.mark$/.test(name);
 
 /**
  * The keys of the data folder written since a point in time (a generation), kept durably so that a list
@@ -51,8 +40,9 @@ const lineOf = (tokens: readonly string[]) => {
 export class KeyJournal {
   private gen: string | null = null;
   private sealed: Record<string, string> = {};
-  /** Tokens in the file, and tokens of durable frames not appended yet. */
+  /** Tokens in the file. */
   private readonly durable = new Set<string>();
+  /** Tokens of frames the log made durable that the file does not list yet. */
   private noted = new Set<string>();
   private size = 0;
   private overflowed = false;
@@ -79,7 +69,7 @@ export class KeyJournal {
   open(): void {
     try {
       const found = this.load();
-      if (found && existsSync(join(this.tmpDir, markerOf(found.gen)))) return;
+      if (found && existsSync(join(this.tmpDir, markerOf(found)))) return;
       this.begin({});
     } catch {
       this.disable();
@@ -210,70 +200,27 @@ export class KeyJournal {
     }
   }
 
-  /** Reads the file on disk: its header and lines, cut back after the last whole one; null when unusable. */
-  private load(): Header | null {
-    let bytes: Buffer;
-    try {
-      if (statSync(this.path).size > MAX_BYTES) return null;
-      bytes = readFileSync(this.path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw error;
-    }
-    const text = bytes.toString("utf8");
-    const first = text.indexOf("\n");
-    if (first < 0 || first > (1 << 20)) return null;
-    const header = parseHeader(text.slice(0, first));
-    if (!header) return null;
-    const tokens = new Set<string>();
-    let at = first + 1;
-    for (let end = text.indexOf("\n", at); end >= 0; end = text.indexOf("\n", at)) {
-      const line = text.slice(at, end);
-      const body = line.slice(9);
-      // A line cut short by a kill (its segments were kept and are replayed): the journal ends before it.
-      if (line[8] !== " " || crc32(body).toString(16).padStart(8, "0") !== line.slice(0, 8)) break;
-      for (const t of body.split(" ")) if (t) tokens.add(t);
-      at = end + 1;
-    }
-    if (tokens.size > MAX_KEYS) return null;
-    const valid = Buffer.byteLength(text.slice(0, at), "utf8");
-    if (valid < bytes.byteLength) {
-      const fd = openSync(this.path, "r+");
-      try {
-        ftruncateSync(fd, valid);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-    }
-    this.gen = header.gen;
-    this.sealed = header.sealed;
+  /** Takes the file on disk as the current generation when it is whole enough; returns its id, or null. */
+  private load(): string | null {
+    const read = readJournal(this.path, MAX_KEYS);
+    if (!read) return null;
+    this.gen = read.header.gen;
+    this.sealed = read.header.sealed;
     this.durable.clear();
-    for (const t of tokens) this.durable.add(t);
-    this.size = valid;
-    return header;
+    for (const t of read.tokens) this.durable.add(t);
+    this.size = read.size;
+    return read.header.gen;
   }
 
-  /** Writes a new generation's file (temporary file, flush, rename, flush of the folder) and makes it current. */
+  /** Writes a new generation's file and makes it current. */
   private begin(sealed: Record<string, string>): void {
     const gen = randomBytes(16).toString("hex");
-    const text = `${JSON.stringify({ lp_keys: 1, gen, sealed } satisfies Header)}\n`;
-    mkdirSync(this.walDir, { recursive: true, mode: DIR_MODE });
-    const tmp = `${this.path}.new`;
-    const fd = openSync(tmp, "w", FILE_MODE);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, this.path);
+    const size = writeJournalHeader(this.walDir, this.path, { lp_keys: 1, gen, sealed });
     this.gen = gen;
     this.sealed = sealed;
     this.durable.clear();
     this.overflowed = false;
-    this.size = Buffer.byteLength(text, "utf8");
-    this.syncDir();
+    this.size = size;
   }
 
   private disable(): void {
@@ -285,36 +232,14 @@ export class KeyJournal {
   private async drop(): Promise<string[]> {
     await unlink(this.path).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : Promise.reject(error)));
     this.disable();
-    this.syncDir();
+    syncDir(this.walDir);
     return [];
   }
 
   private dropSync(): string[] {
     rmSync(this.path, { force: true });
     this.disable();
-    this.syncDir();
+    syncDir(this.walDir);
     return [];
-  }
-
-  /** Flushes the log folder's entries (a journal file renamed in or removed). */
-  private syncDir(): void {
-    const dir = openSync(this.walDir, "r");
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
-  }
-}
-
-function parseHeader(line: string): Header | null {
-  try {
-    const h = JSON.parse(line) as Header;
-    if (typeof h !== "object" || h === null || h.lp_keys !== 1 || typeof h.gen !== "string" || !GEN.test(h.gen)) return null;
-    if (typeof h.sealed !== "object" || h.sealed === null || Array.isArray(h.sealed)) return null;
-    if (Object.values(h.sealed).some((v) => typeof v !== "string")) return null;
-    return h;
-  } catch {
-    return null;
   }
 }
