@@ -36,11 +36,7 @@ interface Segment {
   dirty: Set<string>;
 }
 
-/**
- * Told of every frame once it is durable, and asked in each checkpoint, before the file system is flushed and
- * the segments deleted, to record their keys durably (the key journal, fs-key-journal.ts). `persist` resolves
- * with more paths for that flush; when it rejects, the checkpoint fails and keeps its segments.
- */
+/** Told of each durable frame; `persist` records their keys before a checkpoint's flush (fs-key-journal.ts), or rejects to fail it. */
 export interface WalKeySink {
   note(frame: Buffer): void;
   persist(): Promise<readonly string[]>;
