@@ -18,6 +18,11 @@ export interface IndexSnapshotStore {
    * (the folder was swapped: a rebuild is needed).
    */
   scan?(prefix: string, basis: string, token?: string): Promise<RecordScan | null>;
+  /**
+   * With `scan`: the names of the records under `prefix` the store's key journal holds (fs), before the
+   * snapshot is read, so that reading them again can start meanwhile; null when it has none to give.
+   */
+  journaled?(prefix: string): string[] | null;
   /** With `stamp`: makes the token settled now (the folder's time is set into the past), once nothing writes. */
   seal?(prefix: string): Promise<void>;
   read(prefix: string): Promise<Buffer | null>;

@@ -99,6 +99,7 @@ export function fsIndexSnapshots(dataDir: string, options: FsIndexSnapshotOption
       if (journaled) return { changed: journaled, from: "journal" };
       return scanFolder(folder, Number(match[3]) - margin);
     },
+    journaled: (prefix) => options.journal?.namesUnder(prefix) ?? null,
     async seal(prefix) {
       // A modification time in the past that no write made from now on can have: a write stamps the
       // folder with the current time, so the token is sure to change even within one coarse tick.

@@ -173,6 +173,12 @@ export class KeyJournal {
   changedUnder(prefix: string, token: string, gen: string | undefined): string[] | null {
     if (!this.gen || this.overflowed) return null;
     if (gen !== this.gen && this.sealed[prefix] !== token) return null;
+    return this.namesUnder(prefix);
+  }
+
+  /** The names of the records under `prefix` the journal holds, whatever snapshot it covers (null as above). */
+  namesUnder(prefix: string): string[] | null {
+    if (!this.gen || this.overflowed) return null;
     const names = new Set<string>();
     for (const set of [this.durable, this.noted]) {
       for (const t of set) {
