@@ -4,7 +4,7 @@ import type { CollectionIndex, IndexEntry } from "./collection-index.js";
 import { buildIndex } from "./index-build.js";
 import { bytesSource, encodeSnapshotParts, entryShape, openSnapshot, pacer, yieldToLoop, type IndexSnapshotStore, type Stamp } from "./index-snapshot.js";
 import { RestoringIndex } from "./restoring-index.js";
-import { addUnlisted, checkStale, type StaleCheck } from "./stale-snapshot.js";
+import { addUnlisted, checkStale, readAhead, type StaleCheck } from "./stale-snapshot.js";
 
 type ToEntry = (record: unknown) => IndexEntry | null;
 
@@ -69,7 +69,10 @@ export async function restoreIndex(
 ): Promise<{ index: CollectionIndex<IndexEntry>; token?: string; rescanned?: Stamp } | null> {
   const stamp = !feed && store.stamp ? await store.stamp(prefix) : null;
   if (!feed && !stamp) return null;
-  const source = store.open ? await store.open(prefix) : await store.read(prefix).then((bytes) => bytes && bytesSource(bytes));
+  const opening = store.open ? store.open(prefix) : store.read(prefix).then((bytes) => bytes && bytesSource(bytes));
+  // fs: the records the key journal names are read while the snapshot is, in case it turns out stale.
+  const ahead = stamp && storage ? readAhead(store, storage, prefix, toEntry) : null;
+  const source = await opening;
   if (!source) return null;
   const snapshot = openSnapshot(source, prefix, entryShape(toEntry));
   if (!snapshot) return null;
@@ -82,7 +85,7 @@ export async function restoreIndex(
     // The last change wins, as applying them in turn would.
     for (const change of changes) latest.set(change.key.slice(prefix.length + 1), change.value === null ? null : toEntry(change.value));
   } else if (snapshot.token !== stamp!.token) {
-    stale = storage ? await checkStale(store, storage, prefix, toEntry, snapshot) : null;
+    stale = storage ? await checkStale(store, storage, prefix, toEntry, snapshot, ahead) : null;
     if (!stale) return null;
     latest = stale.latest;
   }

@@ -12,11 +12,17 @@ export interface IndexSnapshotStore {
    */
   stamp?(prefix: string): Promise<Stamp>;
   /**
-   * With `stamp`: for a snapshot whose token no longer holds, the names of the records now under `prefix`
-   * and those of them changed since the stamp that gave `basis`; null when that cannot be told (the folder
-   * was swapped: a rebuild is needed).
+   * With `stamp`: for a snapshot (at `token`) whose token no longer holds, the names of the records changed
+   * since the stamp that gave `basis` (fs: from the key journal when it covers the snapshot, otherwise from
+   * the files' ctimes, with the names of every record now under `prefix`); null when that cannot be told
+   * (the folder was swapped: a rebuild is needed).
    */
-  scan?(prefix: string, basis: string): Promise<RecordScan | null>;
+  scan?(prefix: string, basis: string, token?: string): Promise<RecordScan | null>;
+  /**
+   * With `scan`: the names of the records under `prefix` the store's key journal holds (fs), before the
+   * snapshot is read, so that reading them again can start meanwhile; null when it has none to give.
+   */
+  journaled?(prefix: string): string[] | null;
   /** With `stamp`: makes the token settled now (the folder's time is set into the past), once nothing writes. */
   seal?(prefix: string): Promise<void>;
   read(prefix: string): Promise<Buffer | null>;
@@ -36,8 +42,11 @@ export interface Stamp {
   basis?: string;
 }
 
-/** The record names under a collection now, and those changed since a stamp. */
+/** The record names changed under a collection since a stamp, and (from a check of the files) those there now. */
 export interface RecordScan {
-  present: ReadonlySet<string>;
+  /** Every record name there now; absent when `changed` came from the key journal, which names removals too. */
+  present?: ReadonlySet<string>;
   changed: string[];
+  /** Where `changed` came from: the key journal, or the files' ctimes. */
+  from: "journal" | "files";
 }

@@ -8,7 +8,8 @@ import type { RecordClaims } from "./redis-claim.js";
 import { createRedisStores, type RedisStoreOptions } from "./redis-stores.js";
 import { replaceFsStores, settleFsReplace } from "./fs-replace.js";
 import type { IndexSnapshotStore } from "../lists/index-snapshot.js";
-import { fsIndexSnapshots } from "./fs-index-snapshots.js";
+import { exactSnapshots, fsIndexSnapshots } from "./fs-index-snapshots.js";
+import { KeyJournal } from "./fs-key-journal.js";
 import { attachKeyChunks } from "./key-chunks.js";
 import { directBatch, installDirectWrites } from "./direct-writes.js";
 
@@ -189,7 +190,10 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
   if (kind === "fs" && !dataDir) throw new Error("fs storage needs a data directory");
   // An import a kill cut short is settled before anything reads the folders.
   if (kind === "fs") settleFsReplace(dataDir!);
-  const drivers = kind === "fs" ? [fsDurableDriver({ base: join(dataDir!, "data") }), fsDurableDriver({ base: join(dataDir!, "media"), log: false })] : [memoryDriver(), memoryDriver()];
+  // The keys written since the snapshots were taken, so a snapshot left stale by a kill is corrected from them.
+  const journal = kind === "fs" ? new KeyJournal(join(dataDir!, "data")) : undefined;
+  const drivers =
+    kind === "fs" ? [fsDurableDriver({ base: join(dataDir!, "data"), keyJournal: journal }), fsDurableDriver({ base: join(dataDir!, "media"), log: false })] : [memoryDriver(), memoryDriver()];
   const [data, media] = drivers.map(toStorage) as [Storage, Storage];
   const onDisk = kind === "fs" ? dataDir : undefined;
   const formatFile = onDisk ? join(onDisk, "format.json") : "";
@@ -209,7 +213,7 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
     }),
     // fs: one group commit (the new files flushed together, then renamed in order); memory: in order, at once.
     batch: kind === "fs" ? (ops) => (drivers[0] as unknown as { writeBatch(ops: readonly BatchOp[]): Promise<void> }).writeBatch(ops) : (ops) => directBatch(data, ops).then((done) => (done ? undefined : applyInOrder(data, ops))),
-    ...(onDisk && { indexSnapshots: afterSettle(fsIndexSnapshots(onDisk), () => (drivers[0] as unknown as { settle(): Promise<void> }).settle()) }),
+    ...(onDisk && { indexSnapshots: afterSettle(fsIndexSnapshots(onDisk, { journal }), () => (drivers[0] as unknown as { settle(): Promise<void> }).settle()) }),
     ...(kind === "fs"
       ? {
           settle: () => (drivers[0] as unknown as { settle(): Promise<void> }).settle(),
@@ -224,6 +228,8 @@ export function createStores(kind: StorageKind, where?: string | RedisStoreOptio
       : {}),
     async dispose() {
       await Promise.all([data.dispose(), media.dispose()]);
+      // A clean stop: the log is checkpointed, so the journal starts over, naming the snapshots exact now.
+      if (journal && onDisk) journal.reseal(await exactSnapshots(onDisk));
     },
   };
 }

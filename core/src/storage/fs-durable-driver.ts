@@ -8,6 +8,7 @@ import { writeGroup } from "./fs-group-write.js";
 import { walkKeyChunks } from "./fs-key-walk.js";
 import { WriteAheadLog, type WalLimits } from "./fs-wal.js";
 import { replayLog, type ApplyContext } from "./fs-wal-apply.js";
+import type { KeyJournal } from "./fs-key-journal.js";
 import { loggedWrites } from "./fs-wal-writes.js";
 import { createReadCache } from "./read-cache.js";
 
@@ -30,6 +31,8 @@ export interface FsDurableOptions {
   log?: boolean;
   /** Checkpoint limits of the log (tests make them small). */
   logLimits?: Partial<WalLimits>;
+  /** With the log: records the keys written, for persisted list indexes checked after a kill (fs-key-journal.ts). */
+  keyJournal?: KeyJournal;
 }
 
 const SEGMENT = /^[A-Za-z0-9_.-]+$/;
@@ -56,9 +59,13 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
   const cache = options.cache === false ? null : createReadCache();
   // Unique per driver instance, so two stores in one process never share a temporary name.
   const instance = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  // Before `.tmp` is emptied: its marker says whether the journal's generation may be carried on.
+  const journal = useLog ? options.keyJournal : undefined;
+  journal?.open();
   // Leftovers of a crash mid-write are never visible records; drop them at start.
   rmSync(tmpDir, { recursive: true, force: true });
   mkdirSync(tmpDir, { recursive: true, mode: DIR_MODE });
+  journal?.mark();
 
   const toPath = (key: string): string => {
     // Empty segments are refused rather than collapsed, so `a::b` and `a:b` never alias one file.
@@ -72,9 +79,9 @@ export const fsDurableDriver = defineDriver((options: FsDurableOptions) => {
   const tmpName = () => join(tmpDir, `${instance}-${++counter}`);
   const applyContext: ApplyContext = { base, toPath, tmpName, hidden: HIDDEN };
   // What a crash left in the log is applied before anything reads the folder (the server holds the data-dir lock).
-  const firstSeq = replayLog(join(base, WAL_DIR), applyContext, doSync);
+  const firstSeq = replayLog(join(base, WAL_DIR), applyContext, doSync, journal && ((keys) => journal.replayed(keys)));
   const logged = useLog ? loggedWrites(applyContext, cache) : null;
-  const wal = logged ? new WriteAheadLog(join(base, WAL_DIR), base, () => logged.settle(), options.logLimits, firstSeq) : null;
+  const wal = logged ? new WriteAheadLog(join(base, WAL_DIR), base, () => logged.settle(), options.logLimits, firstSeq, journal) : null;
   if (wal) logged!.attach(wal);
 
   const readOrNull = (key: string): Promise<Buffer | null> => readFileOrNull(toPath(key), isMissing);

@@ -3,7 +3,7 @@ import { rm, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { DIR_MODE, FILE_MODE } from "./fs-io.js";
 import { renameInto } from "./fs-group-write.js";
-import { decodeFrames, type WalOp } from "./fs-wal-frames.js";
+import { decodeFrames, type OpKey, type WalOp } from "./fs-wal-frames.js";
 import { makeDurableSync } from "./fs-wal-durable.js";
 
 /** Where the ops of the log land: the driver's folder, its key-to-path mapping and temporary names. */
@@ -67,9 +67,10 @@ export const CONFLICT = new Set(["EISDIR", "ENOTDIR", "EEXIST", "ENOTEMPTY"]);
  * first (whole texts and removals, so applying one again is harmless and the last write of a key wins),
  * makes the result durable when `flush` is set, then deletes the segments. An op the tree refuses (a key
  * that has become a folder), as the driver refused it when it was first made, is skipped. Returns the
- * sequence number the next segment takes.
+ * sequence number the next segment takes. `journal` is handed the replayed ops' keys before the flush and
+ * the deletion (the key journal records them durably there, and returns more paths for the flush).
  */
-export function replayLog(walDir: string, ctx: ApplyContext, flush: boolean): number {
+export function replayLog(walDir: string, ctx: ApplyContext, flush: boolean, journal?: (keys: OpKey[]) => readonly string[]): number {
   let names: string[];
   try {
     names = readdirSync(walDir).filter((name) => /^\d{16}\.log$/.test(name)).sort();
@@ -78,9 +79,11 @@ export function replayLog(walDir: string, ctx: ApplyContext, flush: boolean): nu
     throw error;
   }
   const dirty = new Set<string>();
+  const keys: OpKey[] = [];
   for (const name of names) {
     for (const ops of decodeFrames(readFileSync(join(walDir, name)))) {
       for (const op of ops) {
+        keys.push({ key: op.key, clear: op.kind === "clear" });
         try {
           applyOpSync(op, ctx);
         } catch (error) {
@@ -91,6 +94,7 @@ export function replayLog(walDir: string, ctx: ApplyContext, flush: boolean): nu
     }
   }
   if (names.length === 0) return 1;
+  for (const path of journal?.(keys) ?? []) dirty.add(path);
   if (flush) makeDurableSync(ctx.base, dirty);
   for (const name of names) unlinkSync(join(walDir, name));
   if (flush) makeDurableSync(walDir, new Set([walDir]));

@@ -36,6 +36,12 @@ interface Segment {
   dirty: Set<string>;
 }
 
+/** Told of each durable frame; `persist` records their keys before a checkpoint's flush (fs-key-journal.ts), or rejects to fail it. */
+export interface WalKeySink {
+  note(frame: Buffer): void;
+  persist(): Promise<readonly string[]>;
+}
+
 /** Bytes of a new segment written with zeros up front (at most). */
 const PREALLOCATED = 4 << 20;
 
@@ -76,6 +82,7 @@ export class WriteAheadLog {
     private readonly settle: () => Promise<void>,
     limits: Partial<WalLimits> = {},
     firstSeq = 1,
+    private readonly keys?: WalKeySink,
   ) {
     this.limits = { ...DEFAULTS, ...limits };
     this.seq = firstSeq;
@@ -174,6 +181,7 @@ export class WriteAheadLog {
     }
     segment.size += bytes.byteLength;
     for (const entry of batch) for (const path of entry.dirty) segment.dirty.add(path);
+    if (this.keys) for (const entry of batch) this.keys.note(entry.frame);
     if (!this.timer) {
       this.timer = setTimeout(() => {
         this.timer = null;
@@ -245,6 +253,8 @@ export class WriteAheadLog {
     await landed;
     const dirty = new Set<string>();
     for (const segment of segments) for (const path of segment.dirty) dirty.add(path);
+    // Their keys recorded first, so the flush below covers them and no segment goes before they are.
+    for (const path of (await this.keys?.persist()) ?? []) dirty.add(path);
     if (segments.some((s) => s.size > 0)) await makeDurable(this.root, dirty);
     for (const segment of segments) {
       await unlink(segment.path).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : Promise.reject(error)));
