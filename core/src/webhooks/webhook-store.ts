@@ -2,6 +2,7 @@ import type { Storage } from "unstorage";
 import type { IndexRegistry } from "../lists/index-registry.js";
 import { applyInOrder, type BatchOp, type Stores } from "../storage/create-storage.js";
 import { createGroupCommit } from "./group-commit.js";
+import { deliveryText, eventText } from "./record-text.js";
 import { toDeliveryEntry, toEndpointEntry, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
 import { skipUnreadable } from "../storage/record-check.js";
 import type { DeliveryRef, SharedStore } from "./webhook-keys.js";
@@ -183,7 +184,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       const marked = coveredBy === undefined;
       const ops: BatchOp[] = [];
       if (marked && d.status === "pending" && !wasPending) ops.push(markerOp(d));
-      ops.push({ key: deliveryKey(d.endpoint_id, d.id), value: d });
+      ops.push({ key: deliveryKey(d.endpoint_id, d.id), value: deliveryText(d) });
       if (marked && d.status !== "pending" && wasPending) ops.push({ key: `${PENDING}:${d.id}`, remove: true });
       // A covered delivery that settles ends its cover in the same group: a marker a restart left goes with
       // it, and the event's outbox entry too when no other delivery or fan-out holds it (after the record,
@@ -271,7 +272,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     /** Stores an event's outbox entry; locally by a group commit, so the entries of events emitted together share one flush. */
     putOutbox: (event: EventRecord): Promise<void> => {
       const key = `${OUTBOX}:${event.id}`;
-      return shared ? storage.setItem(key, event) : outboxGroup.commit([{ key, value: event }]);
+      return shared ? storage.setItem(key, event) : outboxGroup.commit([{ key, value: eventText(event) }]);
     },
     readOutbox: (eventId: string) => storage.getItem<EventRecord>(`${OUTBOX}:${eventId}`),
     async outbox(): Promise<EventRecord[]> {
