@@ -92,13 +92,16 @@ export function createDeliveryEngine(deps: EngineDeps) {
       if (closed || tokens.get(ref.id) !== token) return;
       await runLocked(ref);
       // A run that lapsed in a close leaves the delivery covered by its outbox entry, for the next start.
-      if (!closed) await store.endCover(ref.id);
+      if (closed) return;
+      const ending = store.endCover(ref.id);
+      if (ending) await ending;
     });
   }
 
   /** One run of a delivery under its lock: read, gate, then attempt, park or settle. */
   async function runLocked(ref: DeliveryRef): Promise<void> {
-    const delivery = await store.readDelivery(ref.endpoint_id, ref.id);
+    // A pending delivery kept in memory is taken at once, without a read's wait.
+    const delivery = store.pendingDelivery(ref.endpoint_id, ref.id) ?? (await store.readDelivery(ref.endpoint_id, ref.id));
     if (!delivery || delivery.status !== "pending") {
       if (!delivery) await store.dropPendingMarker(ref.id);
       return;

@@ -106,6 +106,16 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     index.upsert(toDeliveryEntry(d));
   }
 
+  /** Ends the cover of `id` by `eventId`: a marker if it is still pending, then the event's hold released. */
+  async function endCoverOf(id: string, eventId: string): Promise<void> {
+    covered.delete(id);
+    const d = pending.get(id);
+    if (d) await group.commit([markerOp(d)]);
+    else if (recoveredCovers.has(id)) await group.commit([{ key: `${PENDING}:${id}`, remove: true }]);
+    recoveredCovers.delete(id);
+    await release(eventId);
+  }
+
   return {
     /** Loads every endpoint into memory (start, reset, import). */
     async load(): Promise<void> {
@@ -166,6 +176,11 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     deliveryListing: (endpointId: string) => indexes.listing(`${DELIVERIES}:${endpointId}`, toDeliveryEntry),
     /** A new endpoint has no deliveries: its index starts empty instead of being read from storage. */
     seedDeliveryIndex: (endpointId: string) => indexes.seedEmpty(`${DELIVERIES}:${endpointId}`),
+    /** The pending delivery kept in memory (none on a shared store): what a run reads without a wait. */
+    pendingDelivery(endpointId: string, id: string): DeliveryRecord | undefined {
+      const cached = shared ? undefined : pending.get(id);
+      return cached?.endpoint_id === endpointId ? cached : undefined;
+    },
     async readDelivery(endpointId: string, id: string): Promise<DeliveryRecord | null> {
       const cached = shared ? undefined : pending.get(id);
       if (cached) return cached.endpoint_id === endpointId ? cached : null;
@@ -236,17 +251,12 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
      * After a delivery's first run: if its event's outbox entry covered it, it gets its marker now when it
      * is still pending (a retry, a hold, a wait), and the entry may go.
      */
-    async endCover(id: string): Promise<void> {
+    endCover(id: string): Promise<void> | undefined {
       const eventId = covered.get(id);
-      if (eventId === undefined) return;
-      covered.delete(id);
-      const d = pending.get(id);
-      if (d) await group.commit([markerOp(d)]);
-      else if (recoveredCovers.has(id)) await group.commit([{ key: `${PENDING}:${id}`, remove: true }]);
-      recoveredCovers.delete(id);
-      await release(eventId);
-    },
-    /** Removes an endpoint's deliveries; on a shared store every stored one (other processes made some), each with its marker at once. */
+      // The usual case (a first attempt that settled ended its cover with its record): nothing to wait for.
+      if (eventId === undefined) return undefined;
+      return endCoverOf(id, eventId);
+    },    /** Removes an endpoint's deliveries; on a shared store every stored one (other processes made some), each with its marker at once. */
     async removeDeliveries(endpointId: string): Promise<void> {
       const index = await deliveryIndex(endpointId);
       const ids = new Set([...index.values()].map((e) => e.id));
