@@ -127,14 +127,14 @@ export function createDeliveryEngine(deps: EngineDeps) {
   }
 
   /** Saves a delivery's new state; one of a deleted endpoint is dropped instead (its history went with it). */
-  async function settle(delivery: DeliveryRecord, changes: Partial<DeliveryRecord>): Promise<void> {
+  function settle(delivery: DeliveryRecord, changes: Partial<DeliveryRecord>): Promise<void> {
     if (!store.endpoint(delivery.endpoint_id)) {
       tokens.delete(delivery.id);
       return store.dropPendingMarker(delivery.id);
     }
     const next = { ...delivery, ...changes, updated_at: toTimestamp(clock.now()) };
     if (next.status !== "pending") tokens.delete(delivery.id);
-    await store.saveDelivery(next, delivery.status === "pending");
+    return store.saveDelivery(next, delivery.status === "pending");
   }
 
   /**

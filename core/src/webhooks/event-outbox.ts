@@ -149,7 +149,8 @@ export function createEventOutbox(deps: OutboxDeps) {
       // In a cluster, the jobs are queued before the outbox entry goes.
       if (queued.length > 0) await Promise.all(queued);
     }
-    await store.releaseEvent(event.id);
+    const released = store.releaseEvent(event.id);
+    if (released) await released;
     return true;
   }
 

@@ -46,13 +46,14 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
   // call's event never waits behind a group of delivery records being written.
   const outboxGroup = createGroupCommit({ write });
   const hold = (eventId: string) => void held.set(eventId, (held.get(eventId) ?? 0) + 1);
-  async function release(eventId: string): Promise<void> {
+  // Nothing to wait for (undefined) while other holds remain: a fan-out releases its event on every delivery.
+  function release(eventId: string): Promise<void> | undefined {
     const left = (held.get(eventId) ?? 1) - 1;
     if (left > 0) return void held.set(eventId, left);
     held.delete(eventId);
     const key = `${OUTBOX}:${eventId}`;
     // Locally with the group commit, so it joins the records finishing with it.
-    await (shared ? storage.removeItem(key) : group.commit([{ key, remove: true }]));
+    return shared ? storage.removeItem(key) : group.commit([{ key, remove: true }]);
   }
   const writes = new Map<string, Promise<void>>();
   // The endpoints revision this process's copy reflects (shared stores only).
@@ -236,9 +237,9 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     /** The fan-out of `eventId` is done; the outbox entry goes once no delivery it covers is left. */
     releaseEvent: release,
     /** Stores a delivery a fan-out made; a pending one is covered by the event's outbox entry (no marker). */
-    async saveFanOutDelivery(d: DeliveryRecord): Promise<void> {
+    saveFanOutDelivery(d: DeliveryRecord): Promise<void> {
       if (d.status === "pending" && !shared) this.cover(d);
-      await this.saveDelivery(d, false);
+      return this.saveDelivery(d, false);
     },
     /** Covers a pending delivery by its event's outbox entry (a fan-out made it, or found it again after a restart). */
     cover(d: DeliveryRecord, recovered = false): void {
