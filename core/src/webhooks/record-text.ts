@@ -15,12 +15,17 @@ export function eventText(event: EventRecord): string {
   return text;
 }
 
+/** What a record's payload is serialised as before its text is set in: a top-level key no other field can spell unescaped. */
+const PAYLOAD_MARK = '"payload":0';
+
 /**
- * The JSON text of a delivery record: its own fields serialised, with its payload's text (from
- * {@link eventText}) set in after them rather than serialised once more. Parsed, it is the record.
+ * The JSON text of a delivery record, its fields in their order, with its payload's text (from
+ * {@link eventText}) set in where the payload goes rather than serialised once more. Parsed, it is the record.
  */
 export function deliveryText(d: DeliveryRecord): string {
-  const { payload, ...fields } = d;
-  const head = JSON.stringify(fields);
-  return `${head.slice(0, -1)},"payload":${eventText(payload)}}`;
+  // A spread copy with the payload swapped for 0 (an object rest copy takes a slow path in V8).
+  const head = JSON.stringify({ ...d, payload: 0 });
+  // Quotes inside string values are escaped, so the only unescaped `"payload":0` is the record's own key.
+  const at = head.lastIndexOf(PAYLOAD_MARK);
+  return `${head.slice(0, at)}"payload":${eventText(d.payload)}${head.slice(at + PAYLOAD_MARK.length)}`;
 }
