@@ -1,7 +1,9 @@
 /**
- * Profiles the webhook engine's delivery path: `npx tsx bench/profile-webhooks.ts [memory|fs|bare] [count] [--alloc]`.
+ * Profiles the webhook engine's delivery path: `npx tsx bench/profile-webhooks.ts [memory|fs|bare|local] [count] [--alloc]`.
  * Runs the webhooks bench's engine throughput (emit → signed POST to a receiver process → stored outcome,
- * concurrency 4; fs: from 32 emitters, as the bench's fs row; `bare`: the bench's bare node:http loop) once to warm up, then once under the V8 profiler
+ * concurrency 4; fs: from 32 emitters, as the bench's fs row; `bare`: the bench's bare node:http loop; `local`:
+ * the engine on memory with a fetch that answers at once, no socket, `bench/webhooks-local.ts`) once to warm
+ * up, then once under the V8 profiler
  * (node:inspector), and prints the rate, CPU per delivery and the functions with the most self time; with
  * `--alloc`, under the sampling heap profiler instead (collected objects included): bytes allocated per
  * delivery and the functions that allocate most (one-off; not in `npm run bench`). Like the bench, it runs
@@ -12,6 +14,7 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bareHttpThroughput, engineThroughput } from "./webhooks.js";
+import { engineLocalThroughput } from "./webhooks-local.js";
 
 interface CallFrame {
   functionName: string;
@@ -33,10 +36,11 @@ interface HeapNode {
   children: HeapNode[];
 }
 
-const storage = process.argv[2] === "fs" ? "fs" : process.argv[2] === "bare" ? "bare" : "memory";
+const storage = (["fs", "bare", "local"] as const).find((kind) => kind === process.argv[2]) ?? "memory";
 const count = Number(process.argv[3] ?? (storage === "fs" ? 1000 : 4000));
 const alloc = process.argv.includes("--alloc");
-const run = () => (storage === "bare" ? bareHttpThroughput(count) : engineThroughput(storage, count, storage === "fs" ? 32 : 1));
+const run = () =>
+  storage === "bare" ? bareHttpThroughput(count) : storage === "local" ? engineLocalThroughput(count) : engineThroughput(storage, count, storage === "fs" ? 32 : 1);
 const nameOf = ({ functionName, url, lineNumber }: CallFrame) =>
   `${functionName || "(anonymous)"} ${url ? `${url.split("/").slice(-2).join("/")}:${lineNumber + 1}` : ""}`;
 const top = (totals: Map<string, number>, whole: number, unit: string) => {

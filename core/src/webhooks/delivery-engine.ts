@@ -1,7 +1,7 @@
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { Lock } from "../ports/lock.js";
 import type { AddressGuard } from "./address-guard.js";
-import type { Poster } from "./http-attempt.js";
+import type { Poster, PostResult } from "./http-attempt.js";
 import { toAttemptOutcome, toGate, type Gate } from "./attempt-outcome.js";
 import type { DeliveryRecord, EndpointRecord } from "./records.js";
 import { createCircuitKeeper } from "./circuit-keeper.js";
@@ -92,13 +92,16 @@ export function createDeliveryEngine(deps: EngineDeps) {
       if (closed || tokens.get(ref.id) !== token) return;
       await runLocked(ref);
       // A run that lapsed in a close leaves the delivery covered by its outbox entry, for the next start.
-      if (!closed) await store.endCover(ref.id);
+      if (closed) return;
+      const ending = store.endCover(ref.id);
+      if (ending) await ending;
     });
   }
 
   /** One run of a delivery under its lock: read, gate, then attempt, park or settle. */
   async function runLocked(ref: DeliveryRef): Promise<void> {
-    const delivery = await store.readDelivery(ref.endpoint_id, ref.id);
+    // A pending delivery kept in memory is taken at once, without a read's wait.
+    const delivery = store.pendingDelivery(ref.endpoint_id, ref.id) ?? (await store.readDelivery(ref.endpoint_id, ref.id));
     if (!delivery || delivery.status !== "pending") {
       if (!delivery) await store.dropPendingMarker(ref.id);
       return;
@@ -124,14 +127,14 @@ export function createDeliveryEngine(deps: EngineDeps) {
   }
 
   /** Saves a delivery's new state; one of a deleted endpoint is dropped instead (its history went with it). */
-  async function settle(delivery: DeliveryRecord, changes: Partial<DeliveryRecord>): Promise<void> {
+  function settle(delivery: DeliveryRecord, changes: Partial<DeliveryRecord>): Promise<void> {
     if (!store.endpoint(delivery.endpoint_id)) {
       tokens.delete(delivery.id);
       return store.dropPendingMarker(delivery.id);
     }
     const next = { ...delivery, ...changes, updated_at: toTimestamp(clock.now()) };
     if (next.status !== "pending") tokens.delete(delivery.id);
-    await store.saveDelivery(next, delivery.status === "pending");
+    return store.saveDelivery(next, delivery.status === "pending");
   }
 
   /**
@@ -141,18 +144,24 @@ export function createDeliveryEngine(deps: EngineDeps) {
    * delivery stays stored, pending, for the next start.
    */
   async function attempt(endpoint: EndpointRecord, delivery: DeliveryRecord, ref: DeliveryRef, probe: boolean): Promise<void> {
-    const sent = await queueFor(endpoint).run(() => inFlight.run(async () => {
-      if (closed) return { lapsed: true } as const;
-      const current = store.endpoint(endpoint.id);
-      const again = current ? toGate(current, delivery, !probe && circuits.isProbing(current.id), now()) : null;
-      if (!current || !again) return { gate: { kind: "skip", reason: "endpoint_deleted" } as const };
-      if (again.kind !== "send") return { gate: again };
-      const started = clock.now();
-      const result = await sendAttempt(deps, current, delivery, started);
-      return { started, result };
-    }));
-    if (sent && "lapsed" in sent) return;
-    if (!sent || "gate" in sent) return park(sent?.gate ?? { kind: "hold" }, endpoint, delivery, ref);
+    // The endpoint's slot, then one of the engine's: taken and given back here, with no closure per attempt.
+    const slots = queueFor(endpoint);
+    const slotWait = slots.acquire();
+    if (slotWait) await slotWait;
+    let sent: { lapsed: true } | { gate: Exclude<Gate, { kind: "send" }> } | { started: Date; result: PostResult };
+    try {
+      const anyWait = inFlight.acquire();
+      if (anyWait) await anyWait;
+      try {
+        sent = await inSlots(endpoint, delivery, probe);
+      } finally {
+        inFlight.release();
+      }
+    } finally {
+      slots.release();
+    }
+    if ("lapsed" in sent) return;
+    if ("gate" in sent) return park(sent.gate, endpoint, delivery, ref);
     const outcome = toAttemptOutcome(delivery, sent.result, sent.started, now(), deps.retrySchedule, deps.ids.random);
     try {
       await settle(delivery, outcome.changes);
@@ -164,6 +173,18 @@ export function createDeliveryEngine(deps: EngineDeps) {
     }
     circuits.record(endpoint.id, outcome.ok, probe, outcome.gone);
     if (outcome.nextAt !== null) schedule(ref, outcome.nextAt);
+  }
+
+  /** The part of an attempt inside its slots: the gate checked again, then the request. */
+  async function inSlots(endpoint: EndpointRecord, delivery: DeliveryRecord, probe: boolean) {
+    if (closed) return { lapsed: true } as const;
+    const current = store.endpoint(endpoint.id);
+    const again = current ? toGate(current, delivery, !probe && circuits.isProbing(current.id), now()) : null;
+    if (!current || !again) return { gate: { kind: "skip", reason: "endpoint_deleted" } as const };
+    if (again.kind !== "send") return { gate: again };
+    const started = clock.now();
+    const result = await sendAttempt(deps, current, delivery, started);
+    return { started, result };
   }
 
   return {

@@ -9,6 +9,9 @@ import type { DeliveryRecord } from "./records.js";
 import { createManualScheduler } from "./scheduler.js";
 import { deliveryListSchema, endpointCreateSchema } from "./schemas.js";
 
+/** A record as handed to a batch: the engine hands its records in as their JSON text. */
+const toRecord = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value) as DeliveryRecord;
+
 /** Memory stores whose batches are recorded (the delivery records in each) and can be made to fail. */
 function recordingStores(refuse: (ops: readonly BatchOp[]) => boolean) {
   const data = toStorage(memoryDriver());
@@ -18,7 +21,7 @@ function recordingStores(refuse: (ops: readonly BatchOp[]) => boolean) {
     data,
     media: toStorage(memoryDriver()),
     async batch(ops) {
-      const deliveries = ops.filter((op): op is { key: string; value: DeliveryRecord } => op.key.startsWith("webhooks:deliveries:") && "value" in op).map((op) => op.value);
+      const deliveries = ops.filter((op): op is { key: string; value: unknown } => op.key.startsWith("webhooks:deliveries:") && "value" in op).map((op) => toRecord(op.value));
       if (refuse(ops)) throw new Error("storage refused the batch");
       if (deliveries.length > 0) groups.push(deliveries);
       await applyInOrder(data, ops);
@@ -99,7 +102,7 @@ describe("delivery records: group commit (memory)", () => {
     await core.onIdle();
 
     const outboxPuts = batches.map((ops) => ops.filter((op) => op.key.startsWith("webhooks:outbox:") && "value" in op).length);
-    const pendingMade = batches.map((ops) => ops.filter((op) => "value" in op && (op.value as Partial<DeliveryRecord>).status === "pending").length);
+    const pendingMade = batches.map((ops) => ops.filter((op) => "value" in op && toRecord(op.value).status === "pending").length);
     expect(Math.max(...outboxPuts)).toBe(6);
     expect(Math.max(...pendingMade)).toBe(6);
     // Each caller's writes are a chain of their own in the batch: the store may apply them side by side.
@@ -115,7 +118,7 @@ describe("delivery records: group commit (memory)", () => {
   it("a batch that fails fails each of its attempts, and those deliveries are sent again, not lost", async () => {
     let refusals = 0;
     const { stores } = recordingStores((ops) => {
-      const settles = ops.some((op) => "value" in op && (op.value as Partial<DeliveryRecord>).status === "succeeded");
+      const settles = ops.some((op) => "value" in op && toRecord(op.value).status === "succeeded");
       return settles && refusals++ === 0;
     });
     const receiver = heldReceiver(2);

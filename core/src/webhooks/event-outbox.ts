@@ -94,8 +94,25 @@ export function createEventOutbox(deps: OutboxDeps) {
     return accounts;
   }
 
+  /**
+   * The endpoints `event` goes to, found without a wait: null on a shared store (its endpoints are synced
+   * first) or when an application's installs are not known yet. Every emit and fan-out asks.
+   */
+  function knownTargets(event: EventRecord, firstOnly: boolean): EndpointRecord[] | null {
+    if (store.shared) return null;
+    const out: EndpointRecord[] = [];
+    for (const endpoint of store.allEndpoints()) {
+      if (endpoint.environment !== event.environment || !endpoint.events.includes(event.type) || !event.account_id) continue;
+      const accounts = installs.get(endpoint.application_id);
+      if (!accounts) return null;
+      if (accounts.has(event.account_id)) out.push(endpoint);
+      if (firstOnly && out.length > 0) break;
+    }
+    return out;
+  }
+
   /** The endpoints `event` goes to; with `firstOnly`, stops at the first (the write path only asks whether any). */
-  async function targets(event: EventRecord, firstOnly = false): Promise<EndpointRecord[]> {
+  async function loadTargets(event: EventRecord, firstOnly = false): Promise<EndpointRecord[]> {
     const out: EndpointRecord[] = [];
     if (store.shared) await store.syncEndpoints();
     for (const endpoint of store.allEndpoints()) {
@@ -116,7 +133,7 @@ export function createEventOutbox(deps: OutboxDeps) {
    */
   async function fanOut(event: EventRecord, recovering: boolean, stillWanted: () => boolean): Promise<boolean> {
     const at = toTimestamp(clock.now());
-    const list = await targets(event);
+    const list = knownTargets(event, false) ?? (await loadTargets(event));
     store.holdEvent(event.id);
     for (let i = 0; i < list.length; i += FAN_OUT_BATCH) {
       if (i > 0) await yieldToEventLoop();
@@ -132,7 +149,8 @@ export function createEventOutbox(deps: OutboxDeps) {
       // In a cluster, the jobs are queued before the outbox entry goes.
       if (queued.length > 0) await Promise.all(queued);
     }
-    await store.releaseEvent(event.id);
+    const released = store.releaseEvent(event.id);
+    if (released) await released;
     return true;
   }
 
@@ -216,7 +234,7 @@ export function createEventOutbox(deps: OutboxDeps) {
         data: input.data,
       };
       // Nothing subscribes: no delivery could come of it, so the write path pays for no outbox record.
-      if ((await targets(event, true)).length === 0) return;
+      if ((knownTargets(event, true) ?? (await loadTargets(event, true))).length === 0) return;
       await store.putOutbox(event);
       // In a cluster the request does not wait for the queue: the event is stored, and an outbox entry whose
       // job was never added (Redis gone at that moment, a crash) is queued by the periodic sweep.

@@ -47,12 +47,18 @@ export function createGroupCommit(options: GroupCommitOptions) {
   }
 
   return {
-    /** Writes `add` with the next group; resolves when that group is durable. */
-    commit(add: readonly BatchOp[]): Promise<void> {
+    /**
+     * Writes `add` with the next group; resolves when that group is durable. The ops are the group's from
+     * then on (each is tagged with its chain in place, not copied): hand in fresh ones.
+     */
+    commit(add: BatchOp[]): Promise<void> {
       return new Promise<void>((resolve, reject) => {
         // Each caller's ops are a chain of their own: only their order within it matters.
         const chain = waiters.length;
-        for (const op of add) ops.push({ ...op, chain });
+        for (const op of add) {
+          op.chain = chain;
+          ops.push(op);
+        }
         waiters.push({ resolve, reject });
         running ??= drain();
       });

@@ -2,7 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type In
 import { urlToHttpOptions } from "node:url";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
-import { BASE_HEADERS, describeError, redirectError, RESPONSE_BODY_LIMIT, timeoutError, type Poster, type PostResult } from "./http-attempt.js";
+import { BASE_HEADERS, describeError, redirectError, RESPONSE_BODY_LIMIT, timeoutError, type Poster, type PostInput, type PostResult } from "./http-attempt.js";
 
 /** Options of {@link createHttpPoster}. */
 export interface HttpPosterOptions {
@@ -37,19 +37,9 @@ export function createHttpPoster(options: HttpPosterOptions = {}): Poster {
   };
   return (input) =>
     new Promise<PostResult>((resolve) => {
-      const started = input.monotonic();
-      let settled = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const done = (result: Omit<PostResult, "latency_ms">) => {
-        if (settled) return;
-        settled = true;
-        if (timer) clearTimeout(timer);
-        resolve({ ...result, latency_ms: Math.max(0, Math.round(input.monotonic() - started)) });
-      };
-      const fail = (error: string) => done({ status_code: null, error, response_body: null, truncated: false });
-
+      const exchange = new Exchange(input, resolve);
       const target = targetOf(input.url);
-      if ("refused" in target) return fail(target.refused);
+      if ("refused" in target) return exchange.fail(target.refused);
       const { secure, at } = target;
       // One literal of fixed shape per request: spreading the URL's options (a null-prototype object) and
       // three header sources measured as a visible share of the client's own CPU per attempt.
@@ -70,43 +60,120 @@ export function createHttpPoster(options: HttpPosterOptions = {}): Poster {
           headers,
           agent: secure ? agents.https : agents.http,
         };
-        req = (secure ? httpsRequest : httpRequest)(options, read);
+        req = (secure ? httpsRequest : httpRequest)(options);
       } catch (error) {
-        return fail(describeError(error));
+        return exchange.fail(describeError(error));
       }
-      timer = setTimeout(() => {
-        fail(timeoutError(input.timeoutMs));
-        req.destroy();
-      }, input.timeoutMs);
-      timer.unref?.();
-      req.on("error", (error) => fail(describeError(error)));
+      exchange.start(req);
       req.end(input.body);
-
-      function read(res: IncomingMessage): void {
-        const status = res.statusCode ?? 0;
-        const keep = status < 200 || status >= 300 || input.keepSuccessBody === true;
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const finish = (truncated: boolean) => {
-          const text = keep ? Buffer.concat(chunks, Math.min(size, RESPONSE_BODY_LIMIT + 1)).subarray(0, RESPONSE_BODY_LIMIT).toString("utf8") : null;
-          const error = status >= 300 && status < 400 ? redirectError(res.headers.location) : null;
-          done({ status_code: status, error, response_body: text, truncated: keep && truncated });
-        };
-        res.on("data", (chunk: Buffer) => {
-          if (settled) return;
-          size += chunk.byteLength;
-          if (keep) chunks.push(chunk);
-          // Past the limit the rest is not read: the answer is judged on what came, and the socket closed.
-          if (size > RESPONSE_BODY_LIMIT) {
-            finish(true);
-            res.destroy();
-          }
-        });
-        res.on("end", () => finish(false));
-        res.on("error", (error) => fail(describeError(error)));
-        res.on("close", () => fail("ECONNRESET: the connection closed before the answer was complete"));
-      }
     });
+}
+
+/** The exchange a request and its answer belong to, kept on both so their listeners are shared functions. */
+const EXCHANGE = Symbol("lp.exchange");
+type Carrier = { [EXCHANGE]: Exchange };
+
+/**
+ * One POST and its answer. Its listeners and timer are module functions that find the exchange on the
+ * emitter (or as the timer's argument), not closures made per request: every attempt runs through here.
+ */
+class Exchange {
+  private readonly started: number;
+  private settled = false;
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  private req: ClientRequest | undefined = undefined;
+  private status = 0;
+  private keep = false;
+  private chunks: Buffer[] | null = null;
+  private size = 0;
+  private location: string | undefined = undefined;
+
+  constructor(
+    private readonly input: PostInput,
+    private readonly resolve: (result: PostResult) => void,
+  ) {
+    this.started = input.monotonic();
+  }
+
+  start(req: ClientRequest): void {
+    this.req = req;
+    (req as unknown as Carrier)[EXCHANGE] = this;
+    this.timer = setTimeout(onTimeout, this.input.timeoutMs, this);
+    this.timer.unref?.();
+    req.on("error", onRequestError);
+    req.on("response", onResponse);
+  }
+
+  done(status_code: number | null, error: string | null, response_body: string | null, truncated: boolean): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.timer) clearTimeout(this.timer);
+    const latency_ms = Math.max(0, Math.round(this.input.monotonic() - this.started));
+    this.resolve({ status_code, latency_ms, error, response_body, truncated });
+  }
+
+  fail(error: string): void {
+    this.done(null, error, null, false);
+  }
+
+  timedOut(): void {
+    this.fail(timeoutError(this.input.timeoutMs));
+    this.req?.destroy();
+  }
+
+  answered(res: IncomingMessage): void {
+    const status = res.statusCode ?? 0;
+    this.status = status;
+    this.keep = status < 200 || status >= 300 || this.input.keepSuccessBody === true;
+    if (this.keep) this.chunks = [];
+    if (status >= 300 && status < 400) this.location = res.headers.location;
+    (res as unknown as Carrier)[EXCHANGE] = this;
+    res.on("data", onData);
+    res.on("end", onEnd);
+    res.on("error", onResponseError);
+    res.on("close", onClose);
+  }
+
+  /** A chunk of the answer; past the limit the rest is not read: the answer is judged on what came, and the socket closed. */
+  chunk(res: IncomingMessage, chunk: Buffer): void {
+    if (this.settled) return;
+    this.size += chunk.byteLength;
+    if (this.chunks) this.chunks.push(chunk);
+    if (this.size > RESPONSE_BODY_LIMIT) {
+      this.finish(true);
+      res.destroy();
+    }
+  }
+
+  finish(truncated: boolean): void {
+    if (this.settled) return;
+    const { status, keep, chunks } = this;
+    const text = chunks ? Buffer.concat(chunks, Math.min(this.size, RESPONSE_BODY_LIMIT + 1)).subarray(0, RESPONSE_BODY_LIMIT).toString("utf8") : null;
+    const error = status >= 300 && status < 400 ? redirectError(this.location) : null;
+    this.done(status, error, text, keep && truncated);
+  }
+}
+
+function onTimeout(exchange: Exchange): void {
+  exchange.timedOut();
+}
+function onRequestError(this: Carrier, error: Error): void {
+  this[EXCHANGE].fail(describeError(error));
+}
+function onResponse(this: Carrier, res: IncomingMessage): void {
+  this[EXCHANGE].answered(res);
+}
+function onData(this: IncomingMessage & Carrier, chunk: Buffer): void {
+  this[EXCHANGE].chunk(this, chunk);
+}
+function onEnd(this: Carrier): void {
+  this[EXCHANGE].finish(false);
+}
+function onResponseError(this: Carrier, error: Error): void {
+  this[EXCHANGE].fail(describeError(error));
+}
+function onClose(this: Carrier): void {
+  this[EXCHANGE].fail("ECONNRESET: the connection closed before the answer was complete");
 }
 
 /** Endpoint URLs whose parse and verdict are kept; past it the cache starts over. */

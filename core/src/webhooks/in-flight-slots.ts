@@ -41,6 +41,13 @@ export function createInFlightSlots(initialLimit: number) {
     );
   };
   return {
+    /**
+     * Takes a slot: at once (undefined) when one is free, else the promise resolves once a slot is handed
+     * over. Each taken slot is given back with {@link release}. For callers that hold it across awaits of
+     * their own, with no closure per call.
+     */
+    acquire,
+    release,
     /** Runs `fn` in a slot, waiting for one first when all are taken; the slot is freed when it settles. */
     run<T>(fn: () => Promise<T>): Promise<T> {
       const wait = acquire();

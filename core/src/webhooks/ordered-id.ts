@@ -1,6 +1,8 @@
 import type { Clock, IdSource } from "../deps.js";
 
 let counter = 0;
+let timeMs = -1;
+let timeHex = "";
 
 /**
  * An opaque id whose hex sorts in creation order: 12 hex digits of the clock's milliseconds, 6 of a
@@ -9,7 +11,13 @@ let counter = 0;
  */
 export function toOrderedId(prefix: string, clock: Clock, ids: IdSource, randomBytes = 5): string {
   counter = (counter + 1) % 0x1000000;
-  const time = Math.max(0, clock.now().getTime()).toString(16).padStart(12, "0").slice(-12);
+  const ms = Math.max(0, clock.now().getTime());
+  // Ids made in the same millisecond (a burst of events) share the formatted time.
+  if (ms !== timeMs) {
+    timeMs = ms;
+    timeHex = ms.toString(16).padStart(12, "0").slice(-12);
+  }
+  const time = timeHex;
   return `${prefix}_${time}${counter.toString(16).padStart(6, "0")}${ids.bytes(randomBytes).toString("hex")}`;
 }
 

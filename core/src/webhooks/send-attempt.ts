@@ -1,6 +1,7 @@
 import type { AddressGuard } from "./address-guard.js";
 import type { Poster, PostResult } from "./http-attempt.js";
 import type { DeliveryRecord, EndpointRecord } from "./records.js";
+import { eventText } from "./record-text.js";
 import { toAttemptHeaders } from "./signing.js";
 
 /** What sending one attempt needs. */
@@ -9,17 +10,6 @@ export interface SendDeps {
   guard: AddressGuard;
   timeoutMs: number;
   monotonic: () => number;
-}
-
-/**
- * The exact bytes sent for a payload, serialised once: every attempt of a delivery (and every save,
- * which spreads the record) keeps the same payload object, so retries reuse the string.
- */
-const bodies = new WeakMap<object, string>();
-function bodyOf(payload: DeliveryRecord["payload"]): string {
-  let body = bodies.get(payload);
-  if (body === undefined) bodies.set(payload, (body = JSON.stringify(payload)));
-  return body;
 }
 
 /**
@@ -35,7 +25,8 @@ export function sendAttempt(deps: SendDeps, endpoint: EndpointRecord, delivery: 
 }
 
 function post(deps: SendDeps, endpoint: EndpointRecord, delivery: DeliveryRecord, started: Date): Promise<PostResult> {
-  const body = bodyOf(delivery.payload);
+  // The exact bytes sent: the event serialised once for every attempt of every delivery of it.
+  const body = eventText(delivery.payload);
   return deps.post({
     url: endpoint.url,
     body,

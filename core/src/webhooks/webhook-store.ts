@@ -2,6 +2,7 @@ import type { Storage } from "unstorage";
 import type { IndexRegistry } from "../lists/index-registry.js";
 import { applyInOrder, type BatchOp, type Stores } from "../storage/create-storage.js";
 import { createGroupCommit } from "./group-commit.js";
+import { deliveryText, eventText } from "./record-text.js";
 import { toDeliveryEntry, toEndpointEntry, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
 import { skipUnreadable } from "../storage/record-check.js";
 import type { DeliveryRef, SharedStore } from "./webhook-keys.js";
@@ -45,13 +46,14 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
   // call's event never waits behind a group of delivery records being written.
   const outboxGroup = createGroupCommit({ write });
   const hold = (eventId: string) => void held.set(eventId, (held.get(eventId) ?? 0) + 1);
-  async function release(eventId: string): Promise<void> {
+  // Nothing to wait for (undefined) while other holds remain: a fan-out releases its event on every delivery.
+  function release(eventId: string): Promise<void> | undefined {
     const left = (held.get(eventId) ?? 1) - 1;
     if (left > 0) return void held.set(eventId, left);
     held.delete(eventId);
     const key = `${OUTBOX}:${eventId}`;
     // Locally with the group commit, so it joins the records finishing with it.
-    await (shared ? storage.removeItem(key) : group.commit([{ key, remove: true }]));
+    return shared ? storage.removeItem(key) : group.commit([{ key, remove: true }]);
   }
   const writes = new Map<string, Promise<void>>();
   // The endpoints revision this process's copy reflects (shared stores only).
@@ -103,6 +105,16 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     await shared!.batch(ops);
     const index = await deliveryIndex(d.endpoint_id);
     index.upsert(toDeliveryEntry(d));
+  }
+
+  /** Ends the cover of `id` by `eventId`: a marker if it is still pending, then the event's hold released. */
+  async function endCoverOf(id: string, eventId: string): Promise<void> {
+    covered.delete(id);
+    const d = pending.get(id);
+    if (d) await group.commit([markerOp(d)]);
+    else if (recoveredCovers.has(id)) await group.commit([{ key: `${PENDING}:${id}`, remove: true }]);
+    recoveredCovers.delete(id);
+    await release(eventId);
   }
 
   return {
@@ -165,6 +177,11 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     deliveryListing: (endpointId: string) => indexes.listing(`${DELIVERIES}:${endpointId}`, toDeliveryEntry),
     /** A new endpoint has no deliveries: its index starts empty instead of being read from storage. */
     seedDeliveryIndex: (endpointId: string) => indexes.seedEmpty(`${DELIVERIES}:${endpointId}`),
+    /** The pending delivery kept in memory (none on a shared store): what a run reads without a wait. */
+    pendingDelivery(endpointId: string, id: string): DeliveryRecord | undefined {
+      const cached = shared ? undefined : pending.get(id);
+      return cached?.endpoint_id === endpointId ? cached : undefined;
+    },
     async readDelivery(endpointId: string, id: string): Promise<DeliveryRecord | null> {
       const cached = shared ? undefined : pending.get(id);
       if (cached) return cached.endpoint_id === endpointId ? cached : null;
@@ -183,7 +200,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       const marked = coveredBy === undefined;
       const ops: BatchOp[] = [];
       if (marked && d.status === "pending" && !wasPending) ops.push(markerOp(d));
-      ops.push({ key: deliveryKey(d.endpoint_id, d.id), value: d });
+      ops.push({ key: deliveryKey(d.endpoint_id, d.id), value: deliveryText(d) });
       if (marked && d.status !== "pending" && wasPending) ops.push({ key: `${PENDING}:${d.id}`, remove: true });
       // A covered delivery that settles ends its cover in the same group: a marker a restart left goes with
       // it, and the event's outbox entry too when no other delivery or fan-out holds it (after the record,
@@ -220,9 +237,9 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     /** The fan-out of `eventId` is done; the outbox entry goes once no delivery it covers is left. */
     releaseEvent: release,
     /** Stores a delivery a fan-out made; a pending one is covered by the event's outbox entry (no marker). */
-    async saveFanOutDelivery(d: DeliveryRecord): Promise<void> {
+    saveFanOutDelivery(d: DeliveryRecord): Promise<void> {
       if (d.status === "pending" && !shared) this.cover(d);
-      await this.saveDelivery(d, false);
+      return this.saveDelivery(d, false);
     },
     /** Covers a pending delivery by its event's outbox entry (a fan-out made it, or found it again after a restart). */
     cover(d: DeliveryRecord, recovered = false): void {
@@ -235,17 +252,12 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
      * After a delivery's first run: if its event's outbox entry covered it, it gets its marker now when it
      * is still pending (a retry, a hold, a wait), and the entry may go.
      */
-    async endCover(id: string): Promise<void> {
+    endCover(id: string): Promise<void> | undefined {
       const eventId = covered.get(id);
-      if (eventId === undefined) return;
-      covered.delete(id);
-      const d = pending.get(id);
-      if (d) await group.commit([markerOp(d)]);
-      else if (recoveredCovers.has(id)) await group.commit([{ key: `${PENDING}:${id}`, remove: true }]);
-      recoveredCovers.delete(id);
-      await release(eventId);
-    },
-    /** Removes an endpoint's deliveries; on a shared store every stored one (other processes made some), each with its marker at once. */
+      // The usual case (a first attempt that settled ended its cover with its record): nothing to wait for.
+      if (eventId === undefined) return undefined;
+      return endCoverOf(id, eventId);
+    },    /** Removes an endpoint's deliveries; on a shared store every stored one (other processes made some), each with its marker at once. */
     async removeDeliveries(endpointId: string): Promise<void> {
       const index = await deliveryIndex(endpointId);
       const ids = new Set([...index.values()].map((e) => e.id));
@@ -271,7 +283,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     /** Stores an event's outbox entry; locally by a group commit, so the entries of events emitted together share one flush. */
     putOutbox: (event: EventRecord): Promise<void> => {
       const key = `${OUTBOX}:${event.id}`;
-      return shared ? storage.setItem(key, event) : outboxGroup.commit([{ key, value: event }]);
+      return shared ? storage.setItem(key, event) : outboxGroup.commit([{ key, value: eventText(event) }]);
     },
     readOutbox: (eventId: string) => storage.getItem<EventRecord>(`${OUTBOX}:${eventId}`),
     async outbox(): Promise<EventRecord[]> {
