@@ -52,10 +52,8 @@ export async function checkStale(
 export function readAhead(store: IndexSnapshotStore, storage: Storage, prefix: string, toEntry: ToEntry): Promise<Map<string, IndexEntry | null>> | null {
   const names = store.journaled?.(prefix);
   if (!names || names.length === 0 || names.length > PREFETCH_MAX) return null;
-  const reading = readEntries(storage, prefix, toEntry, names);
   // Awaited by the check when it is used; a failure then means the check reads them itself.
-  reading.catch(() => {});
-  return reading.catch(() => new Map());
+  return readEntries(storage, prefix, toEntry, names).catch(() => new Map());
 }
 
 /** By name, the entry of each record `names` lists under `prefix` (null: unreadable, gone, or no entry). */

@@ -95,7 +95,7 @@ export function syncDir(path: string): void {
 function parseHeader(line: string): JournalHeader | null {
   try {
     const h = JSON.parse(line) as JournalHeader;
-    if (typeof h !== "object" || h === null || h.lp_keys !== 1 || typeof h.gen !== "string" || !GEN.test(h.gen)) return null;
+    if (typeof h !== "object" || h === null || h.lp_keys !== 1 || typeof h.gen !== "string" || h.gen.length !== 32 || !GEN.test(h.gen)) return null;
     if (typeof h.sealed !== "object" || h.sealed === null || Array.isArray(h.sealed)) return null;
     if (Object.values(h.sealed).some((v) => typeof v !== "string")) return null;
     return h;

@@ -4,7 +4,7 @@ import { open, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { DIR_MODE, FILE_MODE } from "./fs-io.js";
 import { JOURNAL_FILE, lineOf, MAX_BYTES, readJournal, syncDir, writeJournalHeader } from "./fs-key-journal-file.js";
-import { frameKeys, type OpKey } from "./fs-wal-frames.js";
+import type { OpKey } from "./fs-wal-frames.js";
 
 export { JOURNAL_FILE } from "./fs-key-journal-file.js";
 
@@ -14,7 +14,7 @@ const MAX_KEYS = 50_000;
 const MAX_SEALED = 4096;
 
 /** What a journal line holds of an op: its key, or `*` and the prefix of a clear. */
-const tokenOf = (op: OpKey) => (op.clear ? `*${op.key}` : op.key);
+const tokenOf = (op: OpKey) => (op.kind === "clear" ? `*${op.key}` : op.key);
 const markerOf = (gen: string) => `keys-${gen}.mark`;
 /** Whether a name in the driver's `.tmp` is the journal's marker rather than a write's temporary file. */
 export const isJournalMarker = (name: string): boolean => /^keys-[0-9a-f]{32}\.mark$/.test(name);
@@ -87,10 +87,10 @@ export class KeyJournal {
     }
   }
 
-  /** Notes the keys of a frame the log made durable (appended at the next {@link persist}). */
-  note(frame: Buffer): void {
+  /** Notes the keys of a frame's ops the log made durable (appended at the next {@link persist}). */
+  note(ops: readonly OpKey[]): void {
     if (!this.gen || this.overflowed) return;
-    for (const op of frameKeys(frame)) {
+    for (const op of ops) {
       const token = tokenOf(op);
       if (!this.durable.has(token)) this.noted.add(token);
     }

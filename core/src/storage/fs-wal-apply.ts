@@ -83,7 +83,7 @@ export function replayLog(walDir: string, ctx: ApplyContext, flush: boolean, jou
   for (const name of names) {
     for (const ops of decodeFrames(readFileSync(join(walDir, name)))) {
       for (const op of ops) {
-        keys.push({ key: op.key, clear: op.kind === "clear" });
+        keys.push({ kind: op.kind, key: op.key });
         try {
           applyOpSync(op, ctx);
         } catch (error) {

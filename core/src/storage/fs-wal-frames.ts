@@ -91,34 +91,5 @@ function decodePayload(payload: Buffer): WalOp[] | null {
   return at === payload.byteLength ? ops : null;
 }
 
-/** What an op of a frame touches: a record key, or (`clear`) every key under a prefix. */
-export interface OpKey {
-  key: string;
-  clear: boolean;
-}
-
-/**
- * The keys the ops of one frame (as {@link encodeFrame} made it, header included) touch, read without
- * copying their contents: what the key journal keeps of each write. Empty for a frame that is not whole.
- */
-export function frameKeys(frame: Buffer): OpKey[] {
-  if (frame.byteLength < HEADER + 4 || frame.readUInt32LE(0) !== MAGIC) return [];
-  const end = HEADER + frame.readUInt32LE(4);
-  if (end > frame.byteLength) return [];
-  const count = frame.readUInt32LE(HEADER);
-  const out: OpKey[] = [];
-  let at = HEADER + 4;
-  for (let i = 0; i < count && at + 5 <= end; i++) {
-    const kind = KINDS[frame.readUInt8(at)];
-    const keyLength = frame.readUInt32LE(at + 1);
-    at += 5;
-    if (!kind || at + keyLength > end) return out;
-    out.push({ key: frame.toString("utf8", at, at + keyLength), clear: kind === "clear" });
-    at += keyLength;
-    if (kind === "text" || kind === "bytes") {
-      if (at + 4 > end) return out;
-      at += 4 + frame.readUInt32LE(at);
-    }
-  }
-  return out;
-}
+/** What an op touches: a record key, or (a `clear`) every key under a prefix; what the key journal keeps of each write. */
+export type OpKey = Pick<WalOp, "kind" | "key">;

@@ -185,6 +185,7 @@ export function loggedWrites(ctx: ApplyContext, cache: Cache | null) {
     const dirty = ops.flatMap((op) => dirtyPaths(op, ctx));
     return wal!.commit(
       encodeFrame(ops),
+      ops,
       async () => {
         for (let i = 0; i < ops.length; i++) {
           const op = ops[i]!;

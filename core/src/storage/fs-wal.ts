@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { DIR_MODE, FILE_MODE } from "./fs-io.js";
 import { fsyncDir, makeDurable } from "./fs-wal-durable.js";
+import type { OpKey } from "./fs-wal-frames.js";
 
 const fdatasyncAsync = promisify(fdatasync);
 const writeAsync = (fd: number, buffer: Buffer, offset: number, length: number, position: number) =>
@@ -23,6 +24,8 @@ const DEFAULTS: WalLimits = { segmentBytes: 4 << 20, checkpointMs: 1000, maxByte
 
 interface Entry {
   frame: Buffer;
+  /** The frame's ops, for the key sink. */
+  ops: readonly OpKey[];
   apply: () => void | Promise<void>;
   dirty: readonly string[];
   resolve: () => void;
@@ -36,9 +39,9 @@ interface Segment {
   dirty: Set<string>;
 }
 
-/** Told of each durable frame; `persist` records their keys before a checkpoint's flush (fs-key-journal.ts), or rejects to fail it. */
+/** Told of each durable frame's ops; `persist` records their keys before a checkpoint's flush (fs-key-journal.ts), or rejects to fail it. */
 export interface WalKeySink {
-  note(frame: Buffer): void;
+  note(ops: readonly OpKey[]): void;
   persist(): Promise<readonly string[]>;
 }
 
@@ -90,11 +93,12 @@ export class WriteAheadLog {
 
   /**
    * Appends `frame`, waits until it is durable, runs `apply` and resolves; rejects (without running
-   * `apply`) when the log cannot be written, or with `apply`'s error. `dirty` names what `apply` changes.
+   * `apply`) when the log cannot be written, or with `apply`'s error. `ops` are the frame's ops (their
+   * keys go to the key sink), `dirty` names what `apply` changes.
    */
-  commit(frame: Buffer, apply: () => void | Promise<void>, dirty: readonly string[]): Promise<void> {
+  commit(frame: Buffer, ops: readonly OpKey[], apply: () => void | Promise<void>, dirty: readonly string[]): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ frame, apply, dirty, resolve, reject });
+      this.queue.push({ frame, ops, apply, dirty, resolve, reject });
       this.kick();
     });
   }
@@ -181,7 +185,7 @@ export class WriteAheadLog {
     }
     segment.size += bytes.byteLength;
     for (const entry of batch) for (const path of entry.dirty) segment.dirty.add(path);
-    if (this.keys) for (const entry of batch) this.keys.note(entry.frame);
+    if (this.keys) for (const entry of batch) this.keys.note(entry.ops);
     if (!this.timer) {
       this.timer = setTimeout(() => {
         this.timer = null;
