@@ -29,6 +29,19 @@ describe("lp conformance against lp", () => {
     expect(result.code).toBe(0);
     expect(report).toMatchObject({ ok: true, failed: [], aborted: null, counts: { fail: 0, skip: 0 }, cleanup: { kept: false, left: [] } });
     expect(report.counts.pass).toBe(report.checks.length);
+    // The --json report's shape: the whole report, and each check with what was asked, expected and got.
+    expect(Object.keys(report)).toEqual(["ok", "target", "run_id", "started_at", "duration_ms", "counts", "checks", "failed", "aborted", "created", "cleanup"]);
+    expect(report).toMatchObject({ target: { api_url: lp.url, account: lp.credentials.accountId, application: lp.credentials.appId }, run_id: expect.stringMatching(/^lpc-[0-9a-f]{8}$/) });
+    expect(report.checks[0]).toEqual({
+      id: "products.create",
+      area: "products",
+      verdict: "pass",
+      expected: "201 with the product",
+      got: "201",
+      problems: [],
+      request: `POST /v1/accounts/${lp.credentials.accountId}/products`,
+    });
+    expect(report.created[0]).toEqual({ kind: "product", id: expect.any(String), label: "product (JSON)", deleted: true });
     expect(new Set(report.checks.map((c) => c.area))).toEqual(new Set(AREAS));
     expect(report.checks.find((c) => c.id === "errors.insufficient_scope")).toMatchObject({ verdict: "pass", got: "403", note: "the token holds products:read" });
 

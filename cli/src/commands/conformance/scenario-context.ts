@@ -1,6 +1,5 @@
 import type { Receiver } from "@lp/webhooks";
-import { Interrupted } from "./checks.js";
-import type { Recorder } from "./checks.js";
+import { Interrupted, type Recorder } from "./checks.js";
 import type { Contract } from "./contract.js";
 import type { Http } from "./http.js";
 import type { Ledger } from "./ledger.js";

@@ -1,6 +1,5 @@
 import { verify, type Delivery, type Receiver } from "@lp/webhooks";
-import type { Check } from "../checks.js";
-import { Interrupted } from "../checks.js";
+import { Interrupted, type Check } from "../checks.js";
 import type { Scenario } from "../scenario-context.js";
 import { show } from "../schema-issues.js";
 
