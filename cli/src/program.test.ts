@@ -20,7 +20,7 @@ describe("program", () => {
   it("lists every command in the help, exit 0, on stdout", async () => {
     const help = await lp(["--help"]);
     expect(help.code).toBe(0);
-    for (const name of ["products", "pages", "jobs", "deployments", "webhooks", "admin", "config", "serve", "listen", "check-receiver", "api", "completion"]) {
+    for (const name of ["products", "pages", "jobs", "deployments", "webhooks", "admin", "config", "serve", "listen", "check-receiver", "conformance", "api", "completion"]) {
       expect(help.stdout).toMatch(new RegExp(`^  ${name}\\b`, "m"));
     }
     expect((await lp([])).stdout).toBe(help.stdout);

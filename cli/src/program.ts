@@ -24,6 +24,7 @@ const COMMANDS: Array<[name: string, summary: string, example: string | null, lo
   ["listen", "Receive webhooks on loopback: answer challenges, verify signatures, print events", null, () => import("./commands/listen/index.js")],
   ["check-receiver", "Check that your webhook receiver accepts real deliveries and refuses forged ones", null, () => import("./commands/check-receiver/index.js")],
   ["trigger", "Cause a webhook event by driving the API with sample data", null, () => import("./commands/trigger/index.js")],
+  ["conformance", "Check that an instance (hosted or local) answers as the contract says, with one stateful scenario", null, () => import("./commands/conformance/index.js")],
   ["api", "Send a raw request with the configured credentials", null, () => import("./commands/api/index.js")],
   ["completion", "Print a shell completion script", null, () => import("./commands/completion/index.js")],
 ];

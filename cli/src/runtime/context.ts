@@ -1,4 +1,4 @@
-import type { Client, FetchLike } from "@lp/client";
+import type { Client, ClientOptions, FetchLike } from "@lp/client";
 import { createColors, type Colors } from "./color.js";
 import { resolveConfig, type GlobalFlags, type ResolvedConfig } from "./config.js";
 import { UsageError } from "./errors.js";
@@ -52,23 +52,31 @@ export function createContext(io: Io, flags: GlobalFlags, deps: ContextDeps = {}
     },
     client() {
       client ??= (async () => {
-        const { values } = await ctx.config();
-        const url = values.api_url!;
-        if (!/^https?:\/\//.test(url)) throw new UsageError(`API URL '${url}' must start with http:// or https:// (--api-url, LP_API_URL).`);
+        const options = toClientOptions((await ctx.config()).values, deps);
         const { createClient } = await import("@lp/client");
-        return createClient({
-          baseUrl: url,
-          token: values.token,
-          accountId: values.account,
-          appId: values.app_id,
-          appSecret: values.app_secret,
-          adminKey: values.admin_key,
-          fetch: deps.fetch,
-          headers: { "user-agent": `lp-cli/${VERSION}` },
-        });
+        return createClient(options);
       })();
       return client;
     },
   };
   return ctx;
+}
+
+/**
+ * The options of `createClient` for resolved config values: every command's client is made from these
+ * (`lp conformance` makes variants of them, without the token or with another one).
+ */
+export function toClientOptions(values: ResolvedConfig["values"], deps: ContextDeps): ClientOptions {
+  const url = values.api_url!;
+  if (!/^https?:\/\//.test(url)) throw new UsageError(`API URL '${url}' must start with http:// or https:// (--api-url, LP_API_URL).`);
+  return {
+    baseUrl: url,
+    token: values.token,
+    accountId: values.account,
+    appId: values.app_id,
+    appSecret: values.app_secret,
+    adminKey: values.admin_key,
+    fetch: deps.fetch,
+    headers: { "user-agent": `lp-cli/${VERSION}` },
+  };
 }

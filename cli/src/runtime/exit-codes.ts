@@ -5,7 +5,7 @@ export const EXIT = {
   ok: 0,
   /** API or runtime error. */
   error: 1,
-  /** Usage: unknown command or flag, missing or malformed value. */
+  /** Usage: unknown command or flag, missing or malformed value; `lp conformance` that could not start (unreachable, credentials refused). */
   usage: 2,
   /** Authentication: 401, or 403 `insufficient_scope` / `account_mismatch`, or no credentials. */
   auth: 4,

@@ -59,7 +59,11 @@ describe("client against the app (app.request)", () => {
     expect(invalid).toMatchObject({ status: 400, code: "validation_error" });
     expect((invalid.details.issues as { path: string }[]).map((i) => i.path).sort()).toEqual(["price", "title"]);
     const other = createClient({ baseUrl: "http://lp.test", token: "nope", accountId: t.creds.account_id, fetch: t.fetch });
-    await expect(other.products.list()).rejects.toMatchObject({ status: 401, code: "unauthenticated" });
+    const refused = await other.products.list().catch((e) => e);
+    expect(refused).toMatchObject({ status: 401, code: "unauthenticated" });
+    // The answer's headers stay on the error: what to do next is often there.
+    expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer /);
+    expect(refused.headers.get("x-request-id")).toBe(refused.requestId);
   });
 
   it("refuses to send without the credentials a plane needs", async () => {

@@ -24,8 +24,10 @@ export class ApiError extends Error {
   readonly requestId?: string;
   /** The parsed response body as it arrived. */
   readonly body: unknown;
+  /** The response headers (`Retry-After`, `WWW-Authenticate`, ...); empty when the error was built by hand. */
+  readonly headers: Headers;
 
-  constructor(status: number, error: ErrorBody, body: unknown) {
+  constructor(status: number, error: ErrorBody, body: unknown, headers: Headers = new Headers()) {
     super(error.message);
     this.name = "ApiError";
     this.status = status;
@@ -33,6 +35,7 @@ export class ApiError extends Error {
     this.details = error.details;
     this.requestId = error.request_id;
     this.body = body;
+    this.headers = headers;
   }
 }
 

@@ -102,7 +102,7 @@ export function createTransport(options: TransportOptions) {
     }
     const data = response._data as unknown;
     if (response.status >= 400) {
-      throw new ApiError(response.status, toErrorBody(response.status, response.statusText, data, response.headers), data);
+      throw new ApiError(response.status, toErrorBody(response.status, response.statusText, data, response.headers), data, response.headers);
     }
     return { status: response.status, headers: response.headers, data: data as T };
   }

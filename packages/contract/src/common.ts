@@ -41,6 +41,33 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * The HTTP status each error code is answered with (DESIGN §3): the server maps codes through this one
+ * table, and `lp conformance` holds an instance to it.
+ */
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
+  invalid_json: 400,
+  validation_error: 400,
+  invalid_cursor: 400,
+  unauthenticated: 401,
+  insufficient_scope: 403,
+  account_mismatch: 403,
+  quota_exceeded: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  deployment_in_progress: 409,
+  idempotency_key_in_use: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  record_unreadable: 500,
+  service_unavailable: 503,
+  storage_unavailable: 503,
+  insufficient_storage: 507,
+};
+
 /** The error envelope every 4xx and 5xx carries. */
 export const errorResponse = z.object({
   error: z.object({

@@ -1,31 +1,10 @@
-import type { ErrorEnvelope } from "@lp/contract";
+import { ERROR_STATUS, type ErrorEnvelope } from "@lp/contract";
 import { LpError, type ErrorCode } from "@lp/core";
 import { HTTPResponse } from "h3";
 import { internalErrorLog } from "./internal-error-log.js";
 
-/** The one table from error code to HTTP status (DESIGN §3). */
-export const STATUS_BY_CODE: Record<ErrorCode, number> = {
-  invalid_json: 400,
-  validation_error: 400,
-  invalid_cursor: 400,
-  unauthenticated: 401,
-  insufficient_scope: 403,
-  account_mismatch: 403,
-  quota_exceeded: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  deployment_in_progress: 409,
-  idempotency_key_in_use: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  idempotency_key_reused: 422,
-  rate_limited: 429,
-  internal_error: 500,
-  record_unreadable: 500,
-  service_unavailable: 503,
-  storage_unavailable: 503,
-  insufficient_storage: 507,
-};
+/** The one table from error code to HTTP status (DESIGN §3), kept in @lp/contract with the codes it maps. */
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = ERROR_STATUS;
 
 /** Extra headers some errors carry. */
 function headersFor(error: LpError, plane: "account" | "app" | "admin" | "none"): Record<string, string> {

@@ -7,6 +7,7 @@ import { EXIT } from "../../runtime/exit-codes.js";
 import { info } from "../../runtime/output.js";
 import { expandEvents } from "../../runtime/events.js";
 import { toChoice, toInt, toList } from "../../runtime/parse.js";
+import { openTunnel, type Tunnel } from "../../runtime/tunnel.js";
 import { forward } from "./forward.js";
 import { createTally, toExpectation, type Expectation, type Tally } from "./expectations.js";
 import { toLine, toRecord } from "./format.js";
@@ -100,16 +101,6 @@ export async function run(opts: ListenOptions, ctx: Context): Promise<void> {
     await tunnel?.close().catch(() => {});
     await receiver.close();
   }
-}
-
-type Tunnel = { getURL(): Promise<string>; close(): Promise<void> };
-
-/** untun's quick tunnel to `url` (imported on use), or the one the tests put in its place. */
-async function openTunnel(ctx: Context, url: string): Promise<Tunnel> {
-  const start = ctx.deps.startTunnel ?? (await import("untun")).startTunnel;
-  const tunnel = await start({ url });
-  if (!tunnel) throw new CliError(EXIT.error, "--tunnel: the tunnel did not start (is the internet reachable, and cloudflared allowed to install?).");
-  return tunnel;
 }
 
 async function register(ctx: Context, opts: ListenOptions, url: string, receiver: Receiver): Promise<string> {
