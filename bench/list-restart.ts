@@ -111,7 +111,7 @@ async function measure(running: Running) {
   return `first list ${first.toFixed(0)} ms, /healthz max ${healthMax.toFixed(0)} ms, event loop max block ${eld.max.toFixed(0)} ms, second list ${(performance.now() - t2).toFixed(1)} ms`;
 }
 
-async function run(kind: "fs" | "redis", args: string[], seed: (account: string) => Promise<void>) {
+async function run(kind: "sqlite" | "redis", args: string[], seed: (account: string) => Promise<void>) {
   const lines: string[] = [];
   const first = await serve(args, `${kind}-0`);
   const account = first.env.LP_ACCOUNT!;
@@ -123,7 +123,7 @@ async function run(kind: "fs" | "redis", args: string[], seed: (account: string)
   const restored = await serve(args, `${kind}-2`);
   lines.push(`${kind}, ${count} products, after a clean stop (persisted index): ${await measure(restored)}`);
   await stop(restored);
-  if (kind === "fs") {
+  if (kind === "sqlite") {
     await churnThenKill(await serve(args, `${kind}-3`));
     const stale = await serve(args, `${kind}-4`);
     const churn = `${CHURN.remove} deleted, ${CHURN.rename} renamed, ${CHURN.create} created`;
@@ -137,9 +137,9 @@ const rows: string[] = [];
 try {
   const dataDir = join(work, "fs-data");
   if (only !== "redis") {
-    rows.push(...(await run("fs", ["--storage", "fs", "--data-dir", dataDir], async (account) => seedFsProducts(dataDir, account, count))));
+    rows.push(...(await run("sqlite", ["--storage", "sqlite", "--data-dir", dataDir], async (account) => seedFsProducts(dataDir, account, count))));
   }
-  const redis = only === "fs" ? null : await startRedisServer({ appendfsync: "everysec" });
+  const redis = only === "sqlite" ? null : await startRedisServer({ appendfsync: "everysec" });
   if (redis) {
     try {
       const redisDir = join(work, "redis-data");

@@ -92,8 +92,8 @@ export async function createCore(coreDeps: CoreDeps) {
   const storage = deps.stores.data;
   const cursors = createCursorCodec(await loadStoredSecret(deps.stores, "meta:cursor_key", ids, coreDeps.log));
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
-  // Lists restore their indexes from persisted snapshots when the store keeps them (fs, Redis).
-  const indexes = new IndexRegistry(storage, deps.stores.changes, { snapshots: deps.stores.indexSnapshots });
+  // Lists load their indexes newest first from SQLite, or restore them from Redis's persisted snapshots.
+  const indexes = new IndexRegistry(storage, deps.stores.changes, { snapshots: deps.stores.indexSnapshots, ordered: deps.stores.ordered });
   await indexes.start();
   indexes.poll(1000);
   const media = createMediaStore(deps.stores.media, deps.publicUrl, deriveOgImage);

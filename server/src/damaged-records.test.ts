@@ -51,7 +51,7 @@ async function redisStore(): Promise<Store> {
   };
 }
 
-const kinds: Array<[string, () => Promise<Store>]> = [["fs", async () => fsStore()]];
+const kinds: Array<[string, () => Promise<Store>]> = [["sqlite", async () => fsStore()]];
 if (redisAvailable) kinds.push(["redis", redisStore]);
 
 describe.each(kinds)("a damaged record on %s", (_kind, make) => {

@@ -31,7 +31,7 @@ describe(`crash loop (seed ${seed}, ${cycles} cycles)`, () => {
     const rng = createRng(seed);
     const ledger = createLedger();
     const dataDir = mkdtempSync(join(tmpdir(), "crash-loop-"));
-    const env = { LP_SERVE_STORAGE: "fs", LP_SERVE_DATA_DIR: dataDir, LP_SERVE_PORT: "0", LP_SERVE_RETRY_SCHEDULE: RETRY_SCHEDULE };
+    const env = { LP_SERVE_STORAGE: "sqlite", LP_SERVE_DATA_DIR: dataDir, LP_SERVE_PORT: "0", LP_SERVE_RETRY_SCHEDULE: RETRY_SCHEDULE };
     // No secret yet: it answers the verification challenge, then learns the endpoint's secret.
     const receiver = await createReceiver();
     let server: ServeProcess | null = null;

@@ -128,7 +128,7 @@ describe(`list index and records agree after kill -9 (seed ${seed}; replay with 
       };
       const stored = async () => readdirSync(productsDir()).map((name) => JSON.parse(readFileSync(join(productsDir(), name), "utf8")) as StoredProduct);
       const snapshotExists = async () => existsSync(join(dataDir, INDEX_DIR)) && readdirSync(join(dataDir, INDEX_DIR)).some((n) => n.endsWith(".idx"));
-      await agreementRun({ LP_SERVE_STORAGE: "fs", LP_SERVE_DATA_DIR: dataDir, LP_SERVE_PORT: "0" }, stored, snapshotExists);
+      await agreementRun({ LP_SERVE_STORAGE: "sqlite", LP_SERVE_DATA_DIR: dataDir, LP_SERVE_PORT: "0" }, stored, snapshotExists);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

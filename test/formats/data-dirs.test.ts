@@ -43,7 +43,7 @@ describe("data dirs of every released format", () => {
 
   it.each(formats)("%s opens in today's lp and serves its products, page, site and media", async (name) => {
     const dir = copyOf(name);
-    const server = await startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp test" });
+    const server = await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp test" });
     try {
       const account = server.credentials.account_id;
       const auth = { headers: { authorization: `Bearer ${server.credentials.token}` } };
@@ -74,14 +74,14 @@ describe("the format marker", () => {
   it("is written at the first start of a new data dir", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lp-new-format-"));
     temps.push(dir);
-    await (await startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp 9.9.9" })).close();
+    await (await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp 9.9.9" })).close();
     expect(JSON.parse(readFileSync(join(dir, "format.json"), "utf8"))).toEqual({ format: CURRENT_FORMAT, written_by: "lp 9.9.9" });
   });
 
   it("is added to a data dir written before markers existed, which is read as it is", async () => {
     const dir = copyOf(`format-${CURRENT_FORMAT}`);
     rmSync(join(dir, "format.json"));
-    const server = await startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp test" });
+    const server = await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp test" });
     try {
       expect((await server.core.products.list(server.credentials.account_id, { sort: "-created_at", per_page: 20 } as never)).data).toHaveLength(2);
     } finally {
@@ -94,7 +94,7 @@ describe("the format marker", () => {
     const dir = copyOf(`format-${CURRENT_FORMAT}`);
     const newer = `{"format": ${CURRENT_FORMAT + 1}, "written_by": "lp 99.0.0"}\n`;
     writeFileSync(join(dir, "format.json"), newer);
-    await expect(startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp 1.0.0" })).rejects.toThrow(
+    await expect(startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp 1.0.0" })).rejects.toThrow(
       `${dir} is in format ${CURRENT_FORMAT + 1} (written by lp 99.0.0); this lp (lp 1.0.0) reads format ${CURRENT_FORMAT} and older. Upgrade lp to open it.`,
     );
     expect(readFileSync(join(dir, "format.json"), "utf8")).toBe(newer);

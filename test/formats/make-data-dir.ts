@@ -15,7 +15,7 @@ import { startServer } from "@lp/server";
 
 const target = new URL(`./data-dirs/format-${CURRENT_FORMAT}/`, import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "lp-format-"));
-const server = await startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false, writtenBy: `lp (format ${CURRENT_FORMAT} fixture)` });
+const server = await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: `lp (format ${CURRENT_FORMAT} fixture)` });
 const { account_id: account, token, application_id, client_secret } = server.credentials;
 const image = readFileSync(new URL("../../fixtures/images/coffee-set.png", import.meta.url));
 

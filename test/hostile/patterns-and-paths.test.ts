@@ -6,7 +6,7 @@ const digits = "1".repeat(64_000);
 
 /** Long strings against patterns, and long media paths against fs storage (issue 27, points 1 and 6). */
 describe("long strings and long paths against lp serve on fs storage", () => {
-  const use = useGuardedTarget(["--storage", "fs"]);
+  const use = useGuardedTarget(["--storage", "sqlite"]);
   let target: Target;
   beforeAll(() => {
     target = use();

@@ -37,7 +37,7 @@ export function useRestarts(): Restarts {
     },
     async open(dir, events) {
       const clock = createManualClock("2026-05-01T00:00:00.000Z");
-      const core = await createCore({ stores: createStores("fs", dir), clock, events, publicUrl: () => "http://lp.test", sleep: async () => {} });
+      const core = await createCore({ stores: createStores("sqlite", dir), clock, events, publicUrl: () => "http://lp.test", sleep: async () => {} });
       await ensureDevCredentials(core.stores.data, clock, core.ids);
       cores.push(core);
       return core;

@@ -28,7 +28,7 @@ describe("a fan-out in batches stays durable (fs storage)", () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   async function boot() {
-    const stores = createStores("fs", dir);
+    const stores = createStores("sqlite", dir);
     const core = await createCore({ stores, clock, fetch, scheduler: createManualScheduler(clock), publicUrl: () => "http://lp.test", webhooks: { maxEndpoints: 1000 } });
     const creds = await ensureDevCredentials(stores.data, clock, core.ids);
     return { core, stores, creds, stop: async () => (await core.close(), await stores.dispose()) };

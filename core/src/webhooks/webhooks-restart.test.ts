@@ -31,7 +31,7 @@ describe("webhook durability across restarts (fs storage)", () => {
 
   /** A core over the same folder, as `lp serve` builds one at each start. */
   async function boot(fetch?: FetchLike) {
-    const stores = createStores("fs", dir);
+    const stores = createStores("sqlite", dir);
     const scheduler = createManualScheduler(clock);
     const core = await createCore({ stores, clock, scheduler, fetch, publicUrl: () => "http://lp.test" });
     const creds = await ensureDevCredentials(stores.data, clock, core.ids);

@@ -38,7 +38,7 @@ describe("lp doctor --data-dir", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("finds damaged records, missing media, loose modes and a missing format marker; --fix quarantines and never deletes", async () => {
-    const { account, ids, mediaPath } = await seed(await startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false }));
+    const { account, ids, mediaPath } = await seed(await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false }));
     const sound = await doctor("--data-dir", dir);
     expect(sound.code).toBe(0);
     expect(sound.out).toContain("sound: no problems found");
@@ -71,7 +71,7 @@ describe("lp doctor --data-dir", () => {
     const after = await doctor("--data-dir", dir, "--json");
     expect(JSON.parse(after.out).problems.map((p: { check: string }) => p.check)).toEqual(["media"]);
 
-    const server = await startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false });
+    const server = await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false });
     try {
       const list = await server.core.products.list(account, { sort: "-created_at", per_page: 20 } as never);
       expect(list.data.map((p) => p.title).sort()).toEqual(["Apron", "Mug"]);
