@@ -46,6 +46,8 @@ export interface ServeOptions {
   publicUrl?: string;
   admin?: boolean;
   adminKey?: string;
+  /** Where the store's own lines go (a migration, storage faults, unreadable records); default stderr. */
+  storageLog?: (line: string) => void;
   /** Access-log sink, called with one or more lines per batch; null for none. Default: stderr. */
   log?: ((lines: string) => void) | null;
   /** Webhook retry schedule in milliseconds (kept for the delivery engine). */
@@ -126,7 +128,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const redisState = kind === "redis" ? await checkRedisAtStart(options.redisUrl!, options.redisPrefix ?? DEFAULT_REDIS_PREFIX) : null;
   let stores: Stores;
   try {
-    stores = kind === "redis" ? createStores("redis", { url: options.redisUrl!, prefix: options.redisPrefix }) : createStores(kind, dataDir, { writtenBy: options.writtenBy });
+    stores = kind === "redis" ? createStores("redis", { url: options.redisUrl!, prefix: options.redisPrefix }) : createStores(kind, dataDir, { writtenBy: options.writtenBy, log: options.storageLog });
   } catch (error) {
     unlock();
     throw error;
@@ -161,6 +163,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   const core = await createCore({
     stores,
     writtenBy: options.writtenBy,
+    log: options.storageLog,
     events: dashboard?.sink,
     publicUrl: () => publicUrl,
     generator: generatorFromEnv(options.env ?? process.env),

@@ -16,8 +16,14 @@ const BLOCK = 1024;
  */
 export async function* orderedBlocks(ordered: OrderedCollections, storage: Storage, prefix: string, toEntry: (record: unknown) => IndexEntry | null): AsyncGenerator<IndexEntry[]> {
   const entryOf = (key: string, text: string): IndexEntry | null => {
+    let record: unknown;
     try {
-      const record: unknown = JSON.parse(text);
+      record = JSON.parse(text);
+    } catch {
+      // Not JSON (a torn or emptied row): the check below names it, as the guarded read would.
+      record = text;
+    }
+    try {
       assertReadable(storage, key, record);
       return toEntry(record);
     } catch {
