@@ -131,7 +131,7 @@ export async function createCore(coreDeps: CoreDeps) {
     sleep,
     stepDelayMs: () => delays.deploymentStepMs,
   });
-  const sites = createSitesService({ storage, clock, ids, events });
+  const sites = createSitesService({ storage, batch: base.batch, clock, ids, events });
   // Endpoints load first: the recoveries below may emit events that must fan out to them.
   await webhooks.start();
   // Jobs of a shared queue may start now (their handlers are registered); recovery settles only what no live process holds.

@@ -5,8 +5,8 @@ import { compareByCreated, type IndexEntry } from "./collection-index.js";
 
 /** Rows of the first block: small, so the first page of a list is answered within milliseconds of a start. */
 const FIRST_BLOCK = 128;
-/** Rows of every later block (a `JSON.parse` each: a few milliseconds of work). */
-const BLOCK = 1024;
+/** Rows of every later block: a `JSON.parse` each, about two milliseconds of work, so a slice stays short. */
+const BLOCK = 256;
 
 /**
  * The entries of collection `prefix`, newest block first, read from a store that orders its collections by

@@ -49,8 +49,22 @@ export function prefixEnd(prefix: string): string | null {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
-/** The statements the main thread reads with, prepared once per connection. */
-export function readStatements(db: Database.Database) {
+type Pluck<P extends unknown[], R> = Database.Statement<P, R>;
+
+/** The statements the main thread reads with (each answers one column), prepared once per connection. */
+export interface ReadStatements {
+  get: Pluck<[string], string>;
+  has: Pluck<[string], number>;
+  keysFrom: Pluck<[string, string], string>;
+  keysAll: Pluck<[string], string>;
+  media: Pluck<[string], Buffer>;
+  hasMedia: Pluck<[string], number>;
+  mediaKeysFrom: Pluck<[string, string], string>;
+  mediaKeysAll: Pluck<[string], string>;
+}
+
+/** Prepares the {@link ReadStatements} of a connection. */
+export function readStatements(db: Database.Database): ReadStatements {
   return {
     get: db.prepare<[string], string>("SELECT value FROM records WHERE key = ?").pluck(),
     has: db.prepare<[string], number>("SELECT 1 FROM records WHERE key = ?").pluck(),
@@ -62,6 +76,3 @@ export function readStatements(db: Database.Database) {
     mediaKeysAll: db.prepare<[string], string>("SELECT key FROM media WHERE key >= ? ORDER BY key").pluck(),
   };
 }
-
-/** The read statements of one connection. */
-export type ReadStatements = ReturnType<typeof readStatements>;

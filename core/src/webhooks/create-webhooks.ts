@@ -1,7 +1,7 @@
 import type { Storage } from "unstorage";
 import type { AccountsService } from "../accounts/accounts-service.js";
 import type { Clock, IdSource } from "../deps.js";
-import type { DomainEvent, EventSink } from "../events/event-sink.js";
+import { stageEvent, type DomainEvent, type EventSink } from "../events/event-sink.js";
 import type { CursorCodec } from "../lists/cursor.js";
 import type { IndexRegistry } from "../lists/index-registry.js";
 import type { Lock } from "../ports/lock.js";
@@ -204,5 +204,11 @@ export type Webhooks = ReturnType<typeof createWebhooks>;
 
 /** A sink that hands every event to each of `sinks` in turn. */
 export function combineSinks(...sinks: EventSink[]): EventSink {
-  return { emit: async (event: DomainEvent) => void (await Promise.all(sinks.map((s) => s.emit(event)))) };
+  return {
+    emit: async (event: DomainEvent) => void (await Promise.all(sinks.map((s) => s.emit(event)))),
+    async stage(event: DomainEvent) {
+      const staged = await Promise.all(sinks.map((s) => stageEvent(s, event)));
+      return { ops: staged.flatMap((s) => s.ops), publish: () => staged.forEach((s) => s.publish()) };
+    },
+  };
 }

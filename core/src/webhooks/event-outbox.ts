@@ -217,29 +217,39 @@ export function createEventOutbox(deps: OutboxDeps) {
     }
   }
 
+  /** The event record of a domain event, in its account's environment. */
+  async function toEventRecord(input: DomainEvent): Promise<EventRecord> {
+    let environment = environments.get(input.account_id);
+    if (!environment) {
+      const account = await deps.accounts.get(input.account_id);
+      environment = account?.environment ?? "production";
+      if (account) environments.set(input.account_id, environment);
+    }
+    return { id: toOrderedId("evt", clock, deps.ids), type: input.type, timestamp: toTimestamp(clock.now()), account_id: input.account_id, environment, data: input.data };
+  }
+
+  /** Hands a stored outbox entry on to its fan-out. */
+  function publish(event: EventRecord): void {
+    // In a cluster the request does not wait for the queue: the event is stored, and an outbox entry whose
+    // job was never added (Redis gone at that moment, a crash) is queued by the periodic sweep.
+    if (deps.shared) deps.work.track(deps.shared.add({ kind: "fanout", event_id: event.id }, fanOutJobId(event.id)).catch((error) => deps.onError(`queueing the fan-out of ${event.id}`, error)));
+    else queueFanOut(event, false);
+  }
+
+  /** Whether anything subscribes: when nothing does, no delivery could come of it, and the write path pays for no outbox record. */
+  const wanted = async (event: EventRecord) => (knownTargets(event, true) ?? (await loadTargets(event, true))).length > 0;
+
   const sink: EventSink = {
     async emit(input: DomainEvent) {
-      let environment = environments.get(input.account_id);
-      if (!environment) {
-        const account = await deps.accounts.get(input.account_id);
-        environment = account?.environment ?? "production";
-        if (account) environments.set(input.account_id, environment);
-      }
-      const event: EventRecord = {
-        id: toOrderedId("evt", clock, deps.ids),
-        type: input.type,
-        timestamp: toTimestamp(clock.now()),
-        account_id: input.account_id,
-        environment,
-        data: input.data,
-      };
-      // Nothing subscribes: no delivery could come of it, so the write path pays for no outbox record.
-      if ((knownTargets(event, true) ?? (await loadTargets(event, true))).length === 0) return;
+      const event = await toEventRecord(input);
+      if (!(await wanted(event))) return;
       await store.putOutbox(event);
-      // In a cluster the request does not wait for the queue: the event is stored, and an outbox entry whose
-      // job was never added (Redis gone at that moment, a crash) is queued by the periodic sweep.
-      if (deps.shared) deps.work.track(deps.shared.add({ kind: "fanout", event_id: event.id }, fanOutJobId(event.id)).catch((error) => deps.onError(`queueing the fan-out of ${event.id}`, error)));
-      else queueFanOut(event, false);
+      publish(event);
+    },
+    async stage(input: DomainEvent) {
+      const event = await toEventRecord(input);
+      if (!(await wanted(event))) return { ops: [], publish: () => {} };
+      return { ops: [store.outboxOp(event)], publish: () => publish(event) };
     },
   };
 

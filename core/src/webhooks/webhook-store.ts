@@ -280,6 +280,8 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       return refs;
     },
 
+    /** The write of an event's outbox entry, for a batch that commits it with the change that caused the event. */
+    outboxOp: (event: EventRecord): BatchOp => ({ key: `${OUTBOX}:${event.id}`, value: shared ? event : eventText(event) }),
     /** Stores an event's outbox entry; locally by a group commit, so the entries of events emitted together share one flush. */
     putOutbox: (event: EventRecord): Promise<void> => {
       const key = `${OUTBOX}:${event.id}`;
