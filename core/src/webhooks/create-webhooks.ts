@@ -14,6 +14,7 @@ import { createAddressGuard, dnsResolveHost, type ResolveHost } from "./address-
 import { createDeliveryEngine } from "./delivery-engine.js";
 import { createEndpointsService, DEFAULT_MAX_ENDPOINTS } from "./endpoints-service.js";
 import { createEventOutbox } from "./event-outbox.js";
+import type { FanOutHealth } from "./when-writable.js";
 import { fetchPoster, type FetchLike, type Poster } from "./http-attempt.js";
 import { createHttpPoster } from "./http-poster.js";
 import { createGuardedPoster } from "./public-lookup.js";
@@ -79,6 +80,8 @@ export interface WebhookDeps extends WebhookOptions {
    * endpoint's concurrency and circuit hold across processes. Absent on memory and fs.
    */
   shared?: { cluster: WebhookCluster; batch: Stores["batch"] };
+  /** The storage's fault watch: a fan-out it refused runs again once it takes writes (memory and fs). */
+  storageHealth?: FanOutHealth;
 }
 
 /**
@@ -131,7 +134,7 @@ export function createWebhooks(deps: WebhookDeps) {
         })
       : undefined;
   const engine = clusterEngine ?? createDeliveryEngine({ ...engineDeps, scheduler: deps.scheduler ?? realScheduler });
-  const outbox = createEventOutbox({ ...common, store, accounts: deps.accounts, engine, work, onError, shared: queue });
+  const outbox = createEventOutbox({ ...common, store, accounts: deps.accounts, engine, work, onError, shared: queue, health: deps.storageHealth });
   let sweep: ReturnType<typeof setInterval> | undefined;
   const runJob = (job: SharedJob): Promise<void> => {
     const done = job.kind === "attempt" ? clusterEngine!.run(job) : outbox.runFanOut(job.event_id);

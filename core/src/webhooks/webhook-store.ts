@@ -236,6 +236,12 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     holdEvent: hold,
     /** The fan-out of `eventId` is done; the outbox entry goes once no delivery it covers is left. */
     releaseEvent: release,
+    /** A fan-out of `eventId` failed and runs again as a job of its own (shared stores): its hold goes, the entry stays. */
+    dropHold(eventId: string): void {
+      const left = (held.get(eventId) ?? 0) - 1;
+      if (left > 0) held.set(eventId, left);
+      else held.delete(eventId);
+    },
     /** Stores a delivery a fan-out made; a pending one is covered by the event's outbox entry (no marker). */
     saveFanOutDelivery(d: DeliveryRecord): Promise<void> {
       if (d.status === "pending" && !shared) this.cover(d);
