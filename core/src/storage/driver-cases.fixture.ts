@@ -1,7 +1,7 @@
 import type { Driver } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
 import { useTempDirs } from "../testing/temp-dirs.js";
-import { openSqliteDrivers } from "./sqlite-fixture.js";
+import { openSqliteDrivers } from "../testing/sqlite-drivers.js";
 
 /**
  * The drivers a storage path test runs on, for `describe.each`: memory, and SQLite in a fresh folder named

@@ -4,8 +4,8 @@ import memoryDriver from "unstorage/drivers/memory";
 import { describe, expect, it } from "vitest";
 import { useTempDirs } from "../testing/temp-dirs.js";
 import { createStores } from "./create-storage.js";
-import { openSqliteDrivers } from "./sqlite-fixture.js";
-import { testStorageDriver } from "./storage-contract.js";
+import { openSqliteDrivers } from "../testing/sqlite-drivers.js";
+import { testStorageDriver } from "../testing/storage-contract.js";
 
 testStorageDriver("memory", () => ({ driver: memoryDriver(), dispose: async () => {} }), {
   refusesUnsafeKeys: "keys are Map keys and never become paths; the storage wrapper refuses '..' for it",

@@ -1,6 +1,6 @@
 import type { Driver, Storage } from "unstorage";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { toStorage } from "./create-storage.js";
+import { toStorage } from "../storage/create-storage.js";
 
 /** A driver under test, with the hooks some capabilities need. */
 export interface DriverFixture {

@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { DATABASE_FILE, openDatabase, readStatements, SQLITE_DRIVER } from "./sqlite-database.js";
-import { sqliteMediaDriver, sqliteRecordsDriver } from "./sqlite-driver.js";
-import { SqliteWriter } from "./sqlite-writer.js";
+import { DATABASE_FILE, openDatabase, readStatements, SQLITE_DRIVER } from "../storage/sqlite-database.js";
+import { sqliteMediaDriver, sqliteRecordsDriver } from "../storage/sqlite-driver.js";
+import { SqliteWriter } from "../storage/sqlite-writer.js";
 
 /**
  * The records and media drivers over a database in `dir`, opened as `createSqliteStores` opens them, for the
