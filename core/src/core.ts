@@ -82,7 +82,7 @@ export async function createCore(coreDeps: CoreDeps) {
   const storageHealth = watchStorage(raw, { clock, log: coreDeps.log, every: coreDeps.every });
   const deps: CoreDeps = { ...coreDeps, stores: guardStores(raw, { health: storageHealth, log: coreDeps.log }) };
   await openFormat(raw, { writtenBy: coreDeps.writtenBy ?? "lp", log: coreDeps.log });
-  // On a shared store (Redis) the lock is shared too; memory and fs keep the in-process one.
+  // On a shared store (Redis) the lock is shared too; memory and SQLite keep the in-process one.
   const sharedRedis = deps.redis ?? deps.stores.redis;
   const lock = deps.lock ?? (deps.stores.kind === "redis" && sharedRedis ? guardLock(createRedisLock(sharedRedis), storageHealth) : createLocalLock());
   // Background work likewise: BullMQ on the same Redis, shared by every process.
@@ -100,7 +100,7 @@ export async function createCore(coreDeps: CoreDeps) {
   const accounts = createAccountsService({ storage, clock, ids });
   indexes.onChange((change) => accounts.onRecordChange(change));
   const { fetch, scheduler, retrySchedule, publicOnly } = deps;
-  // On a shared (Redis) store the webhook engine runs cluster-wide; memory and fs keep the in-process engine.
+  // On a shared (Redis) store the webhook engine runs cluster-wide; memory and SQLite keep the in-process engine.
   const cluster = deps.webhooks?.cluster ?? clusterOf(deps.stores);
   const shared = cluster && { cluster, batch: deps.stores.batch };
   const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts, shared, batch: deps.stores.batch, storageHealth });

@@ -7,7 +7,7 @@ import { spawnServe } from "./testing/spawn-serve.js";
 const dataDir = mkdtempSync(join(tmpdir(), "lp-deploy-crash-"));
 
 /**
- * The crash case of the deployments issue, for real: `lp serve` on fs storage is SIGKILLed in the middle of a
+ * The crash case of the deployments issue, for real: `lp serve` on its embedded store is SIGKILLed in the middle of a
  * slow deployment, started again on the same folder, and the deployment is polled.
  */
 describe("a server killed mid-deployment", () => {

@@ -46,7 +46,7 @@ export interface SnapshotSource {
   range(start: number, end: number): Promise<Buffer>;
 }
 
-/** A snapshot read whole into memory (fs) as a {@link SnapshotSource}. */
+/** A snapshot read whole into memory as a {@link SnapshotSource}. */
 export function bytesSource(bytes: Buffer): SnapshotSource {
   return { length: bytes.length, head: bytes, range: async (start, end) => bytes.subarray(start, end) };
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { DIR_MODE, FILE_MODE, readTextOrNull, syncFolder, writeFileDurably } from "../storage/data-dir-files.js";
 import { DATABASE_FILE, prefixEnd, SCHEMA } from "../storage/sqlite-database.js";
-import { checkKey, parentOf } from "../storage/sqlite-driver.js";
+import { checkKey, parentOf } from "../storage/keys.js";
 import { loggedChanges } from "./format-1-log.js";
 
 /** What a format-1 data dir holds beside `format.json`, moved together into {@link ASIDE} once migrated. */

@@ -20,7 +20,7 @@ async function open(dir: string, events: DomainEvent[] = []) {
   return { core, clock, stores };
 }
 
-describe("products service over fs", () => {
+describe("products service over SQLite", () => {
   it("rebuilds its list index from disk after a restart, without deleted products", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lp-products-"));
     dirs.push(dir);

@@ -1,25 +1,7 @@
 import type { Driver } from "unstorage";
 import { prefixEnd, type ReadStatements } from "./sqlite-database.js";
 import type { SqliteWriter, WriteOp } from "./sqlite-writer.js";
-
-const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/;
-
-/**
- * `key` when every segment is plain (letters, digits, `_ . -`, not starting with a dot, none empty), else a
- * throw: a key lp did not mean (`a::b`, `a:..:b`) is a bug to surface, not a row to write.
- */
-export function checkKey(key: string): string {
-  if (key.length > 1024 || !key.split(":").every((part) => SEGMENT.test(part))) {
-    throw new Error(`Unsafe storage key: ${JSON.stringify(key.slice(0, 200))}`);
-  }
-  return key;
-}
-
-/** The collection of a key: everything before its last `:` ("" at the root). */
-export const parentOf = (key: string): string => key.slice(0, Math.max(0, key.lastIndexOf(":")));
-
-/** The text a record is stored as: a string as it is, anything else as its JSON (what unstorage stores). */
-export const toText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
+import { checkKey, parentOf, toStoredText as toText } from "./keys.js";
 
 /** The keys of `keysFrom`/`keysAll` that start with `base`, in key order. */
 function keysUnder(base: string | undefined, from: (lower: string, upper: string) => string[], all: (lower: string) => string[]): string[] {

@@ -4,7 +4,8 @@ import type Database from "better-sqlite3";
 import { DIR_MODE, readTextOrNull, writeFileDurably } from "./data-dir-files.js";
 import { toStorage, type OrderedCollections, type Stores } from "./create-storage.js";
 import { DATABASE_FILE, openDatabase, readStatements, SQLITE_DRIVER } from "./sqlite-database.js";
-import { batchOps, parentOf, sqliteMediaDriver, sqliteRecordsDriver, toText } from "./sqlite-driver.js";
+import { batchOps, sqliteMediaDriver, sqliteRecordsDriver } from "./sqlite-driver.js";
+import { parentOf, toStoredText as toText } from "./keys.js";
 import { SqliteWriter, type WriteOp } from "./sqlite-writer.js";
 import { migrateLegacyDataDir } from "../migration/format-1-migration.js";
 

@@ -8,7 +8,7 @@ import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createStores } from "../storage/create-storage.js";
 import type { EventSink } from "../events/event-sink.js";
 
-/** Cores opened on fs folders as `lp serve` would after a restart, closed and removed after each test. */
+/** Cores opened on data dirs as `lp serve` would after a restart, closed and removed after each test. */
 export interface Restarts {
   /** A new empty data folder. */
   folder(prefix: string): string;

@@ -73,7 +73,7 @@ export interface WebhookDeps extends WebhookOptions {
   ids: IdSource;
   lock: Lock;
   accounts: Pick<AccountsService, "get" | "getApp">;
-  /** The stores' batch (`Stores.batch`): on fs, the group commit the delivery records are written with. */
+  /** The stores' batch (`Stores.batch`): on SQLite one transaction, the group commit the delivery records are written with. */
   batch?: Stores["batch"];
   /**
    * Several processes on one Redis (`--storage redis`): attempts and fan-outs become BullMQ jobs, the

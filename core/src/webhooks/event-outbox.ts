@@ -85,7 +85,7 @@ export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: 
 export function createEventOutbox(deps: OutboxDeps) {
   const { store, clock } = deps;
   // Fan-outs queued while others run are taken together, in order of emit, up to FAN_OUT_EVENTS at a time:
-  // their deliveries are stored as one group commit (one flush for the lot on fs) instead of one each.
+  // their deliveries are stored as one group commit (one transaction for the lot on SQLite) instead of one each.
   let queued: QueuedFanOut[] = [];
   let draining = false;
   // Bumped by reset(): fan-outs queued before it lapse (their outbox entries are reloaded afterwards).

@@ -15,7 +15,7 @@ import { deliveryListSchema, endpointCreateSchema, endpointUpdateSchema } from "
 const eventsOf = (receiver: Receiver) => receiver.events.filter((e) => e.type !== "webhook.verification");
 const product = (title: string) => ({ title, price: 5, product_type: "service" as const });
 
-describe("webhook durability across restarts (fs storage)", () => {
+describe("webhook durability across restarts (SQLite storage)", () => {
   let dir: string;
   let clock: ManualClock;
   let receiver: Receiver;

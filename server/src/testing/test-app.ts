@@ -20,7 +20,7 @@ export interface TestAppOptions {
    * on purpose.
    */
   conformance?: boolean;
-  /** fs storage in this folder (kept by `close()`), e.g. a small tmpfs for a test of a full disk. */
+  /** The embedded SQLite store in this folder (kept by `close()`), e.g. a small tmpfs for a test of a full disk. */
   dataDir?: string;
   /** Stores to use instead of fresh ones (e.g. with a storage error injected); disposed by `close()`. */
   stores?: Stores;
