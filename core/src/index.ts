@@ -5,6 +5,7 @@ export { trimEndChars, trimStartChars } from "./trim.js";
 export * from "./validation.js";
 export * from "./core.js";
 export { createStores, type StorageKind, type Stores, type FormatMarker } from "./storage/create-storage.js";
+export { openChangeScope, type ChangeScope } from "./storage/change-scope.js";
 export { secureDataDir } from "./storage/secure-data-dir.js";
 export { DEFAULT_REDIS_PREFIX, type RedisStoreOptions } from "./storage/redis-stores.js";
 export { redactRedisUrl } from "./storage/redis-client.js";

@@ -3,6 +3,8 @@ import type { Stores } from "./create-storage.js";
 import { recordProblem, RecordUnreadableError } from "./record-check.js";
 import { toTimestamp, type Clock } from "../deps.js";
 import { createStorageHealth, toStorageFault, type StorageHealth } from "./storage-faults.js";
+import { hasScopedOp, withScopedOp } from "./change-scope.js";
+import type { BatchOp } from "./create-storage.js";
 
 /** Options of {@link guardStores}. */
 export interface GuardOptions {
@@ -76,13 +78,20 @@ export function guardStores(stores: Stores, options: GuardOptions): Stores {
   };
 
   const data = wrap(stores.data, true);
+  // A write made inside a change scope (an idempotent request) carries the scope's op in its own batch.
+  const { setItem, removeItem } = data;
+  const scoped = (op: BatchOp) => withScopedOp([op], (ops) => guardWrite(() => stores.batch(ops)));
+  data.setItem = ((key: string, value: unknown, opts?: Record<string, unknown>) =>
+    (opts === undefined || Object.keys(opts).length === 0) && hasScopedOp() ? scoped({ key, value }) : setItem(key, value as never, opts)) as Storage["setItem"];
+  data.removeItem = ((key: string, opts?: Record<string, unknown>) =>
+    opts === undefined && hasScopedOp() ? scoped({ key, remove: true }) : removeItem(key, opts as never)) as Storage["removeItem"];
   const claims = stores.claims;
   (data as Storage & { [REPORT]?: typeof unreadable })[REPORT] = unreadable;
   return {
     ...stores,
     data,
     media: wrap(stores.media, false),
-    batch: (ops, fence) => guardWrite(() => stores.batch(ops, fence)),
+    batch: (ops, fence) => withScopedOp(ops, (all) => guardWrite(() => stores.batch(all, fence))),
     // The Idempotency-Key claims of a shared store write too (the executing marker, then the response).
     ...(claims && {
       claims: {

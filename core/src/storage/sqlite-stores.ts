@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { DIR_MODE, readTextOrNull, writeFileDurably } from "./data-dir-files.js";
 import { toStorage, type OrderedCollections, type Stores } from "./create-storage.js";
-import { DATABASE_FILE, openDatabase, readStatements, SQLITE_DRIVER } from "./sqlite-database.js";
+import { DATABASE_FILE, openDatabase, readStatements } from "./sqlite-database.js";
 import { batchOps, sqliteMediaDriver, sqliteRecordsDriver } from "./sqlite-driver.js";
 import { parentOf, toStoredText as toText } from "./keys.js";
 import { SqliteWriter, type WriteOp } from "./sqlite-writer.js";
@@ -47,7 +47,7 @@ export function createSqliteStores(dataDir: string, options: SqliteStoreOptions 
   const file = join(dataDir, DATABASE_FILE);
   const db = openDatabase(file);
   const reads = readStatements(db);
-  const writer = new SqliteWriter({ file, dir: dataDir, driver: SQLITE_DRIVER });
+  const writer = new SqliteWriter({ file, dir: dataDir });
   const write = (ops: WriteOp[]) => writer.write(ops);
   const formatFile = join(dataDir, "format.json");
   let open = true;

@@ -4,8 +4,8 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { useTempDirs } from "../testing/temp-dirs.js";
 import { openSqliteDrivers } from "../testing/sqlite-drivers.js";
-import { DATABASE_FILE, openDatabase, SQLITE_DRIVER } from "./sqlite-database.js";
-import { SqliteWriter, SqliteWriteError, type WriteOp } from "./sqlite-writer.js";
+import { DATABASE_FILE, openDatabase } from "./sqlite-database.js";
+import { endWriterThread, SqliteWriter, SqliteWriteError, type WriteOp } from "./sqlite-writer.js";
 
 const writers: SqliteWriter[] = [];
 const tempDir = useTempDirs(async () => void (await Promise.all(writers.splice(0).map((w) => w.close()))));
@@ -15,7 +15,7 @@ function fresh() {
   const dir = tempDir("writer");
   const file = join(dir, DATABASE_FILE);
   openDatabase(file).close();
-  const writer = new SqliteWriter({ file, dir, driver: SQLITE_DRIVER });
+  const writer = new SqliteWriter({ file, dir });
   writers.push(writer);
   const rows = () => {
     const db = new Database(file, { readonly: true });
@@ -53,13 +53,23 @@ describe("the SQLite writer thread", () => {
     expect(rows().map(([key]) => key)).toEqual(["acct:a:p:2", "meta:k"]);
   });
 
-  it("starts again after its thread ends: what was pending fails, the next write goes through", async () => {
+  it("starts again after its thread ends: the next write opens the database on a new thread and goes through", async () => {
     const { writer, rows } = fresh();
     await writer.write([put("c:a:1", { a: 1 })]);
-    const worker = (writer as unknown as { worker: { terminate(): Promise<number> } }).worker;
-    await worker.terminate();
+    await endWriterThread();
     await writer.write([put("c:a:2", { a: 2 })]);
     expect(rows().map(([key]) => key)).toEqual(["c:a:1", "c:a:2"]);
+  });
+
+  it("serves several databases from one thread, each change in its own database", async () => {
+    const [a, b] = [fresh(), fresh()];
+    await Promise.all([a.writer.write([put("c:a:1", { a: 1 })]), b.writer.write([put("c:b:1", { b: 1 })]), a.writer.write([put("c:a:2", { a: 2 })])]);
+    expect(a.rows().map(([key]) => key)).toEqual(["c:a:1", "c:a:2"]);
+    expect(b.rows().map(([key]) => key)).toEqual(["c:b:1"]);
+    await a.writer.close();
+    await expect(a.writer.write([put("c:a:3", {})])).rejects.toThrow(/closed/);
+    await b.writer.write([put("c:b:2", { b: 2 })]);
+    expect(b.rows()).toHaveLength(2);
   });
 
   it("keeps no process alive once its writes are answered", async () => {

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { DATABASE_FILE, openDatabase, readStatements, SQLITE_DRIVER } from "../storage/sqlite-database.js";
+import { DATABASE_FILE, openDatabase, readStatements } from "../storage/sqlite-database.js";
 import { sqliteMediaDriver, sqliteRecordsDriver } from "../storage/sqlite-driver.js";
 import { SqliteWriter } from "../storage/sqlite-writer.js";
 
@@ -11,7 +11,7 @@ export function openSqliteDrivers(dir: string) {
   const file = join(dir, DATABASE_FILE);
   const db = openDatabase(file);
   const reads = readStatements(db);
-  const writer = new SqliteWriter({ file, dir, driver: SQLITE_DRIVER });
+  const writer = new SqliteWriter({ file, dir });
   return {
     records: sqliteRecordsDriver(reads, writer),
     media: sqliteMediaDriver(reads, writer),
