@@ -4,10 +4,11 @@ import { redisAvailable, redisSkipReason } from "./core/src/testing/redis-server
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
-// The API suites (routes, and the auth, error and idempotency plumbing) run a second time on Redis (LP_TEST_STORAGE=redis: every createTestApp() on its own key
-// prefix of one redis-server). The fuzzers and the OpenAPI checks stay on memory only: they test validation
-// and the document, not storage, and the fuzzers alone would add over a minute.
-const REDIS_SUITES = ["server/src/routes/*.test.ts", "server/src/http/{auth,errors,idempotency}.test.ts"];
+// The API suites (routes, the auth, error and idempotency plumbing, writes refused by a full store) run a
+// second time on Redis (LP_TEST_STORAGE=redis: every createTestApp() on its own key prefix of one
+// redis-server). The fuzzers and the OpenAPI checks stay on memory only: they test validation and the
+// document, not storage, and the fuzzers alone would add over a minute.
+const REDIS_SUITES = ["server/src/routes/*.test.ts", "server/src/http/{auth,errors,idempotency}.test.ts", "server/src/write-faults.test.ts"];
 const NOT_ON_REDIS = ["server/src/routes/*.property.test.ts", "server/src/routes/openapi*.test.ts"];
 if (!redisAvailable) console.warn(redisSkipReason("the API suites on Redis (vitest project 'redis')"));
 

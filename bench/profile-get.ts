@@ -15,7 +15,7 @@ import { summarise } from "./lib/cpu-profile.js";
 
 const mode = process.argv[2] ?? "memory";
 const site = mode.startsWith("site");
-const storage = mode.endsWith("fs") ? "fs" : mode.endsWith("bare") ? "bare" : "memory";
+const storage = mode.endsWith("sqlite") ? "sqlite" : mode.endsWith("bare") ? "bare" : "memory";
 const seconds = Number(process.argv[3] ?? 5);
 const profDir = mkdtempSync(join(tmpdir(), "lp-prof-"));
 const dataDir = mkdtempSync(join(tmpdir(), "lp-prof-data-"));

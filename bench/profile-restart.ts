@@ -24,7 +24,7 @@ interface Profile {
 
 /** The profiler's sampling interval (µs), as passed to `--cpu-prof-interval`. */
 const INTERVAL_US = 250;
-const kind = process.argv[2] === "redis" ? "redis" : "fs";
+const kind = process.argv[2] === "redis" ? "redis" : "sqlite";
 const count = Number(process.argv[3] ?? 100_000);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "profile-restart-"));
@@ -84,7 +84,7 @@ function lateTicks(profile: Profile, late: [number, number][], from: number): st
 const redis = kind === "redis" ? await startRedisServer({ appendfsync: "everysec" }) : null;
 try {
   const dataDir = join(work, "data");
-  const args = redis ? ["--storage", "redis", "--redis-url", redis.url, "--data-dir", dataDir] : ["--storage", "fs", "--data-dir", dataDir];
+  const args = redis ? ["--storage", "redis", "--redis-url", redis.url, "--data-dir", dataDir] : ["--storage", "sqlite", "--data-dir", dataDir];
   const first = await serve(args);
   const account = first.env.LP_ACCOUNT!;
   await stop(first.child);

@@ -36,11 +36,11 @@ interface HeapNode {
   children: HeapNode[];
 }
 
-const storage = (["fs", "bare", "local"] as const).find((kind) => kind === process.argv[2]) ?? "memory";
-const count = Number(process.argv[3] ?? (storage === "fs" ? 1000 : 4000));
+const storage = (["sqlite", "bare", "local"] as const).find((kind) => kind === process.argv[2]) ?? "memory";
+const count = Number(process.argv[3] ?? (storage === "sqlite" ? 1000 : 4000));
 const alloc = process.argv.includes("--alloc");
 const run = () =>
-  storage === "bare" ? bareHttpThroughput(count) : storage === "local" ? engineLocalThroughput(count) : engineThroughput(storage, count, storage === "fs" ? 32 : 1);
+  storage === "bare" ? bareHttpThroughput(count) : storage === "local" ? engineLocalThroughput(count) : engineThroughput(storage, count, storage === "sqlite" ? 32 : 1);
 const nameOf = ({ functionName, url, lineNumber }: CallFrame) =>
   `${functionName || "(anonymous)"} ${url ? `${url.split("/").slice(-2).join("/")}:${lineNumber + 1}` : ""}`;
 const top = (totals: Map<string, number>, whole: number, unit: string) => {

@@ -7,7 +7,7 @@
 import { startServer } from "../server/src/serve.js";
 
 const server = await startServer({
-  storage: "fs",
+  storage: "sqlite",
   dataDir: process.env.SOAK_DIR,
   port: 0,
   log: null,

@@ -35,7 +35,7 @@ const sink = spawn(process.execPath, ["-e", SINK], { stdio: ["ignore", "pipe", "
 const port = await new Promise<string>((resolve) => sink.stdout.once("data", (c: Buffer) => resolve(c.toString().trim())));
 const sinkUrl = `http://127.0.0.1:${port}`;
 const dir = mkdtempSync(join(tmpdir(), "lp-bench-fanout-"));
-const server = await spawnServe({ LP_SERVE_STORAGE: process.env.LP_BENCH_STORAGE ?? "fs", LP_SERVE_DATA_DIR: dir, LP_SERVE_MAX_ENDPOINTS: String(N) });
+const server = await spawnServe({ LP_SERVE_STORAGE: process.env.LP_BENCH_STORAGE ?? "sqlite", LP_SERVE_DATA_DIR: dir, LP_SERVE_MAX_ENDPOINTS: String(N) });
 const { LP_API_URL: api, LP_APP_ID: appId, LP_APP_SECRET: appSecret, LP_TOKEN: token, LP_ACCOUNT: account } = server.env;
 const basic = `Basic ${Buffer.from(`${appId}:${appSecret}`).toString("base64")}`;
 const rssKb = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${server.child.pid}/status`, "utf8"))?.[1] ?? 0);

@@ -44,8 +44,8 @@ async function startSink(onRequest: (body: string) => void = () => {}): Promise<
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, server };
 }
 
-async function withServer<T>(storage: "memory" | "fs", work: (server: RunningServer) => Promise<T>): Promise<T> {
-  const dir = storage === "fs" ? mkdtempSync(join(tmpdir(), "lp-bench-webhooks-")) : undefined;
+async function withServer<T>(storage: "memory" | "sqlite", work: (server: RunningServer) => Promise<T>): Promise<T> {
+  const dir = storage === "sqlite" ? mkdtempSync(join(tmpdir(), "lp-bench-webhooks-")) : undefined;
   const server = await startServer({ storage, dataDir: dir, port: 0, log: null, admin: false });
   try {
     return await work(server);
@@ -91,7 +91,7 @@ function measure(count: number, started: number, cpu: NodeJS.CpuUsage): Throughp
 }
 
 /** Deliveries per second through the engine (emit → signed POST → stored outcome), events emitted by `emitters` callers at once. */
-export async function engineThroughput(storage: "memory" | "fs", count: number, emitters = 1): Promise<Throughput> {
+export async function engineThroughput(storage: "memory" | "sqlite", count: number, emitters = 1): Promise<Throughput> {
   const sink = await startChildSink();
   try {
     return await withServer(storage, async ({ core, credentials }) => {
@@ -189,7 +189,7 @@ export async function bareHttpThroughput(count: number): Promise<Throughput> {
 }
 
 /** Milliseconds from starting `POST /products` over HTTP to the product.created attempt arriving. */
-async function emitToAttempt(storage: "memory" | "fs", rounds: number): Promise<number[]> {
+async function emitToAttempt(storage: "memory" | "sqlite", rounds: number): Promise<number[]> {
   let arrived: (() => void) | null = null;
   const sink = await startSink((body) => {
     if (body.includes('"product.created"')) arrived?.();
@@ -247,14 +247,14 @@ export async function benchWebhooks(options: { quick?: boolean } = {}): Promise<
   const fsRuns: Throughput[] = [];
   const fsOneRuns: Throughput[] = [];
   for (let run = 0; run < 3; run++) {
-    fsRuns.push(await engineThroughput("fs", count * 2, EMITTERS));
-    fsOneRuns.push(await engineThroughput("fs", Math.round(count / 4)));
+    fsRuns.push(await engineThroughput("sqlite", count * 2, EMITTERS));
+    fsOneRuns.push(await engineThroughput("sqlite", Math.round(count / 4)));
   }
   const engineFs = percentile(fsRuns.map((r) => r.rate), 50);
   const engineFsOne = percentile(fsOneRuns.map((r) => r.rate), 50);
   const httpRatio = engine / http;
   const memory = await emitToAttempt("memory", rounds);
-  const fs = await emitToAttempt("fs", Math.round(rounds / 2));
+  const fs = await emitToAttempt("sqlite", Math.round(rounds / 2));
   const ratio = engine / bare;
   const p50 = percentile(memory, 50);
   return [

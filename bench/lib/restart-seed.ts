@@ -1,10 +1,9 @@
 /**
  * The products of the restart benchmarks (`bench/list-restart.ts`, `bench/profile-restart.ts`): `count` of
- * them in one account, written below the server (no fsync on fs; batches of 500 on Redis) so a restarted
- * server finds them with no persisted index.
+ * them in one account, written below the server (transactions of 1,000 on SQLite, batches of 500 on Redis)
+ * while no server runs, so a restarted server finds them as its own.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createStores } from "../../core/src/index.js";
 
@@ -16,19 +15,22 @@ export function restartProduct(account: string, i: number) {
 }
 
 /**
- * Writes the products into an fs data dir's records folder (the server reads them as any others), and raises
- * the account's product quota above them (as `lp admin accounts create --product-quota` would), so that a
- * bench can still create products through the API.
+ * Writes the products into a data dir's database (the server reads them as any others), and raises the
+ * account's product quota above them (as `lp admin accounts create --product-quota` would), so that a bench
+ * can still create products through the API.
  */
-export function seedFsProducts(dataDir: string, account: string, count: number): void {
-  const accountFile = join(dataDir, "data", "accounts", account);
-  const record = JSON.parse(readFileSync(accountFile, "utf8")) as { product_quota?: number };
-  writeFileSync(accountFile, JSON.stringify({ ...record, product_quota: count + 10_000 }), { mode: 0o600 });
-  const dir = join(dataDir, "data", "acct", account, "products");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  for (let i = 0; i < count; i++) {
-    const r = restartProduct(account, i);
-    writeFileSync(join(dir, r.id), JSON.stringify(r), { mode: 0o600 });
+export async function seedSqliteProducts(dataDir: string, account: string, count: number): Promise<void> {
+  const stores = createStores("sqlite", dataDir);
+  try {
+    const record = (await stores.data.getItem(`accounts:${account}`)) as { product_quota?: number };
+    await stores.data.setItem(`accounts:${account}`, { ...record, product_quota: count + 10_000 });
+    for (let start = 0; start < count; start += 1000) {
+      const ops = [];
+      for (let i = start; i < Math.min(count, start + 1000); i++) ops.push({ key: `acct:${account}:products:${restartProduct(account, i).id}`, value: restartProduct(account, i) });
+      await stores.batch(ops);
+    }
+  } finally {
+    await stores.dispose();
   }
 }
 

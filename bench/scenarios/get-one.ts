@@ -24,16 +24,16 @@ export async function runGetOne(ctx: BenchContext): Promise<Row[]> {
   try {
     const bare = await startChild<{ url: string; path: string }>("bench/servers/bare-h3.ts", {});
     children.push(bare);
-    const lp = async (storage: "memory" | "fs"): Promise<Target> => {
+    const lp = async (storage: "memory" | "sqlite"): Promise<Target> => {
       const env: Record<string, string> = { BENCH_STORAGE: storage, BENCH_SEED: String(ctx.small) };
-      if (storage === "fs") env.BENCH_DIR = ctx.tempDir("get-one");
+      if (storage === "sqlite") env.BENCH_DIR = ctx.tempDir("get-one");
       const child = await startChild<{ url: string; account: string; token: string; productId: string }>("bench/servers/lp-server.ts", env);
       children.push(child);
       const { url, account, token, productId } = child.info;
       return { name: storage, url: `${url}/v1/accounts/${account}/products/${productId}`, headers: { authorization: `Bearer ${token}` }, probe: child.loop };
     };
     const memory = await lp("memory");
-    const fs = await lp("fs");
+    const fs = await lp("sqlite");
     const peer = await startChild<{ url: string; path: string }>("bench/servers/json-server-peer.ts", {});
     children.push(peer);
     const targets: Target[] = [{ name: "bare", url: `${bare.info.url}${bare.info.path}` }, memory, fs, { name: "peer", url: `${peer.info.url}${peer.info.path}` }];
@@ -52,7 +52,7 @@ export async function runGetOne(ctx: BenchContext): Promise<Row[]> {
     const rps = (name: string) => median(rounds.map((r) => r[name].rps));
     const share = (name: string, of: string) => rounds.map((r) => r[name].rps / r[of].rps);
     const rows: Row[] = [{ scenario: "bare h3 v2 GET from a Map (ceiling)", measured: `${fmt(rps("bare"))} req/s`, target: "-", met: null }];
-    for (const [name, probe] of [["memory", memory.probe!], ["fs", fs.probe!]] as const) {
+    for (const [name, probe] of [["memory", memory.probe!], ["sqlite", fs.probe!]] as const) {
       const loop = describeLoop(probe.worst());
       const ofBare = share(name, "bare");
       const ofPeer = share(name, "peer");

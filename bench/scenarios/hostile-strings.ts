@@ -15,7 +15,7 @@ const p = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Mat
  */
 export async function runHostileStrings(ctx: BenchContext): Promise<Row[]> {
   ctx.log("hostile strings");
-  const served = await startServe(["--storage", "fs"]);
+  const served = await startServe(["--storage", "sqlite"]);
   const url = served.env.LP_API_URL;
   const auth = { authorization: `Bearer ${served.env.LP_TOKEN}` };
   const account = served.env.LP_ACCOUNT;

@@ -15,7 +15,7 @@ const BODY = JSON.stringify({ title: "Mixed load", price: 9.5, product_type: "ph
  */
 export async function runMixedLoad(ctx: BenchContext): Promise<Row[]> {
   ctx.log(`mixed load on fs: GET one, list and POST at once, ${fmt(ctx.small)} products`);
-  const server = await startChild<LpInfo>("bench/servers/lp-server.ts", { BENCH_STORAGE: "fs", BENCH_DIR: ctx.tempDir("mixed"), BENCH_SEED: String(ctx.small) });
+  const server = await startChild<LpInfo>("bench/servers/lp-server.ts", { BENCH_STORAGE: "sqlite", BENCH_DIR: ctx.tempDir("mixed"), BENCH_SEED: String(ctx.small) });
   try {
     const { url, account, token, productId } = server.info;
     const auth = { authorization: `Bearer ${token}` };

@@ -20,7 +20,7 @@ export async function runRedisLocal(ctx: BenchContext): Promise<Row[]> {
     ctx.log(`GET and POST product: lp on memory, fs and Redis, ${fmt(ctx.small)} products`);
     const memory = await startChild<LpInfo>("bench/servers/lp-server.ts", { BENCH_STORAGE: "memory", BENCH_SEED: String(ctx.small) });
     children.push(memory);
-    const fs = await startChild<LpInfo>("bench/servers/lp-server.ts", { BENCH_STORAGE: "fs", BENCH_DIR: ctx.tempDir("redis-local"), BENCH_SEED: String(ctx.small) });
+    const fs = await startChild<LpInfo>("bench/servers/lp-server.ts", { BENCH_STORAGE: "sqlite", BENCH_DIR: ctx.tempDir("redis-local"), BENCH_SEED: String(ctx.small) });
     children.push(fs);
     const redis = await startBenchRedis("everysec");
     redises.push(redis);
@@ -50,7 +50,7 @@ export async function runRedisLocal(ctx: BenchContext): Promise<Row[]> {
     const rows: Row[] = [
       {
         scenario: "GET one product: Redis (1 process) / memory / fs",
-        measured: `${fmt(getRps("redis"))} / ${fmt(getRps("memory"))} / ${fmt(getRps("fs"))} req/s (Redis ${fmt(ratio("memory") * 100)}% of memory, ${fmt(ratio("fs") * 100)}% of fs)`,
+        measured: `${fmt(getRps("redis"))} / ${fmt(getRps("memory"))} / ${fmt(getRps("sqlite"))} req/s (Redis ${fmt(ratio("memory") * 100)}% of memory, ${fmt(ratio("sqlite") * 100)}% of fs)`,
         loop: describeLoop(onRedis.loop.worst()),
         target: "-",
         met: getFailed ? false : null,

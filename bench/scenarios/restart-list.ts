@@ -147,11 +147,11 @@ async function restart(ctx: BenchContext, env: Record<string, string>): Promise<
 async function onFs(ctx: BenchContext): Promise<Row[]> {
   const dir = ctx.tempDir("restart-fs");
   ctx.log(`restart at ${fmt(ctx.large)} (fs): seeding through the products service (not measured)`);
-  const seeder = await seed({ BENCH_STORAGE: "fs", BENCH_DIR: dir }, ctx.large);
+  const seeder = await seed({ BENCH_STORAGE: "sqlite", BENCH_DIR: dir }, ctx.large);
   ctx.log(`restart at ${fmt(ctx.large)} (fs): seeded in ${fmt(seeder.info.seedMs / 1000, 1)} s; starting a fresh process`);
-  const server = await restart(ctx, { BENCH_STORAGE: "fs", BENCH_DIR: dir });
+  const server = await restart(ctx, { BENCH_STORAGE: "sqlite", BENCH_DIR: dir });
   try {
-    return logged(ctx, rowsOf("fs", ctx.large, await firstListOf(server)));
+    return logged(ctx, rowsOf("sqlite", ctx.large, await firstListOf(server)));
   } finally {
     await server.stop();
   }

@@ -31,7 +31,7 @@ export async function runWrites(ctx: BenchContext): Promise<Row[]> {
     const seeder = await startChild<{ seedMs: number }>("bench/servers/seed-fs.ts", { BENCH_DIR: dir, BENCH_SEED: String(size) }, 600_000);
     await seeder.stop();
     ctx.log(`POST on fs at ${fmt(size)}`);
-    const server = await startChild<LpInfo>("bench/servers/lp-server.ts", { BENCH_STORAGE: "fs", BENCH_DIR: dir, BENCH_SEED: "0" });
+    const server = await startChild<LpInfo>("bench/servers/lp-server.ts", { BENCH_STORAGE: "sqlite", BENCH_DIR: dir, BENCH_SEED: "0" });
     const rss = rssMb(server.child.pid!);
     const listUrl = `${server.info.url}/v1/accounts/${server.info.account}/products?per_page=20`;
     const list = await sampleLatency(listUrl, { authorization: `Bearer ${server.info.token}` }, Math.min(ctx.seconds, 3));

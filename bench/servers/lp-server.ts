@@ -9,13 +9,13 @@ import { productListSchema } from "@lp/core";
 import { startServer } from "../../server/src/serve.js";
 import { seedFsDir, seedThroughCore } from "./seed.js";
 
-const storage = process.env.BENCH_STORAGE === "fs" ? "fs" : process.env.BENCH_STORAGE === "redis" ? "redis" : "memory";
+const storage = process.env.BENCH_STORAGE === "sqlite" ? "sqlite" : process.env.BENCH_STORAGE === "redis" ? "redis" : "memory";
 const count = Number(process.env.BENCH_SEED ?? "0");
 const dataDir = process.env.BENCH_DIR;
 
 let seedMs = 0;
 let productId: string | null = null;
-if (storage === "fs" && count > 0) {
+if (storage === "sqlite" && count > 0) {
   const t0 = performance.now();
   productId = await seedFsDir(dataDir!, count);
   seedMs = performance.now() - t0;
@@ -24,7 +24,7 @@ if (storage === "fs" && count > 0) {
 // BENCH_ADMIN=0 turns the admin API and the dashboard (and its request log) off.
 const server = await startServer({ storage, dataDir, redisUrl: process.env.BENCH_REDIS_URL, port: 0, log: null, admin: process.env.BENCH_ADMIN !== "0" });
 const account = server.credentials.account_id;
-if (storage !== "fs" && count > 0) {
+if (storage !== "sqlite" && count > 0) {
   const t0 = performance.now();
   productId = await seedThroughCore(server.core, account, count);
   seedMs = performance.now() - t0;

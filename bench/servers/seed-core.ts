@@ -18,7 +18,7 @@ const t0 = performance.now();
 async function open(): Promise<Stores> {
   if (process.env.BENCH_STORAGE === "redis") return createStores("redis", { url: process.env.BENCH_REDIS_URL!, prefix: DEFAULT_REDIS_PREFIX });
   const dir = process.env.BENCH_DIR!;
-  const stores = createStores("fs", dir);
+  const stores = createStores("sqlite", dir);
   await stores.data.dispose();
   const data = toStorage(fsDurableDriver({ base: join(dir, "data"), fsync: false }));
   return { ...stores, data, batch: (ops) => applyInOrder(data, ops), dispose: () => Promise.all([data.dispose(), stores.media.dispose()]).then(() => {}) };

@@ -82,7 +82,7 @@ export async function createCore(coreDeps: CoreDeps) {
   const storageHealth = watchStorage(raw, { clock, log: coreDeps.log, every: coreDeps.every });
   const deps: CoreDeps = { ...coreDeps, stores: guardStores(raw, { health: storageHealth, log: coreDeps.log }) };
   await openFormat(raw, { writtenBy: coreDeps.writtenBy ?? "lp", log: coreDeps.log });
-  // On a shared store (Redis) the lock is shared too; memory and fs keep the in-process one.
+  // On a shared store (Redis) the lock is shared too; memory and SQLite keep the in-process one.
   const sharedRedis = deps.redis ?? deps.stores.redis;
   const lock = deps.lock ?? (deps.stores.kind === "redis" && sharedRedis ? guardLock(createRedisLock(sharedRedis), storageHealth) : createLocalLock());
   // Background work likewise: BullMQ on the same Redis, shared by every process.
@@ -92,18 +92,18 @@ export async function createCore(coreDeps: CoreDeps) {
   const storage = deps.stores.data;
   const cursors = createCursorCodec(await loadStoredSecret(deps.stores, "meta:cursor_key", ids, coreDeps.log));
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
-  // Lists restore their indexes from persisted snapshots when the store keeps them (fs, Redis).
-  const indexes = new IndexRegistry(storage, deps.stores.changes, { snapshots: deps.stores.indexSnapshots });
+  // Lists load their indexes newest first from SQLite, or restore them from Redis's persisted snapshots.
+  const indexes = new IndexRegistry(storage, deps.stores.changes, { snapshots: deps.stores.indexSnapshots, ordered: deps.stores.ordered });
   await indexes.start();
   indexes.poll(1000);
   const media = createMediaStore(deps.stores.media, deps.publicUrl, deriveOgImage);
   const accounts = createAccountsService({ storage, clock, ids });
   indexes.onChange((change) => accounts.onRecordChange(change));
   const { fetch, scheduler, retrySchedule, publicOnly } = deps;
-  // On a shared (Redis) store the webhook engine runs cluster-wide; memory and fs keep the in-process engine.
+  // On a shared (Redis) store the webhook engine runs cluster-wide; memory and SQLite keep the in-process engine.
   const cluster = deps.webhooks?.cluster ?? clusterOf(deps.stores);
   const shared = cluster && { cluster, batch: deps.stores.batch };
-  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts, shared, batch: deps.stores.batch });
+  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts, shared, batch: deps.stores.batch, storageHealth });
   // Every service emits to the webhook engine (and to an injected sink as well, when one is given).
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
   const base = { storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
@@ -131,7 +131,7 @@ export async function createCore(coreDeps: CoreDeps) {
     sleep,
     stepDelayMs: () => delays.deploymentStepMs,
   });
-  const sites = createSitesService({ storage, clock, ids, events });
+  const sites = createSitesService({ storage, batch: base.batch, clock, ids, events });
   // Endpoints load first: the recoveries below may emit events that must fan out to them.
   await webhooks.start();
   // Jobs of a shared queue may start now (their handlers are registered); recovery settles only what no live process holds.

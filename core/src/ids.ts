@@ -1,6 +1,6 @@
 /**
  * Identifier patterns. An id that does not match its pattern is a 404 and never reaches a storage key,
- * which is what keeps path traversal out of the fs driver.
+ * which is what keeps odd keys out of every storage driver.
  */
 export const ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

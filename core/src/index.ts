@@ -5,7 +5,7 @@ export { trimEndChars, trimStartChars } from "./trim.js";
 export * from "./validation.js";
 export * from "./core.js";
 export { createStores, type StorageKind, type Stores, type FormatMarker } from "./storage/create-storage.js";
-export { fsDurableDriver } from "./storage/fs-durable-driver.js";
+export { openChangeScope, type ChangeScope } from "./storage/change-scope.js";
 export { secureDataDir } from "./storage/secure-data-dir.js";
 export { DEFAULT_REDIS_PREFIX, type RedisStoreOptions } from "./storage/redis-stores.js";
 export { redactRedisUrl } from "./storage/redis-client.js";
@@ -62,5 +62,7 @@ export { RecordUnreadableError, recordProblem } from "./storage/record-check.js"
 export { CURRENT_FORMAT, NewerFormatError, openFormat, type FormatRecord } from "./storage/format-version.js";
 export { lockDataDir, dataDirHolder } from "./storage/data-dir-lock.js";
 export { runDoctor, unfixed, type DoctorReport, type DoctorProblem, type DoctorSource } from "./doctor/doctor.js";
-export { fsDoctorSource } from "./doctor/fs-source.js";
+export { sqliteDoctorSource } from "./doctor/sqlite-source.js";
+export { migrateLegacyDataDir, ASIDE as FORMAT_1_ASIDE } from "./migration/format-1-migration.js";
+export { DATABASE_FILE } from "./storage/sqlite-database.js";
 export { redisDoctorSource } from "./doctor/redis-source.js";

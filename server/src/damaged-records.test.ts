@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisAdmin } from "../../core/src/testing/redis-admin.js";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../../core/src/testing/redis-server.js";
@@ -20,19 +21,27 @@ const DAMAGE = {
 interface Store {
   /** Opens the app (again, on the same data), logging into `lines`. */
   open(lines: string[]): Promise<TestApp>;
-  /** Overwrites a record behind lp's back; the app is reopened afterwards where it caches records (fs). */
+  /** Overwrites a record behind lp's back, with the app closed. */
   damage(key: string, text: string): Promise<void>;
   /** Where the log line says the record is. */
   where(key: string): string;
   dispose(): Promise<void>;
 }
 
-function fsStore(): Store {
+function sqliteStore(): Store {
   const dir = mkdtempSync(join(tmpdir(), "lp-damaged-"));
   return {
     open: (lines) => createTestApp({ dataDir: dir, coreDeps: { log: (l) => lines.push(l) } }),
-    damage: async (key, text) => writeFileSync(join(dir, "data", ...key.split(":")), text),
-    where: (key) => join(dir, "data", ...key.split(":")),
+    // As `sqlite3 lp.db "UPDATE records ..."` would, with the server stopped.
+    async damage(key, text) {
+      const db = new Database(join(dir, "lp.db"));
+      try {
+        expect(db.prepare("UPDATE records SET value = ? WHERE key = ?").run(text, key).changes).toBe(1);
+      } finally {
+        db.close();
+      }
+    },
+    where: (key) => `${join(dir, "lp.db")}, key ${key}`,
     dispose: async () => rmSync(dir, { recursive: true, force: true }),
   };
 }
@@ -51,7 +60,7 @@ async function redisStore(): Promise<Store> {
   };
 }
 
-const kinds: Array<[string, () => Promise<Store>]> = [["fs", async () => fsStore()]];
+const kinds: Array<[string, () => Promise<Store>]> = [["sqlite", async () => sqliteStore()]];
 if (redisAvailable) kinds.push(["redis", redisStore]);
 
 describe.each(kinds)("a damaged record on %s", (_kind, make) => {

@@ -7,14 +7,14 @@ import { spawnServe } from "./testing/spawn-serve.js";
 const dataDir = mkdtempSync(join(tmpdir(), "lp-deploy-crash-"));
 
 /**
- * The crash case of the deployments issue, for real: `lp serve` on fs storage is SIGKILLed in the middle of a
+ * The crash case of the deployments issue, for real: `lp serve` on its embedded store is SIGKILLed in the middle of a
  * slow deployment, started again on the same folder, and the deployment is polled.
  */
 describe("a server killed mid-deployment", () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it("marks the deployment worker_terminated at its step on the next start, and the page deploys again", { timeout: 60_000 }, async () => {
-    const env = { LP_SERVE_STORAGE: "fs", LP_SERVE_DATA_DIR: dataDir, LP_SERVE_PORT: "0" };
+    const env = { LP_SERVE_STORAGE: "sqlite", LP_SERVE_DATA_DIR: dataDir, LP_SERVE_PORT: "0" };
     const first = await spawnServe(env);
     const api = (base: string) => `${base}/v1/accounts/${first.env.LP_ACCOUNT}`;
     const headers = { authorization: `Bearer ${first.env.LP_TOKEN}`, "content-type": "application/json" };

@@ -10,7 +10,7 @@ describe("the serve process", () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it("serves until SIGTERM, exits 0, and keeps fs data and credentials across a restart", { timeout: 60_000 }, async () => {
-    const first = await spawnServe({ LP_SERVE_STORAGE: "fs", LP_SERVE_DATA_DIR: dataDir, LP_SERVE_PORT: "0" });
+    const first = await spawnServe({ LP_SERVE_STORAGE: "sqlite", LP_SERVE_DATA_DIR: dataDir, LP_SERVE_PORT: "0" });
     const url = first.env.LP_API_URL;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const health = await fetch(`${url}/healthz`);
@@ -25,7 +25,7 @@ describe("the serve process", () => {
     first.child.kill("SIGTERM");
     expect(await first.exit).toEqual({ code: 0, signal: null });
 
-    const second = await spawnServe({ LP_SERVE_STORAGE: "fs", LP_SERVE_DATA_DIR: dataDir, LP_SERVE_PORT: "0" });
+    const second = await spawnServe({ LP_SERVE_STORAGE: "sqlite", LP_SERVE_DATA_DIR: dataDir, LP_SERVE_PORT: "0" });
     expect(second.env.LP_TOKEN).toBe(first.env.LP_TOKEN);
     const again = await fetch(`${second.env.LP_API_URL}/v1/accounts/${second.env.LP_ACCOUNT}/products/${id}`, { headers: auth });
     expect((await again.json()).data.title).toBe("Durable");

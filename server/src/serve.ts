@@ -41,11 +41,13 @@ export interface ServeOptions {
   redisUrl?: string;
   /** With `storage: "redis"`: put before every key (default `lp:`), so several services can share one Redis. */
   redisPrefix?: string;
-  /** fs storage: where the records live. Redis: unused by the server (the CLI keeps credentials.json there). */
+  /** The embedded store (sqlite): where its database lives. Redis: unused by the server (the CLI keeps credentials.json there). */
   dataDir?: string;
   publicUrl?: string;
   admin?: boolean;
   adminKey?: string;
+  /** Where the store's own lines go (a migration, storage faults, unreadable records); default stderr. */
+  storageLog?: (line: string) => void;
   /** Access-log sink, called with one or more lines per batch; null for none. Default: stderr. */
   log?: ((lines: string) => void) | null;
   /** Webhook retry schedule in milliseconds (kept for the delivery engine). */
@@ -115,16 +117,22 @@ export interface CloseOptions {
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
   if (options.admin !== false) assertAdminExposure(host, options.adminKey);
-  const kind = options.storage ?? "fs";
+  const kind = options.storage ?? "sqlite";
   if (kind === "redis" && !options.redisUrl) throw new Error("Redis storage needs a URL: --redis-url redis://127.0.0.1:6379/0 (or LP_REDIS_URL).");
-  // Only fs keeps the state in the data dir, so only fs locks it; Redis state is shared on purpose (DESIGN §12).
-  const dataDir = kind === "fs" ? resolve(options.dataDir ?? ".lp") : undefined;
+  // Only the embedded store keeps the state in the data dir, so only it locks it; Redis state is shared on purpose (DESIGN §12).
+  const dataDir = kind === "sqlite" ? resolve(options.dataDir ?? ".lp") : undefined;
   const notice = dataDir ? secureDataDir(dataDir) : null;
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   // A Redis that cannot serve (down, a refused password, a database out of range) ends the start at once,
   // before anything opens connections that would retry for ever.
   const redisState = kind === "redis" ? await checkRedisAtStart(options.redisUrl!, options.redisPrefix ?? DEFAULT_REDIS_PREFIX) : null;
-  const stores = kind === "redis" ? createStores("redis", { url: options.redisUrl!, prefix: options.redisPrefix }) : createStores(kind, dataDir);
+  let stores: Stores;
+  try {
+    stores = kind === "redis" ? createStores("redis", { url: options.redisUrl!, prefix: options.redisPrefix }) : createStores(kind, dataDir, { writtenBy: options.writtenBy, log: options.storageLog });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   try {
     const booted = await boot(options, host, stores, unlock, redisState?.hadData ?? true);
     return { ...booted, notices: [...(notice ? [notice] : []), ...booted.notices] };
@@ -155,6 +163,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   const core = await createCore({
     stores,
     writtenBy: options.writtenBy,
+    log: options.storageLog,
     events: dashboard?.sink,
     publicUrl: () => publicUrl,
     generator: generatorFromEnv(options.env ?? process.env),
@@ -178,8 +187,6 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
     await core.close().catch(() => {});
     throw error;
   }
-  // What recovery wrote is in the record files before anyone can connect (fs acknowledges a write once it is in its log).
-  await stores.settle?.();
   const { app, flushLog } = createApp({
     core,
     settings: {

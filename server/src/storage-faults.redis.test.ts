@@ -32,6 +32,13 @@ describe.skipIf(!redisAvailable)("Redis at maxmemory", () => {
     await admin.call("CONFIG", "SET", "maxmemory-policy", "noeviction");
     await admin.call("CONFIG", "SET", "maxmemory", "1");
 
+    // The first refused write is an Idempotency-Key's claim (its executing marker): counted like any other.
+    const keyed = { body: { title: "Keyed", product_type: "physical", price: 3 }, headers: { "idempotency-key": "at-maxmemory" } };
+    const claimRefused = await app.call("POST", `${app.account}/products`, keyed);
+    expect(claimRefused.status).toBe(507);
+    expect(claimRefused.json.error).toMatchObject({ code: "insufficient_storage", details: { reason: "redis_maxmemory" } });
+    expect(app.core.storageHealth.state()).toMatchObject({ reason: "redis_maxmemory", refused: 1 });
+
     const refused = await app.call("POST", `${app.account}/products`, { body: { title: "Refused", product_type: "physical", price: 1 } });
     expect(refused.status).toBe(507);
     expect(refused.json.error).toMatchObject({ code: "insufficient_storage", details: { reason: "redis_maxmemory" } });
@@ -52,6 +59,7 @@ describe.skipIf(!redisAvailable)("Redis at maxmemory", () => {
 
     await admin.call("CONFIG", "SET", "maxmemory", "0");
     expect((await app.call("POST", `${app.account}/products`, { body: { title: "After", product_type: "physical", price: 2 } })).status).toBe(201);
+    expect((await app.call("POST", `${app.account}/products`, keyed)).status).toBe(201);
     expect(lines.at(-1)).toMatch(/^storage: writes accepted again/);
     expect((await app.call("GET", "/healthz")).json).toMatchObject({ status: "ok" });
   });

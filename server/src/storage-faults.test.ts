@@ -40,9 +40,9 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe.each(["memory", "fs"] as const)("storage faults on %s", (kind) => {
+describe.each(["memory", "sqlite"] as const)("storage faults on %s", (kind) => {
   async function setUp() {
-    dir = kind === "fs" ? mkdtempSync(join(tmpdir(), "lp-faults-")) : undefined;
+    dir = kind === "sqlite" ? mkdtempSync(join(tmpdir(), "lp-faults-")) : undefined;
     const { stores, broken } = breakable(kind, dir);
     const lines: string[] = [];
     const timers: Array<() => void> = [];

@@ -20,7 +20,7 @@ const RETRY_SCHEDULE = "0,200,500,1000,1000,2000,2000,2000";
 const EVENTS = ["product.created", "product.updated", "page.created", "deployment.succeeded", "deployment.failed"];
 
 /**
- * `lp serve` on fs storage, under a mixed load, SIGKILLed after a random number of operations and
+ * `lp serve` on its embedded SQLite store, under a mixed load, SIGKILLed after a random number of operations and
  * started again on the same data dir, `cycles` times. After each kill every record must parse; after
  * each restart nothing may be stored as still running and every acknowledged write must read back
  * intact; at the end every acknowledged product's `product.created` must have reached the receiver.
@@ -31,7 +31,7 @@ describe(`crash loop (seed ${seed}, ${cycles} cycles)`, () => {
     const rng = createRng(seed);
     const ledger = createLedger();
     const dataDir = mkdtempSync(join(tmpdir(), "crash-loop-"));
-    const env = { LP_SERVE_STORAGE: "fs", LP_SERVE_DATA_DIR: dataDir, LP_SERVE_PORT: "0", LP_SERVE_RETRY_SCHEDULE: RETRY_SCHEDULE };
+    const env = { LP_SERVE_STORAGE: "sqlite", LP_SERVE_DATA_DIR: dataDir, LP_SERVE_PORT: "0", LP_SERVE_RETRY_SCHEDULE: RETRY_SCHEDULE };
     // No secret yet: it answers the verification challenge, then learns the endpoint's secret.
     const receiver = await createReceiver();
     let server: ServeProcess | null = null;

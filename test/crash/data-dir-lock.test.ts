@@ -45,7 +45,7 @@ describe("the data dir lock", () => {
   });
 
   it("a second server on the same dir exits with the first one's pid; after a SIGKILL the dir starts again", { timeout: 60_000 }, async () => {
-    const env = { LP_SERVE_STORAGE: "fs", LP_SERVE_DATA_DIR: tempDir(), LP_SERVE_PORT: "0" };
+    const env = { LP_SERVE_STORAGE: "sqlite", LP_SERVE_DATA_DIR: tempDir(), LP_SERVE_PORT: "0" };
     const first = await spawnServe(env);
     servers.push(first);
     await expect(spawnServe(env)).rejects.toThrow(`Another lp server (pid ${first.child.pid})`);

@@ -1,11 +1,11 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
+import Database from "better-sqlite3";
 
-/** What a walk of a data directory's records found. */
+/** What a read of a data directory's records found. */
 export interface ScanResult {
-  /** Record files read. */
+  /** Records read. */
   files: number;
-  /** Files that are not JSON (torn or half-written records), relative to the data dir. */
+  /** Records whose text is not JSON (torn or half-written), by key. */
   corrupt: string[];
   /** Generation jobs stored `processing`. */
   processing: string[];
@@ -15,52 +15,34 @@ export interface ScanResult {
   danglingClaims: string[];
 }
 
-const isMissing = (error: unknown) => ["ENOENT", "ENOTDIR"].includes((error as NodeJS.ErrnoException).code ?? "");
-
-function* walk(dir: string): Generator<string> {
-  let entries;
+/** Every record of the data dir's database, read through a read-only connection of its own (safe beside a running server). */
+export function storedRecords(dataDir: string): Array<[string, string]> {
+  const db = new Database(join(dataDir, "lp.db"), { readonly: true, fileMustExist: true });
   try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch (error) {
-    if (isMissing(error)) return;
-    throw error;
-  }
-  for (const entry of entries) {
-    // `.tmp` holds writes in progress (or a dead process's leftovers), `.wal` the write-ahead log; neither holds records.
-    if (entry.name === ".tmp" || entry.name === ".wal") continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* walk(path);
-    else yield path;
+    return db.prepare("SELECT key, value FROM records").raw().all() as Array<[string, string]>;
+  } finally {
+    db.close();
   }
 }
 
 /**
- * Reads every record under `{dataDir}/data` (media bytes, under `media/`, are not JSON and are left
- * out) and parses it. The fs driver stores each record as JSON written to a temporary file, flushed and
- * renamed, so a kill at any moment must leave only whole records. Also reports background work stored
- * as still running and deployment claims that point nowhere; right after a restart (recovery runs before
- * the server listens) both must be empty. Safe while a server runs: a file renamed away mid-walk is skipped.
+ * Reads every record of `{dataDir}/lp.db` and parses it: SQLite commits a change whole or not at all, so a
+ * kill at any moment must leave only whole records. Also reports background work stored as still running
+ * and deployment claims that point nowhere; right after a restart (recovery runs before the server listens)
+ * both must be empty.
  */
 export function scanDataDir(dataDir: string): ScanResult {
-  const root = join(dataDir, "data");
   const result: ScanResult = { files: 0, corrupt: [], processing: [], deploying: [], danglingClaims: [] };
   const claims: { path: string; key: string[]; deploymentId: unknown }[] = [];
   const deployments = new Map<string, string>();
-  for (const path of walk(root)) {
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (error) {
-      if (isMissing(error)) continue;
-      throw error;
-    }
+  for (const [name, text] of storedRecords(dataDir)) {
     result.files++;
-    const key = relative(root, path).split(sep);
+    const key = name.split(":");
     let record: any;
     try {
       record = JSON.parse(text);
     } catch {
-      result.corrupt.push(key.join(":"));
+      result.corrupt.push(name);
       continue;
     }
     // acct:{account}:jobs:{id}, acct:{account}:deployments:{page}:{id}, acct:{account}:activedeploy:{page}

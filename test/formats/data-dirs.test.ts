@@ -1,29 +1,40 @@
-import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CURRENT_FORMAT, fsDoctorSource, runDoctor } from "@lp/core";
-import { startServer } from "@lp/server";
-import { afterAll, describe, expect, it } from "vitest";
+import { CURRENT_FORMAT, runDoctor, sqliteDoctorSource } from "@lp/core";
+import { startServer, type RunningServer } from "@lp/server";
+import { describe, expect, it } from "vitest";
+import { useTempDirs } from "../../core/src/testing/temp-dirs.js";
 import { redisAdmin } from "../../core/src/testing/redis-admin.js";
 import { redisAvailable, redisSkipReason, startRedisServer } from "../../core/src/testing/redis-server.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the format marker on Redis"));
 
 /**
- * Every format lp has released keeps a small data dir here (written by make-data-dir.ts): today's lp must
- * open each, migrating or reading it as it is, and serve what it holds.
+ * Every format lp has released keeps a data dir here (written by make-data-dir.ts, facts in
+ * `format-N.expected.json`): today's lp must open each, migrating it if it is older, and serve all it holds.
+ * `format-1-killed` is format 1 as a SIGKILLed lp left it, one product still only in its write-ahead log.
  */
 const root = new URL("./data-dirs/", import.meta.url).pathname;
-const formats = readdirSync(root).filter((name) => /^format-\d+$/.test(name));
-const temps: string[] = [];
-afterAll(() => {
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-});
+const formats = readdirSync(root).filter((name) => /^format-\d+(-killed)?$/.test(name));
+const tempDir = useTempDirs();
+
+interface Expected {
+  account: string;
+  products: number;
+  with_images?: Record<string, number>;
+  deleted?: string;
+  idempotency_key?: string;
+  idempotent_product?: string;
+  slug?: string;
+  endpoint?: string;
+  deliveries?: number;
+  written_before_kill?: string[];
+}
+const expectedOf = (name: string): Expected => JSON.parse(readFileSync(join(root, `${name}.expected.json`), "utf8")) as Expected;
 
 /** A copy of a committed data dir, with the owner-only modes lp gives its files (git keeps no modes). */
 function copyOf(name: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `lp-${name}-`));
-  temps.push(dir);
+  const dir = tempDir(name);
   cpSync(join(root, name), dir, { recursive: true });
   const tighten = (path: string) => {
     for (const entry of readdirSync(path, { withFileTypes: true })) {
@@ -36,54 +47,103 @@ function copyOf(name: string): string {
   return dir;
 }
 
+/** Every item of a paginated list, following `next_cursor` to the end. */
+async function all<T>(server: RunningServer, path: string, headers: Record<string, string>): Promise<T[]> {
+  const items: T[] = [];
+  for (let cursor: string | null = ""; cursor !== null; ) {
+    const answer = await fetch(`${server.url}${path}?per_page=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { headers });
+    expect(answer.status, path).toBe(200);
+    const body = (await answer.json()) as { data: T[]; pagination: { next_cursor: string | null } };
+    items.push(...body.data);
+    cursor = body.pagination.next_cursor;
+  }
+  return items;
+}
+
+const local = (server: RunningServer, url: string) => url.replace(/^https?:\/\/[^/]+/, server.url);
+
 describe("data dirs of every released format", () => {
-  it("include today's format", () => {
-    expect(formats).toContain(`format-${CURRENT_FORMAT}`);
+  it("include today's format and a format-1 dir left by a kill", () => {
+    expect(formats).toEqual(expect.arrayContaining([`format-${CURRENT_FORMAT}`, "format-1", "format-1-killed"]));
   });
 
-  it.each(formats)("%s opens in today's lp and serves its products, page, site and media", async (name) => {
+  it.each(formats)("%s opens in today's lp and serves every product, image, idempotent answer, site and delivery", async (name) => {
+    const facts = expectedOf(name);
     const dir = copyOf(name);
-    const server = await startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp test" });
+    const logged: string[] = [];
+    const server = await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp test", storageLog: (line) => logged.push(line) });
     try {
       const account = server.credentials.account_id;
-      const auth = { headers: { authorization: `Bearer ${server.credentials.token}` } };
-      const products = await fetch(`${server.url}/v1/accounts/${account}/products`, auth);
-      expect(products.status).toBe(200);
-      const list = (await products.json()) as { data: Array<{ id: string; title: string }> };
-      expect(list.data.map((p) => p.title).sort()).toEqual(["Ceramics class", "Linen apron"]);
-      const apron = list.data.find((p) => p.title === "Linen apron")!;
-      const one = (await (await fetch(`${server.url}/v1/accounts/${account}/products/${apron.id}`, auth)).json()) as { data: { images: Array<{ url: string }> } };
-      const media = await fetch(one.data.images[0]!.url.replace(/^https?:\/\/[^/]+/, server.url));
-      expect(media.status).toBe(200);
-      expect(media.headers.get("content-type")).toBe("image/png");
-      const pages = await server.core.pages.list(account, { sort: "-created_at", per_page: 20 } as never);
-      expect(pages.data).toHaveLength(1);
-      const site = await fetch(pages.data[0]!.deployed_url!.replace(/^https?:\/\/[^/]+/, server.url));
-      expect(site.status).toBe(200);
-      expect(await site.text()).toContain("Linen apron");
+      const auth = { authorization: `Bearer ${server.credentials.token}` };
+      const products = await all<{ id: string; title: string }>(server, `/v1/accounts/${account}/products`, auth);
+      expect(products).toHaveLength(facts.products);
+      for (const id of facts.written_before_kill ?? []) expect(products.map((p) => p.id)).toContain(id);
+      if (facts.deleted) expect((await fetch(`${server.url}/v1/accounts/${account}/products/${facts.deleted}`, { headers: auth })).status).toBe(404);
+      const image = readFileSync(new URL("../../fixtures/images/coffee-set.png", import.meta.url));
+      for (const [title, count] of Object.entries(facts.with_images ?? {})) {
+        const id = products.find((p) => p.title === title)!.id;
+        const one = (await (await fetch(`${server.url}/v1/accounts/${account}/products/${id}`, { headers: auth })).json()) as { data: { images: Array<{ url: string }> } };
+        expect(one.data.images).toHaveLength(count);
+        for (const { url } of one.data.images) {
+          const media = await fetch(local(server, url));
+          expect(media.headers.get("content-type")).toBe("image/png");
+          expect(Buffer.from(await media.arrayBuffer()).equals(image)).toBe(true);
+        }
+      }
+      if (facts.idempotency_key) {
+        const replay = await fetch(`${server.url}/v1/accounts/${account}/products`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json", "idempotency-key": facts.idempotency_key },
+          body: JSON.stringify({ title: "Gift card", price: 25, product_type: "service" }),
+        });
+        expect(replay.headers.get("idempotent-replayed")).toBe("true");
+        expect(((await replay.json()) as { data: { id: string } }).data.id).toBe(facts.idempotent_product);
+      }
+      if (facts.slug) {
+        const site = await fetch(`${server.url}/sites/${account}/${facts.slug}/`);
+        expect(site.status).toBe(200);
+        expect(await site.text()).toContain("Linen apron");
+      }
+      if (facts.endpoint) {
+        const basic = { authorization: `Basic ${Buffer.from(`${server.credentials.application_id}:${server.credentials.client_secret}`).toString("base64")}` };
+        const endpoint = (await (await fetch(`${server.url}/v1/developer/webhook-endpoints/${facts.endpoint}`, { headers: basic })).json()) as { data: { status: string } };
+        expect(endpoint.data.status).toBe("active");
+        const deliveries = await all<{ status: string }>(server, `/v1/developer/webhook-endpoints/${facts.endpoint}/deliveries`, basic);
+        expect(deliveries).toHaveLength(facts.deliveries!);
+        expect(deliveries.every((d) => d.status === "succeeded")).toBe(true);
+      }
     } finally {
       await server.close();
     }
     expect(JSON.parse(readFileSync(join(dir, "format.json"), "utf8")).format).toBe(CURRENT_FORMAT);
-    const report = await runDoctor(fsDoctorSource(dir), { fix: false, writtenBy: "lp test" });
-    expect(report.problems).toEqual([]);
+    if (name.startsWith("format-1")) {
+      // The old files are kept aside, never deleted, and one line says where and how to remove them.
+      expect(readdirSync(join(dir, "format-1")).sort()).toEqual(expect.arrayContaining(["data", "media"]));
+      expect(existsSync(join(dir, "data"))).toBe(false);
+      expect(logged.some((line) => line.includes(`kept in ${join(dir, "format-1")}`) && line.includes(`rm -rf '${join(dir, "format-1")}'`))).toBe(true);
+    }
+    const source = sqliteDoctorSource(dir, { fix: false });
+    try {
+      expect((await runDoctor(source, { fix: false, writtenBy: "lp test" })).problems).toEqual([]);
+    } finally {
+      source.close();
+    }
   });
 });
 
 describe("the format marker", () => {
   it("is written at the first start of a new data dir", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "lp-new-format-"));
-    temps.push(dir);
-    await (await startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp 9.9.9" })).close();
+    const dir = tempDir("new-format");
+    await (await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp 9.9.9" })).close();
     expect(JSON.parse(readFileSync(join(dir, "format.json"), "utf8"))).toEqual({ format: CURRENT_FORMAT, written_by: "lp 9.9.9" });
   });
 
-  it("is added to a data dir written before markers existed, which is read as it is", async () => {
-    const dir = copyOf(`format-${CURRENT_FORMAT}`);
-    rmSync(join(dir, "format.json"));
-    const server = await startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp test" });
+  it("is added to a format-1 data dir written before markers existed, which is migrated", async () => {
+    const dir = copyOf("format-1");
+    renameSync(join(dir, "format.json"), join(dir, "format.json.removed"));
+    const server = await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp test", storageLog: () => {} });
     try {
-      expect((await server.core.products.list(server.credentials.account_id, { sort: "-created_at", per_page: 20 } as never)).data).toHaveLength(2);
+      expect((await server.core.products.list(server.credentials.account_id, { sort: "-created_at", per_page: 100 } as never)).data).toHaveLength(100);
     } finally {
       await server.close();
     }
@@ -94,7 +154,7 @@ describe("the format marker", () => {
     const dir = copyOf(`format-${CURRENT_FORMAT}`);
     const newer = `{"format": ${CURRENT_FORMAT + 1}, "written_by": "lp 99.0.0"}\n`;
     writeFileSync(join(dir, "format.json"), newer);
-    await expect(startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp 1.0.0" })).rejects.toThrow(
+    await expect(startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp 1.0.0" })).rejects.toThrow(
       `${dir} is in format ${CURRENT_FORMAT + 1} (written by lp 99.0.0); this lp (lp 1.0.0) reads format ${CURRENT_FORMAT} and older. Upgrade lp to open it.`,
     );
     expect(readFileSync(join(dir, "format.json"), "utf8")).toBe(newer);
@@ -104,12 +164,16 @@ describe("the format marker", () => {
 });
 
 describe.skipIf(!redisAvailable)("the format marker on Redis", () => {
-  it("is the meta:format key under the prefix, written at first start; a newer one makes lp refuse to start", async () => {
+  it("is the meta:format key under the prefix, written at first start; an older one is moved on; a newer one makes lp refuse to start", async () => {
     const redis = await startRedisServer({ appendfsync: "no" });
     const admin = redisAdmin(redis.url);
     try {
       await (await startServer({ storage: "redis", redisUrl: redis.url, redisPrefix: "fmt:", port: 0, log: null, admin: false, writtenBy: "lp 9.9.9" })).close();
       expect(JSON.parse(String(await admin.call("GET", "fmt:meta:format")))).toEqual({ format: CURRENT_FORMAT, written_by: "lp 9.9.9" });
+      // Format 2 changed only the embedded store's layout: a Redis store of format 1 is read as it is.
+      await admin.call("SET", "fmt:meta:format", JSON.stringify({ format: 1, written_by: "lp 0.1.0" }));
+      await (await startServer({ storage: "redis", redisUrl: redis.url, redisPrefix: "fmt:", port: 0, log: null, admin: false, writtenBy: "lp 9.9.9" })).close();
+      expect(JSON.parse(String(await admin.call("GET", "fmt:meta:format"))).format).toBe(CURRENT_FORMAT);
       await admin.call("SET", "fmt:meta:format", JSON.stringify({ format: CURRENT_FORMAT + 1, written_by: "lp 99.0.0" }));
       await expect(startServer({ storage: "redis", redisUrl: redis.url, redisPrefix: "fmt:", port: 0, log: null, admin: false, writtenBy: "lp 1.0.0" })).rejects.toThrow(
         /\(prefix fmt:\) is in format \d+ \(written by lp 99\.0\.0\); this lp \(lp 1\.0\.0\) reads format \d+ and older\. Upgrade lp to open it\./,

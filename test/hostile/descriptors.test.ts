@@ -59,7 +59,7 @@ function createOn(socket: Socket, target: Target, title: string): Promise<number
 describe("lp serve under ulimit -n 512 against silent sockets", () => {
   let target: Target;
   beforeAll(async () => {
-    target = await startTarget(["--storage", "fs"], { nofile: 512 });
+    target = await startTarget(["--storage", "sqlite"], { nofile: 512 });
   });
   afterAll(async () => {
     expect(await target.served.stop()).toBe(0);

@@ -4,9 +4,9 @@ import { bearer, expectHealthy, expectRefused, head, rawExchange, useGuardedTarg
 /** 64,000 digits: a colour or a number that once kept the only thread busy for seconds. */
 const digits = "1".repeat(64_000);
 
-/** Long strings against patterns, and long media paths against fs storage (issue 27, points 1 and 6). */
-describe("long strings and long paths against lp serve on fs storage", () => {
-  const use = useGuardedTarget(["--storage", "fs"]);
+/** Long strings against patterns, and long media paths against the embedded store (issue 27, points 1 and 6). */
+describe("long strings and long paths against lp serve on its embedded store", () => {
+  const use = useGuardedTarget(["--storage", "sqlite"]);
   let target: Target;
   beforeAll(() => {
     target = use();

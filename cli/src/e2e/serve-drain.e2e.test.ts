@@ -3,9 +3,9 @@ import { assertBuilt, createSandbox, spawnLp, type LpProcess } from "./processes
 
 type Sandbox = ReturnType<typeof createSandbox>;
 
-/** `lp serve` on fs storage in the sandbox's data dir, ready, with its LP_* lines parsed. */
+/** `lp serve` on its embedded store in the sandbox's data dir, ready, with its LP_* lines parsed. */
 async function serve(sandbox: Sandbox, extra: string[]) {
-  const proc = spawnLp(["serve", "--storage", "fs", "--data-dir", "data", "--port", "0", "--print-env", "--quiet", ...extra], { env: sandbox.env, cwd: sandbox.dir });
+  const proc = spawnLp(["serve", "--storage", "sqlite", "--data-dir", "data", "--port", "0", "--print-env", "--quiet", ...extra], { env: sandbox.env, cwd: sandbox.dir });
   await proc.waitFor("stderr", /^Ready at /m);
   await proc.waitFor("stdout", /^LP_APP_SECRET=.*\n/m);
   const env = Object.fromEntries(proc.stdout.trim().split("\n").map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));

@@ -27,7 +27,7 @@ describe("lp serve (built): exposure, admin key and data dir", () => {
     }
   });
 
-  /** Starts `lp serve --print-env` on fs storage in `dataDir`; resolves with its env lines once ready. */
+  /** Starts `lp serve --print-env` on its embedded store in `dataDir`; resolves with its env lines once ready. */
   async function serve(dataDir: string, extra: string[] = [], env: Record<string, string> = {}) {
     assertBuilt();
     const proc = spawnLp(["serve", "--port", "0", "--data-dir", dataDir, "--print-env", "--quiet", ...extra], { env: { ...sandbox.env, ...env }, cwd: sandbox.dir });

@@ -68,12 +68,13 @@ export function createDeploymentStore(deps: DeploymentStoreDeps) {
      * Opens a deployment as one change: journal entry first (so recovery finds every claim), the page's claim,
      * the record. Made under the page's deploy lock: fenced, so it is refused once that lease has ended.
      */
-    async open(d: DeploymentRecord, lease?: LockLease) {
+    async open(d: DeploymentRecord, lease?: LockLease, also: readonly BatchOp[] = []) {
       await deps.batch(
         [
           { key: inflightKey(d), value: { at: d.created_at } },
           { key: activeKey(d.account_id, d.page_id), value: { deployment_id: d.id } },
           { key: key(d), value: d },
+          ...also,
         ],
         lease?.fence,
       );

@@ -8,6 +8,7 @@ import { paginate } from "../lists/paginate.js";
 import type { PageRecord } from "../pages/page-view.js";
 import type { PagesService } from "../pages/pages-service.js";
 import { removePrefix } from "../storage/remove-prefix.js";
+import { stageEvent } from "../events/event-sink.js";
 import type { BackgroundDeps, ServiceDeps } from "../service-deps.js";
 import { runDeployment } from "./deploy-run.js";
 import { createDeploymentStore } from "./deployment-store.js";
@@ -84,8 +85,10 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
           updated_at: at,
           simulate,
         };
-        await store.open(d, lease);
-        await deps.events.emit({ type: "deployment.started", account_id: accountId, data: toDeploymentView(d) });
+        // The claim, the record and the event's outbox entry commit together.
+        const event = await stageEvent(deps.events, { type: "deployment.started", account_id: accountId, data: toDeploymentView(d) });
+        await store.open(d, lease, event.ops);
+        event.publish();
         await deps.queue.add("deployment", d.id, { account_id: accountId, page_id: pageId, deployment_id: d.id }).catch(async (error: unknown) => {
           // Not queued (a shared queue's Redis is unreachable): the request fails, and the page is not left claimed.
           await fail(d, "worker_terminated", "The deployment could not be queued.").catch(() => {});

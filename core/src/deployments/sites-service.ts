@@ -1,9 +1,9 @@
 import { destr } from "destr";
 import type { Storage } from "unstorage";
-import { readText } from "../storage/create-storage.js";
+import { readText, type BatchOp } from "../storage/create-storage.js";
 import { createTextMemo } from "../storage/text-memo.js";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
-import type { EventSink } from "../events/event-sink.js";
+import { stageEvent, type EventSink } from "../events/event-sink.js";
 import { isAccountId } from "../ids.js";
 import { validateCheckoutSubmission, type CheckoutFieldError } from "../render/checkout-submission.js";
 import { renderCheckoutConfirmation } from "../render/system-pages.js";
@@ -23,7 +23,7 @@ export interface CheckoutRecord {
 }
 
 /** The live sites: what each address serves, and the checkout posts they receive. */
-export function createSitesService(deps: { storage: Storage; clock: Clock; ids: IdSource; events: EventSink }) {
+export function createSitesService(deps: { storage: Storage; batch: (ops: readonly BatchOp[]) => Promise<void>; clock: Clock; ids: IdSource; events: EventSink }) {
   const { storage } = deps;
   // A deployment's files never change once written (their key holds the deployment id), so the parsed
   // snapshots of the sites last served are kept: a GET then reads only the small pointer. Bounded by count.
@@ -72,9 +72,11 @@ export function createSitesService(deps: { storage: Storage; clock: Clock; ids: 
         values: result.values,
         created_at: toTimestamp(deps.clock.now()),
       };
-      await storage.setItem(`acct:${accountId}:checkouts:${record.id}`, record);
       const { account_id: _account, ...data } = record;
-      await deps.events.emit({ type: "checkout.submitted", account_id: accountId, data });
+      // The submission and its event's outbox entry commit together: a crash keeps both or neither.
+      const event = await stageEvent(deps.events, { type: "checkout.submitted", account_id: accountId, data });
+      await deps.batch([{ key: `acct:${accountId}:checkouts:${record.id}`, value: record }, ...event.ops]);
+      event.publish();
       return { kind: "ok", html: renderCheckoutConfirmation(site.page, result.values), record };
     },
   };

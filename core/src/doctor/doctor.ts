@@ -4,7 +4,7 @@ import { CURRENT_FORMAT, parseFormat } from "../storage/format-version.js";
 
 /** One problem `lp doctor` found. */
 export interface DoctorProblem {
-  check: "record" | "index" | "media" | "mode" | "format";
+  check: "record" | "index" | "database" | "media" | "orphan" | "mode" | "format";
   /** The record's key, the media path, or the file. */
   key: string;
   /** Its file, or its Redis key. */
@@ -28,14 +28,21 @@ export interface DoctorSource {
   where: string;
   records(): Promise<SourceRecord[]>;
   hasMedia(path: string): Promise<boolean>;
+  /** Every stored media path, for the orphan check (stores that can list them cheaply: SQLite). */
+  mediaPaths?(): Promise<string[]>;
+  /** With `mediaPaths`: leaves an orphan out of what `--fix` keeps (never deleting it); returns where it stays. */
+  setAsideMedia?(path: string): Promise<string>;
   /** The format marker's text (null: none) and where it is. */
   format(): Promise<{ text: string | null; where: string }>;
   writeFormat(text: string): Promise<void>;
-  /** Problems of the stored list indexes against `keys`, the readable records (none on fs: they are built in memory). */
+  /**
+   * Problems of what the store keeps beside the records, against `keys`, the readable records: Redis's key
+   * sets, SQLite's own integrity check of its pages and indexes.
+   */
   indexProblems(keys: Set<string>): Promise<DoctorProblem[]>;
-  /** Makes the stored list indexes match `keys`; says what it changed. */
+  /** Makes what the store keeps match `keys` (SQLite: a fresh database of the readable rows); says what it did. */
   rebuildIndexes(keys: Set<string>): Promise<string[]>;
-  /** Files and folders readable by others than their owner (fs). */
+  /** Files and folders readable by others than their owner (a data dir). */
   modeProblems(): Promise<DoctorProblem[]>;
   fixModes(problems: DoctorProblem[]): Promise<string[]>;
   /** Moves a record out of the way (never deletes it); returns where it went. */
@@ -45,6 +52,8 @@ export interface DoctorSource {
 /** What {@link runDoctor} found and, with `fix`, did. */
 export interface DoctorReport {
   where: string;
+  /** The format the marker names (null: no readable marker). */
+  format: number | null;
   records: number;
   problems: DoctorProblem[];
   /** What `--fix` did, one line each. */
@@ -62,10 +71,22 @@ function mediaPaths(value: unknown, out: string[] = [], depth = 0): string[] {
 }
 
 /**
- * Checks a store: the format marker, every record against its kind's schema, the stored list indexes
- * against the records, the media records point at, and (fs) the modes of its files. With `fix` it
- * quarantines unreadable records, rebuilds the indexes, writes a missing marker and tightens modes; it never
- * deletes anything. Problems it cannot fix (a newer format, missing media) stay in the report.
+ * Media no record accounts for: a product image that no product record names (its upload outlived a
+ * failed create), or a page's image whose page is gone. Other media (drawn on request) is left alone.
+ */
+function orphans(stored: string[], named: Set<string>, pages: Set<string>): string[] {
+  return stored.filter((path) => {
+    const [area, owner] = path.split("/");
+    return area === "products" ? !named.has(path) : area === "pages" && !pages.has(owner!);
+  });
+}
+
+/**
+ * Checks a store: the format marker, every record against its kind's schema, what the store keeps beside
+ * the records (Redis's key sets, SQLite's integrity check), the media records point at, media no record
+ * accounts for, and the modes of a data dir's files. With `fix` it sets aside unreadable records and
+ * orphans (never deleting them), rebuilds what is kept beside the records, writes a missing marker and
+ * tightens modes. Problems it cannot fix (a newer format, missing media) stay in the report.
  */
 export async function runDoctor(source: DoctorSource, options: { fix: boolean; writtenBy: string }): Promise<DoctorReport> {
   const problems: DoctorProblem[] = [];
@@ -83,7 +104,7 @@ export async function runDoctor(source: DoctorSource, options: { fix: boolean; w
       const found = parseFormat(marker.text, marker.where);
       if (found.format > CURRENT_FORMAT) {
         problems.push({ check: "format", key: "format", where: marker.where, message: `format ${found.format} (written by ${found.written_by}) is newer than this lp reads (${CURRENT_FORMAT}); upgrade lp, and check nothing else` });
-        return { where: source.where, records: 0, problems, fixed };
+        return { where: source.where, format: found.format, records: 0, problems, fixed };
       }
     } catch (error) {
       problems.push({ check: "format", key: "format", where: marker.where, message: (error as Error).message });
@@ -105,10 +126,19 @@ export async function runDoctor(source: DoctorSource, options: { fix: boolean; w
     for (const path of mediaPaths(value)) media.push({ key: record.key, where: record.where, path });
   }
 
+  if (source.mediaPaths) {
+    // Page ids from the keys `acct:<a>:pages:<id>`.
+    const pages = new Set([...readable].filter((key) => /^acct:[^:]+:pages:[^:]+$/.test(key)).map((key) => key.slice(key.lastIndexOf(":") + 1)));
+    for (const path of orphans(await source.mediaPaths(), new Set(media.map((item) => item.path)), pages)) {
+      problems.push({ check: "orphan", key: path, where: path, message: "media that no record names (left by an upload whose record was never written)" });
+      if (options.fix && source.setAsideMedia) fixed.push(`set aside ${path}: ${await source.setAsideMedia(path)}`);
+    }
+  }
+
   const indexProblems = await source.indexProblems(readable);
   problems.push(...indexProblems);
   // Quarantined records leave the indexes too: rebuild whenever --fix moved something or found them out of step.
-  if (options.fix && (indexProblems.length > 0 || fixed.some((line) => line.startsWith("quarantined")))) fixed.push(...(await source.rebuildIndexes(readable)));
+  if (options.fix && (indexProblems.length > 0 || fixed.some((line) => line.startsWith("quarantined") || line.startsWith("set aside")))) fixed.push(...(await source.rebuildIndexes(readable)));
 
   for (const item of media) {
     if (!(await source.hasMedia(item.path))) {
@@ -120,7 +150,16 @@ export async function runDoctor(source: DoctorSource, options: { fix: boolean; w
   problems.push(...modes);
   if (options.fix && modes.length > 0) fixed.push(...(await source.fixModes(modes)));
 
-  return { where: source.where, records: records.length, problems, fixed };
+  return { where: source.where, format: formatOf(marker.text, marker.where), records: records.length, problems, fixed };
+}
+
+/** The format a marker's text names, or null. */
+function formatOf(text: string | null, where: string): number | null {
+  try {
+    return text === null ? null : parseFormat(text, where).format;
+  } catch {
+    return null;
+  }
 }
 
 /** Problems `--fix` leaves: missing media and a newer format need a person. */

@@ -1,10 +1,10 @@
 import type { Redis } from "ioredis";
+import { parentOf } from "../storage/keys.js";
 import { redactRedisUrl } from "../storage/redis-client.js";
 import { redisLayout } from "../storage/redis-keys.js";
 import { ioredis } from "../storage/redis-modules.js";
 import type { DoctorProblem, DoctorSource, SourceRecord } from "./doctor.js";
 
-const parentOf = (key: string) => (key.includes(":") ? key.slice(0, key.lastIndexOf(":")) : "");
 
 async function scanKeys(client: Redis, pattern: string): Promise<string[]> {
   const out: string[] = [];

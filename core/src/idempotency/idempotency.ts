@@ -24,6 +24,12 @@ interface StoredRecord {
   /** Who wrote an executing marker (shared stores with claims). */
   owner?: string;
   response: StoredResponse | null;
+  /**
+   * Written with the request's change, in the same batch (`storage/change-scope.ts`), before its answer:
+   * found without an answer and with no live request behind it, it says the change was made and the answer
+   * lost (the process stopped in between), so the request must not run again.
+   */
+  committed?: boolean;
   created_at: string;
   expires_at: string;
 }
@@ -31,7 +37,12 @@ interface StoredRecord {
 /** What a request with an `Idempotency-Key` should do. */
 export type IdempotencyDecision =
   | { kind: "replay"; response: StoredResponse }
-  | { kind: "proceed"; finish(response: StoredResponse | null): Promise<void> };
+  | {
+      kind: "proceed";
+      /** The write that rides with the request's first change (`openChangeScope`); none on a shared store. */
+      marker?: BatchOp;
+      finish(response: StoredResponse | null): Promise<void>;
+    };
 
 /** Identifies a key: it is scoped to account, method and path. */
 export interface IdempotencyScope {
@@ -90,6 +101,7 @@ export function createIdempotency({ storage, clock, lock, shared = false, batch,
         if (inFlight !== undefined) throw inUse(inFlight, fingerprint);
         const stored = await storage.getItem<StoredRecord>(storageKey);
         if (stored && Date.parse(stored.expires_at) > clock.now().getTime()) {
+          if (!stored.response && stored.committed && !shared) throw answerLost(stored.fingerprint, fingerprint);
           if (!stored.response) throw inUse(stored.fingerprint, fingerprint);
           if (stored.fingerprint !== fingerprint) throw reused();
           return { kind: "replay", response: stored.response };
@@ -106,6 +118,7 @@ export function createIdempotency({ storage, clock, lock, shared = false, batch,
         } else running.set(storageKey, fingerprint);
         return {
           kind: "proceed",
+          ...(!shared && { marker: { key: storageKey, value: { ...record(fingerprint, null, at, IDEMPOTENCY_TTL_MS), committed: true } } }),
           finish: async (response) => {
             try {
               if (response) await storage.setItem(storageKey, record(fingerprint, response, clock.now(), IDEMPOTENCY_TTL_MS));
@@ -149,6 +162,15 @@ function record(fingerprint: string, response: StoredResponse | null, at: Date, 
 function inUse(running: string, fingerprint: string): LpError {
   if (running !== fingerprint) return reused();
   return new LpError("idempotency_key_in_use", "A request with this Idempotency-Key is still being processed; retry shortly.");
+}
+
+/** The change of a request with this key was made, and its answer lost when the process stopped. */
+function answerLost(stored: string, fingerprint: string): LpError {
+  if (stored !== fingerprint) return reused();
+  return new LpError(
+    "idempotency_key_in_use",
+    "The request with this Idempotency-Key made its change, but lp stopped before it could store the answer. The change is kept: read the resource instead of sending the request again.",
+  );
 }
 
 function reused(): LpError {

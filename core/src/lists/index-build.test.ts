@@ -14,9 +14,9 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-describe.each(["memory", "fs"] as const)("buildIndex on %s", (kind) => {
+describe.each(["memory", "sqlite"] as const)("buildIndex on %s", (kind) => {
   const open = () => {
-    const dir = kind === "fs" ? mkdtempSync(join(tmpdir(), "lp-build-")) : undefined;
+    const dir = kind === "sqlite" ? mkdtempSync(join(tmpdir(), "lp-build-")) : undefined;
     if (dir) dirs.push(dir);
     const stores = createStores(kind, dir);
     opened.push(stores);

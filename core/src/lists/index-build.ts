@@ -56,7 +56,7 @@ export async function buildIndex(storage: Storage, prefix: string, toEntry: (rec
         // Handled by Promise.all below; a failure must not count as unhandled while the loop turns meanwhile.
         read.catch(() => {});
         reads.push(read);
-        // On fs small records are read synchronously: on a cold disk a batch may take a while to issue.
+        // Reads may be synchronous (SQLite): a batch may take a while to issue.
         await pace();
       }
       for (const record of await Promise.all(reads)) {

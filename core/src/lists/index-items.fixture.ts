@@ -1,7 +1,7 @@
 import type { Storage } from "unstorage";
 import { CollectionIndex, type IndexEntry } from "./collection-index.js";
 
-/** Records of a made-up collection for the persisted-index tests (fs and Redis): sortable, and removable by `gone`. */
+/** Records of a made-up collection for the index tests (SQLite and Redis): sortable, and removable by `gone`. */
 export interface Item {
   id: string;
   created_at: string;

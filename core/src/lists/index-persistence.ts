@@ -1,10 +1,10 @@
 import type { Storage } from "unstorage";
-import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
+import type { ChangeFeed, OrderedCollections, RecordChange } from "../storage/create-storage.js";
 import type { CollectionIndex, IndexEntry } from "./collection-index.js";
 import { buildIndex } from "./index-build.js";
-import { bytesSource, encodeSnapshotParts, entryShape, openSnapshot, pacer, yieldToLoop, type IndexSnapshotStore, type Stamp } from "./index-snapshot.js";
+import { bytesSource, encodeSnapshotParts, entryShape, openSnapshot, pacer, snapshotBlocks, yieldToLoop, type IndexSnapshotStore } from "./index-snapshot.js";
+import { orderedBlocks } from "./ordered-blocks.js";
 import { RestoringIndex } from "./restoring-index.js";
-import { addUnlisted, checkStale, readAhead, type StaleCheck } from "./stale-snapshot.js";
 
 type ToEntry = (record: unknown) => IndexEntry | null;
 
@@ -22,7 +22,7 @@ export interface Held {
   persisted?: string;
   /** On a shared store: a feed change reached this index since it was restored or persisted. */
   changed?: boolean;
-  /** The index being restored from its snapshot, while lists by `created_at` may be answered from it. */
+  /** The index being loaded newest first, while lists by `created_at` may be answered from it. */
   early?: RestoringIndex<IndexEntry>;
   /** A change to the collection reached the registry since the load began: `early` no longer answers. */
   dirty?: boolean;
@@ -32,8 +32,10 @@ export interface Held {
 
 /** Options of an {@link IndexRegistry}. */
 export interface IndexRegistryOptions {
-  /** Where indexes are persisted (fs, Redis); without it every index is built from its records. */
+  /** Where indexes are persisted (Redis); without it every index is loaded from its records. */
   snapshots?: IndexSnapshotStore;
+  /** A store that orders collections by `created_at` (SQLite): indexes load from it newest block first. */
+  ordered?: OrderedCollections;
   /** Indexes smaller than this are never persisted: reading their records is as quick (default 500). */
   persistMin?: number;
 }
@@ -50,46 +52,28 @@ export function parentOf(key: string): string | null {
 /**
  * The index of `prefix` from its persisted snapshot, or null when there is none or it cannot be trusted:
  * unreadable, of another format or entry shape, damaged (checksum, count, order), or stale beyond repair.
- * Without a change feed (fs), a snapshot whose folder token no longer holds is checked against the files
- * when `storage` is given (`stale-snapshot.ts`): the records changed since it was taken are read again and
- * laid over it, those removed left out, and the stamp it was checked at is returned as `rescanned`; a
- * folder swapped since is rebuilt. With a feed (Redis), the snapshot's token is a feed position: the feed
- * must still hold it (a trimmed or recreated feed cannot say what changed since), and every change after it
- * is applied to the entries. `early` is handed the index being restored once the snapshot is checked, with
- * those changes laid over it: lists by `created_at` can be answered from its newest blocks
+ * The snapshot's token is a feed position: the feed must still hold it (a trimmed or recreated feed cannot
+ * say what changed since), and every change after it is laid over the entries. `early` is handed the index
+ * being restored once the snapshot is checked: lists by `created_at` can be answered from its newest blocks
  * (`restoring-index.ts`).
  */
 export async function restoreIndex(
   store: IndexSnapshotStore,
   prefix: string,
   toEntry: ToEntry,
-  feed: ChangeFeed | undefined,
+  feed: ChangeFeed,
   early?: (restoring: RestoringIndex<IndexEntry>) => void,
-  storage?: Storage,
-): Promise<{ index: CollectionIndex<IndexEntry>; token?: string; rescanned?: Stamp } | null> {
-  const stamp = !feed && store.stamp ? await store.stamp(prefix) : null;
-  if (!feed && !stamp) return null;
-  const opening = store.open ? store.open(prefix) : store.read(prefix).then((bytes) => bytes && bytesSource(bytes));
-  // fs: the records the key journal names are read while the snapshot is, in case it turns out stale.
-  const ahead = stamp && storage ? readAhead(store, storage, prefix, toEntry) : null;
-  const source = await opening;
+): Promise<{ index: CollectionIndex<IndexEntry>; token: string } | null> {
+  const source = store.open ? await store.open(prefix) : await store.read(prefix).then((bytes) => bytes && bytesSource(bytes));
   if (!source) return null;
   const snapshot = openSnapshot(source, prefix, entryShape(toEntry));
   if (!snapshot) return null;
-  // By id, what each changed record's entry is now.
-  let latest = new Map<string, IndexEntry | null>();
-  let stale: StaleCheck | null = null;
-  if (feed) {
-    const changes = await changesSince(feed, prefix, snapshot.token);
-    if (!changes) return null;
-    // The last change wins, as applying them in turn would.
-    for (const change of changes) latest.set(change.key.slice(prefix.length + 1), change.value === null ? null : toEntry(change.value));
-  } else if (snapshot.token !== stamp!.token) {
-    stale = storage ? await checkStale(store, storage, prefix, toEntry, snapshot, ahead) : null;
-    if (!stale) return null;
-    latest = stale.latest;
-  }
-  const restoring = new RestoringIndex<IndexEntry>(snapshot, latest, stale?.present);
+  const changes = await changesSince(feed, prefix, snapshot.token);
+  if (!changes) return null;
+  // By id, what each changed record's entry is now: the last change wins, as applying them in turn would.
+  const latest = new Map<string, IndexEntry | null>();
+  for (const change of changes) latest.set(change.key.slice(prefix.length + 1), change.value === null ? null : toEntry(change.value));
+  const restoring = new RestoringIndex<IndexEntry>(snapshotBlocks(snapshot), latest);
   early?.(restoring);
   const index = await restoring.load();
   if (!index) return null;
@@ -100,9 +84,7 @@ export async function restoreIndex(
     if (entry) index.upsert(entry);
     else index.remove(id);
   }
-  if (!stale) return { index, token: snapshot.token };
-  await addUnlisted(storage!, prefix, toEntry, index, stale);
-  return { index, rescanned: stamp! };
+  return { index, token: snapshot.token };
 }
 
 /** The feed's changes to records directly under `prefix` after `token`, or null when the feed no longer holds it. */
@@ -120,66 +102,41 @@ async function changesSince(feed: ChangeFeed, prefix: string, token: string): Pr
   }
 }
 
-/** Writes the snapshot of `entries` (in `created_at` order, valid at `token`, and on fs at `basis`) for `prefix`. */
-export async function persistIndex(store: IndexSnapshotStore, prefix: string, toEntry: ToEntry, token: string, entries: readonly IndexEntry[], basis?: string): Promise<void> {
-  await store.write(prefix, await encodeSnapshotParts(prefix, entryShape(toEntry), token, entries, basis));
+/** Writes the snapshot of `entries` (in `created_at` order, valid at feed position `token`) for `prefix`. */
+export async function persistIndex(store: IndexSnapshotStore, prefix: string, toEntry: ToEntry, token: string, entries: readonly IndexEntry[]): Promise<void> {
+  await store.write(prefix, await encodeSnapshotParts(prefix, entryShape(toEntry), token, entries));
 }
 
 /** What {@link loadIndex} works with. */
 export interface LoadContext {
   storage: Storage;
   snapshots?: IndexSnapshotStore;
+  ordered?: OrderedCollections;
   feed?: ChangeFeed;
-  /** Smallest index worth persisting. */
-  persistMin: number;
 }
 
 /**
- * The index of `prefix`: restored from its snapshot when that can be trusted, or checked against the files
- * when its folder changed since (handed to `early` while it is restored: see {@link restoreIndex}),
- * otherwise built from the records. `token` is the snapshot it matches (restored, or being written:
- * `persisting`). Without a feed, an index built or checked against the files is persisted only when the
- * folder's token was settled before it read the records and did not change while it did: then the entries
- * are exactly its records. With a feed, the registry persists it once it follows the feed.
+ * The index of `prefix`: on SQLite read from the records newest block first (handed to `early` while it
+ * loads); on Redis restored from its snapshot when that can be trusted (likewise); otherwise built from the
+ * records. `token` is the feed position of the snapshot it was restored from; the registry persists an
+ * index built on Redis once it follows the feed.
  */
 export async function loadIndex(
   ctx: LoadContext,
   prefix: string,
   toEntry: ToEntry,
   early?: (restoring: RestoringIndex<IndexEntry>) => void,
-): Promise<{ index: CollectionIndex<IndexEntry>; token?: string; persisting?: Promise<void> }> {
-  const { snapshots, feed } = ctx;
-  if (snapshots) {
-    // A snapshot that cannot be read or trusted is rebuilt, never used (a damaged file, Redis down).
-    const restored = await restoreIndex(snapshots, prefix, toEntry, feed, early, ctx.storage).catch(() => null);
-    if (restored?.rescanned) return persistIfQuiet(ctx, prefix, toEntry, restored.index, restored.rescanned);
+): Promise<{ index: CollectionIndex<IndexEntry>; token?: string }> {
+  const { snapshots, ordered, feed } = ctx;
+  if (ordered) {
+    const restoring = new RestoringIndex<IndexEntry>(orderedBlocks(ordered, ctx.storage, prefix, toEntry));
+    early?.(restoring);
+    const index = await restoring.load().catch(() => null);
+    if (index) return { index };
+  } else if (snapshots && feed) {
+    // A snapshot that cannot be read or trusted is rebuilt, never used (a damaged block, Redis down).
+    const restored = await restoreIndex(snapshots, prefix, toEntry, feed, early).catch(() => null);
     if (restored) return restored;
   }
-  const before = snapshots?.stamp && !feed ? await snapshots.stamp(prefix).catch(() => null) : null;
-  const index = await buildIndex(ctx.storage, prefix, toEntry);
-  return persistIfQuiet(ctx, prefix, toEntry, index, before);
-}
-
-/** `index` of `prefix`, read from the records after `before` was stamped, and its snapshot written if the folder stayed as it was. */
-async function persistIfQuiet(ctx: LoadContext, prefix: string, toEntry: ToEntry, index: CollectionIndex<IndexEntry>, before: Stamp | null) {
-  const { snapshots } = ctx;
-  if (!snapshots || !before?.settled || index.size < ctx.persistMin) return { index };
-  const after = await snapshots.stamp!(prefix).catch(() => null);
-  if (after?.token !== before.token) return { index };
-  return { index, token: before.token, persisting: persistIndex(snapshots, prefix, toEntry, before.token, index.entriesByCreated(), before.basis) };
-}
-
-/**
- * Persists the index of `prefix` on a store without a feed (at close: nothing writes any more) unless its
- * snapshot at `persisted` still holds. Returns the token written, or undefined when nothing was.
- */
-export async function persistLocal(store: IndexSnapshotStore, prefix: string, toEntry: ToEntry, index: CollectionIndex<IndexEntry>, persisted: string | undefined): Promise<string | undefined> {
-  let stamp = await store.stamp?.(prefix).catch(() => null);
-  if (!stamp || stamp.token === persisted) return undefined;
-  // A token of a change made this very tick could survive the next write: move it out of reach first.
-  if (!stamp.settled) stamp = await store.seal?.(prefix).then(() => store.stamp!(prefix)).catch(() => null);
-  if (!stamp?.settled) return undefined;
-  const entries = index.entriesByCreated();
-  const ok = await persistIndex(store, prefix, toEntry, stamp.token, entries, stamp.basis).then(() => true, () => false);
-  return ok ? stamp.token : undefined;
+  return { index: await buildIndex(ctx.storage, prefix, toEntry) };
 }

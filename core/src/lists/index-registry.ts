@@ -1,7 +1,7 @@
 import type { Storage } from "unstorage";
-import type { ChangeFeed, RecordChange } from "../storage/create-storage.js";
+import type { ChangeFeed, OrderedCollections, RecordChange } from "../storage/create-storage.js";
 import { CollectionIndex, type IndexEntry } from "./collection-index.js";
-import { loadIndex, persistIndex, persistLocal, type Held, type IndexRegistryOptions } from "./index-persistence.js";
+import { loadIndex, persistIndex, type Held, type IndexRegistryOptions } from "./index-persistence.js";
 import type { IndexSnapshotStore } from "./index-snapshot.js";
 import { applyChange, listingOf, type IndexListing } from "./index-listing.js";
 import type { RestoringIndex } from "./restoring-index.js";
@@ -19,8 +19,9 @@ export type ChangeListener = (change: RecordChange | null) => void;
 const FEED_PAGE = 1000;
 
 /**
- * Holds one {@link CollectionIndex} per storage prefix, made on first use (restored from a trusted snapshot,
- * or built from the records in slices that yield: `index-persistence.ts`) and kept current by the services
+ * Holds one {@link CollectionIndex} per storage prefix, made on first use (read newest first from a store
+ * that orders its collections, restored from a trusted snapshot, or built from the records in slices that
+ * yield: `index-persistence.ts`) and kept current by the services
  * that write to it. On a store several processes share (it has a change feed), every {@link get} first reads
  * the feed and applies each change to the index of the key's parent prefix, so an index answers with every
  * write acknowledged anywhere before the call (read your writes). With nothing new that is one feed read; a
@@ -35,6 +36,7 @@ export class IndexRegistry {
   private queued: Promise<void> | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly snapshots?: IndexSnapshotStore;
+  private readonly ordered?: OrderedCollections;
   private readonly persistMin: number;
   /** Snapshot writes and removals under way (they never hold up a list). */
   private readonly pending = new Set<Promise<void>>();
@@ -45,6 +47,7 @@ export class IndexRegistry {
     options: IndexRegistryOptions = {},
   ) {
     this.snapshots = options.snapshots;
+    this.ordered = options.ordered;
     this.persistMin = options.persistMin ?? 500;
   }
 
@@ -104,11 +107,10 @@ export class IndexRegistry {
     if (!held) {
       let opened!: () => void;
       const made = { toEntry: toEntry as ToEntry, opened: new Promise<void>((resolve) => (opened = resolve)) } as Held;
-      const context = { storage: this.storage, snapshots: this.snapshots, feed: this.feed, persistMin: this.persistMin };
+      const context = { storage: this.storage, snapshots: this.snapshots, ordered: this.ordered, feed: this.feed };
       const early = (restoring: RestoringIndex<IndexEntry>) => ((made.early = restoring), opened());
       const index = loadIndex(context, prefix, made.toEntry, early).then((loaded) => {
         made.persisted = loaded.token;
-        if (loaded.persisting) this.track(loaded.persisting);
         return loaded.index;
       });
       made.index = index;
@@ -172,20 +174,14 @@ export class IndexRegistry {
   }
 
   /**
-   * Persists every index whose snapshot is missing or out of date: call at close, once no write is under
-   * way. Failures (a full disk, Redis at `maxmemory`) only cost the next start a rebuild.
+   * Persists every index whose snapshot is missing or out of date (Redis): call at close, once no write is
+   * under way. Failures (Redis at `maxmemory`) only cost the next start a rebuild.
    */
   async flush(): Promise<void> {
     await this.settle();
-    const snapshots = this.snapshots;
-    if (!snapshots) return;
-    const held = [...this.indexes].filter(([, h]) => h.settled);
-    if (this.feed) return this.persistShared(held.filter(([, h]) => h.changed || h.persisted === undefined)).catch(() => {});
-    for (const [prefix, h] of held) {
-      const index = await h.index;
-      if (index.size < this.persistMin || this.indexes.get(prefix) !== h) continue;
-      h.persisted = (await persistLocal(snapshots, prefix, h.toEntry, index, h.persisted)) ?? h.persisted;
-    }
+    if (!this.snapshots || !this.feed) return;
+    const held = [...this.indexes].filter(([, h]) => h.settled && (h.changed || h.persisted === undefined));
+    await this.persistShared(held).catch(() => {});
   }
 
   /** Waits for the snapshot writes and removals under way (tests, close). */

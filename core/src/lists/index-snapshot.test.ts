@@ -58,12 +58,11 @@ describe("index snapshots", () => {
     await expect(encodeSnapshot("p", "s", "t", [entry(1), { id: "z", created_at: "z" }])).rejects.toThrow();
   });
 
-  it("keep the store's basis, and refuse a header edited without its sum", async () => {
+  it("refuse a header edited without its sum", async () => {
     const entries = Array.from({ length: 1500 }, (_, i) => entry(i)).sort(compareByCreated);
-    const text = (await encodeSnapshot("p", "s", "t", entries, "11:22:1700000000000")).toString("utf8");
-    expect(openSnapshot(bytesSource(Buffer.from(text)), "p", "s")?.basis).toBe("11:22:1700000000000");
-    expect(openSnapshot(bytesSource(await encodeSnapshot("p", "s", "t", entries)), "p", "s")?.basis).toBeUndefined();
-    for (const edited of [text.replace("1700000000000", "1900000000000"), text.replace('"token":"t"', '"token":"u"'), text.replace('"count":1500', '"count":1499')]) {
+    const text = (await encodeSnapshot("p", "s", "t", entries)).toString("utf8");
+    expect(openSnapshot(bytesSource(Buffer.from(text)), "p", "s")?.count).toBe(1500);
+    for (const edited of [text.replace('"token":"t"', '"token":"u"'), text.replace('"count":1500', '"count":1499')]) {
       expect(edited).not.toBe(text);
       expect(openSnapshot(bytesSource(Buffer.from(edited)), "p", "s")).toBeNull();
     }

@@ -15,7 +15,7 @@ export function snapshotBuffer(bytes: SnapshotBytes): Buffer {
   return typeof bytes === "string" ? Buffer.from(bytes, "utf8") : Buffer.isBuffer(bytes) ? bytes : Buffer.concat(bytes as readonly Buffer[]);
 }
 
-export type { IndexSnapshotStore, RecordScan, Stamp } from "./snapshot-store.js";
+export type { IndexSnapshotStore } from "./snapshot-store.js";
 
 /** A decoded snapshot: its entries as an index (in `created_at` order) and the token they were valid at. */
 export interface DecodedSnapshot {
@@ -29,8 +29,6 @@ export interface Header {
   prefix: string;
   shape: string;
   token: string;
-  /** The stamp's basis the snapshot was taken at, when its store has one (fs). */
-  basis?: string;
   fields: string[];
   count: number;
   block: number;
@@ -48,7 +46,7 @@ export interface SnapshotSource {
   range(start: number, end: number): Promise<Buffer>;
 }
 
-/** A snapshot read whole into memory (fs) as a {@link SnapshotSource}. */
+/** A snapshot read whole into memory as a {@link SnapshotSource}. */
 export function bytesSource(bytes: Buffer): SnapshotSource {
   return { length: bytes.length, head: bytes, range: async (start, end) => bytes.subarray(start, end) };
 }
@@ -91,7 +89,7 @@ export function pacer(): () => Promise<void> {
 
 /**
  * The bytes of a snapshot (format 3, UTF-8 text): one header line (format, prefix, entry shape, token, the
- * store's basis, the entries' field names, count, block size, each block's length and SHA-256, and a SHA-256
+ * entries' field names, count, block size, each block's length and SHA-256, and a SHA-256
  * of the rest of the header), then one line per block of
  * {@link BLOCK} entries in `created_at` order: a JSON array holding one array of values per field (columns,
  * so no key and no bracket is repeated per entry, and one `JSON.parse` reads a block). Each block is checked
@@ -99,8 +97,8 @@ export function pacer(): () => Promise<void> {
  * bytes as it is encoded: megabytes of text are never turned into bytes in one turn. Throws when the entries
  * do not all have the same fields (nothing is persisted then).
  */
-export async function encodeSnapshot(prefix: string, shape: string, token: string, entries: readonly IndexEntry[], basis?: string): Promise<Buffer> {
-  return Buffer.concat(await encodeSnapshotParts(prefix, shape, token, entries, basis));
+export async function encodeSnapshot(prefix: string, shape: string, token: string, entries: readonly IndexEntry[]): Promise<Buffer> {
+  return Buffer.concat(await encodeSnapshotParts(prefix, shape, token, entries));
 }
 
 /**
@@ -108,7 +106,7 @@ export async function encodeSnapshot(prefix: string, shape: string, token: strin
  * block per block), never joined: a store writes them one after the other, so no turn of the event loop
  * copies the megabytes of a large index at once.
  */
-export async function encodeSnapshotParts(prefix: string, shape: string, token: string, entries: readonly IndexEntry[], basis?: string): Promise<Buffer[]> {
+export async function encodeSnapshotParts(prefix: string, shape: string, token: string, entries: readonly IndexEntry[]): Promise<Buffer[]> {
   const fields = entries.length > 0 ? Object.keys(entries[0]!) : ["id", "created_at"];
   const lines: Buffer[] = [];
   const sizes: number[] = [];
@@ -124,7 +122,7 @@ export async function encodeSnapshotParts(prefix: string, shape: string, token: 
     hashes.push(blockHash(line));
     await pace();
   }
-  const body: Omit<Header, "sum"> = { lp_index: SNAPSHOT_FORMAT, prefix, shape, token, ...(basis !== undefined && { basis }), fields, count: entries.length, block: BLOCK, sizes, hashes };
+  const body: Omit<Header, "sum"> = { lp_index: SNAPSHOT_FORMAT, prefix, shape, token, fields, count: entries.length, block: BLOCK, sizes, hashes };
   const header: Header = { ...body, sum: blockHash(JSON.stringify(body)) };
   const parts: Buffer[] = [Buffer.from(JSON.stringify(header), "utf8")];
   for (const line of lines) parts.push(LINE_BREAK, line);
@@ -141,7 +139,6 @@ const isValue = (value: unknown) => value === null || typeof value === "string" 
 const isHeader = (value: unknown): value is Header => {
   const h = value as Header;
   if (typeof h !== "object" || h === null || typeof h.token !== "string" || typeof h.sum !== "string") return false;
-  if (h.basis !== undefined && (typeof h.basis !== "string" || h.basis.length > 200)) return false;
   if (!Number.isSafeInteger(h.count) || h.count < 0 || !Array.isArray(h.fields) || h.fields.length > 64) return false;
   if (!Number.isSafeInteger(h.block) || h.block < 1 || h.block > 65_536) return false;
   const blocks = Math.ceil(h.count / h.block);
@@ -169,7 +166,6 @@ function blockEntries(line: string, fields: string[], size: number): IndexEntry[
 /** A snapshot whose header was checked: its blocks, each checked when decoded ({@link decodeBlock}). */
 export interface OpenedSnapshot {
   token: string;
-  basis?: string;
   count: number;
   fields: string[];
   /** Entries per block (the last block may hold fewer). */
@@ -207,7 +203,7 @@ export function openSnapshot(source: SnapshotSource, prefix: string, shape: stri
   }
   // The body is the blocks with one line break between each two: nothing more, nothing less.
   if (source.length !== (lines.length === 0 ? cut + 1 : at - 1)) return null;
-  return { token: header.token, basis: header.basis, count: header.count, fields: header.fields, block: header.block, source, lines, hashes: header.hashes };
+  return { token: header.token, count: header.count, fields: header.fields, block: header.block, source, lines, hashes: header.hashes };
 }
 
 /**
@@ -227,6 +223,21 @@ export async function decodeBlock(snapshot: OpenedSnapshot, n: number): Promise<
     return entries;
   } catch {
     return null;
+  }
+}
+
+/**
+ * The blocks of an opened snapshot, newest first, each in `created_at` order (null for one that is not what
+ * its header says): each block is fetched while the one before it is decoded (on Redis, a range read each).
+ */
+export async function* snapshotBlocks(snapshot: OpenedSnapshot): AsyncGenerator<IndexEntry[] | null> {
+  let next = snapshot.lines.length > 0 ? decodeBlock(snapshot, snapshot.lines.length - 1) : null;
+  for (let n = snapshot.lines.length - 1; n >= 0; n--) {
+    const decoding = next!;
+    next = n > 0 ? decodeBlock(snapshot, n - 1) : null;
+    // Its failure (a read that failed) is seen when it is awaited, or not at all when decoding stops first.
+    next?.catch(() => {});
+    yield await decoding;
   }
 }
 

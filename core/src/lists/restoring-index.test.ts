@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CollectionIndex, compareByCreated, type IndexEntry, type IndexQuery } from "./collection-index.js";
-import { bytesSource, encodeSnapshot, openSnapshot } from "./index-snapshot.js";
+import { bytesSource, encodeSnapshot, openSnapshot, snapshotBlocks } from "./index-snapshot.js";
 import { RestoringIndex } from "./restoring-index.js";
 
 const entry = (i: number): IndexEntry => ({ id: `e${String(i).padStart(5, "0")}`, created_at: `2026-01-01T0${Math.floor(i / 3600)}:${String(Math.floor(i / 60) % 60).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}.000Z`, kind: i % 97 === 0 ? "rare" : "common" });
@@ -8,16 +8,15 @@ const entry = (i: number): IndexEntry => ({ id: `e${String(i).padStart(5, "0")}`
 const COUNT = 5000;
 
 /** A snapshot of COUNT entries being restored, with `changes` since laid over it, and the index it must agree with. */
-async function restoring(changes = new Map<string, IndexEntry | null>(), present?: ReadonlySet<string>) {
+async function restoring(changes = new Map<string, IndexEntry | null>()) {
   const entries = Array.from({ length: COUNT }, (_, i) => entry(i)).sort(compareByCreated);
   const whole = (await CollectionIndex.fromSorted(entries))!;
   for (const [id, changed] of changes) {
     if (changed) whole.upsert(changed);
     else whole.remove(id);
   }
-  if (present) for (const e of entries) if (!present.has(e.id) && !changes.has(e.id)) whole.remove(e.id);
   const snapshot = openSnapshot(bytesSource(Buffer.from(await encodeSnapshot("p", "s", "t", entries))), "p", "s")!;
-  return { whole, restoring: new RestoringIndex<IndexEntry>(snapshot, changes, present), entries };
+  return { whole, restoring: new RestoringIndex<IndexEntry>(snapshotBlocks(snapshot), changes), entries };
 }
 
 /** Loads `index`, asking every query at each step: whatever it answers before the end must be the whole's answer. */
@@ -94,24 +93,11 @@ describe("an index being restored from its snapshot", () => {
     expect(answeredEarly).toBeGreaterThan(0);
   });
 
-  it("leaves out the entries of records that no longer exist (fs: a folder checked against its files)", async () => {
-    const gone = new Set([COUNT - 1, COUNT - 2, COUNT - 5, COUNT - 700, 40, 0].map((i) => entry(i).id));
-    const present = new Set(Array.from({ length: COUNT }, (_, i) => entry(i).id).filter((id) => !gone.has(id)));
-    const changes = new Map<string, IndexEntry | null>([["z-new", { id: "z-new", created_at: "2027-01-01T00:00:00.000Z", kind: "common" }]]);
-    const { whole, restoring: index, entries } = await restoring(changes, present);
-    const asked = queries(entries);
-    const { answeredEarly, built } = await agreeWhileLoading(index, whole, asked);
-    expect(answeredEarly).toBeGreaterThan(0);
-    // The snapshot's own entries, less the removed ones (the changes are laid over by the caller).
-    expect(built.entriesByCreated()).toEqual(entries.filter((e) => present.has(e.id)));
-    expect(whole.query(asked[0]!).items.map((e) => e.id)).not.toContain(entry(COUNT - 1).id);
-  });
-
   it("gives no index when a block is not one, and then answers nothing", async () => {
     const entries = Array.from({ length: 3000 }, (_, i) => entry(i)).sort(compareByCreated);
     const across = [...entries.slice(1024, 2048), ...entries.slice(0, 1024), ...entries.slice(2048)];
     const snapshot = openSnapshot(bytesSource(Buffer.from(await encodeSnapshot("p", "s", "t", across))), "p", "s")!;
-    const index = new RestoringIndex<IndexEntry>(snapshot);
+    const index = new RestoringIndex<IndexEntry>(snapshotBlocks(snapshot));
     expect(await index.load()).toBeNull();
     expect(index.ended).toBe(true);
     expect(index.query({ field: "created_at", descending: true, limit: 20 })).toBeNull();

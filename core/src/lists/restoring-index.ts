@@ -1,27 +1,31 @@
 import { CollectionIndex, compareByCreated, type IndexEntry, type IndexQuery } from "./collection-index.js";
-import { decodeBlock, pacer, type OpenedSnapshot } from "./index-snapshot.js";
+import { pacer } from "./index-snapshot.js";
 
 /** A page of a listing, or null when what is loaded so far cannot say it exactly. */
 export type PartialPage<E> = { items: E[]; hasMore: boolean } | null;
 
 /**
- * An index being restored from a checked snapshot, newest block first, so that the first page of a listing
- * by `created_at` descending (the default order) can be answered long before the whole index is built.
+ * A collection's entries in blocks, newest block first, each block in `created_at` order: a checked
+ * snapshot's blocks (Redis), or the records themselves read through the database's index (SQLite). A null
+ * block is one that is not what it should be: the load gives up and the index is rebuilt.
+ */
+export type EntryBlocks<E> = AsyncIterable<E[] | null>;
+
+/**
+ * An index being loaded newest block first, so that the first page of a listing by `created_at` descending
+ * (the default order) can be answered long before the whole index is built.
  *
- * Why an answer from part of the snapshot is the answer the whole index would give: the snapshot lists its
- * entries in `created_at` order, and the blocks decoded so far are its newest ones, a suffix of that order
- * with nothing missing in between. A descending walk that starts inside that suffix meets exactly the
- * entries the whole index would meet, in the same order, until it leaves the suffix; {@link query} answers
- * only when it found the page and one more match (so `has_more` is known) before leaving it, or when every
- * block is decoded. Any other sort, or a cursor older than the suffix, waits for the whole index.
+ * Why an answer from part of the blocks is the answer the whole index would give: the blocks loaded so far
+ * are the newest entries, a suffix of the `created_at` order with nothing missing in between. A descending
+ * walk that starts inside that suffix meets exactly the entries the whole index would meet, in the same
+ * order, until it leaves the suffix; {@link query} answers only when it found the page and one more match
+ * (so `has_more` is known) before leaving it, or when every block is loaded. Any other sort, or a cursor
+ * older than the suffix, waits for the whole index.
  *
- * Changes made since the snapshot was taken (on a shared store, read from the change feed before restoring)
- * are laid over it: an entry whose id they name is skipped where the snapshot has it, and the entries they
- * add are merged into the walk by `created_at`. The collection as it is, restricted to what sorts at or after
- * the oldest decoded entry, is then exactly the merged walk until it passes that entry. Changes after those
- * are not laid over: the registry stops asking once any further change to the collection reaches it.
- * On fs, a snapshot whose folder changed since is checked against the files first: `present` then names the
- * records that still exist, and an entry of the snapshot it does not name is left out as a removed one.
+ * Changes made since a snapshot was taken (on a shared store, read from the change feed before restoring)
+ * are laid over it: an entry whose id they name is skipped where the blocks have it, and the entries they
+ * add are merged into the walk by `created_at`. Changes after those are not laid over: the registry stops
+ * asking once any further change to the collection reaches it.
  */
 export class RestoringIndex<E extends IndexEntry> {
   /** Decoded blocks, newest first; each in `created_at` order. */
@@ -31,14 +35,10 @@ export class RestoringIndex<E extends IndexEntry> {
   /** The entries the changes since the snapshot added or replaced, in `created_at` order. */
   private readonly added: E[];
 
-  /**
-   * `changes`: by id, the entry each record changed since the snapshot has now (null: removed or no longer
-   * listed). `present`: when given, the ids of the records that exist now (any other entry is removed).
-   */
+  /** `changes`: by id, the entry each record changed since the snapshot has now (null: removed or no longer listed). */
   constructor(
-    private readonly snapshot: OpenedSnapshot,
+    private readonly source: EntryBlocks<E>,
     private readonly changes: ReadonlyMap<string, E | null> = new Map(),
-    private readonly present?: ReadonlySet<string>,
   ) {
     this.added = [...changes.values()].filter((e): e is E => e !== null).sort(compareByCreated);
   }
@@ -55,37 +55,25 @@ export class RestoringIndex<E extends IndexEntry> {
   }
 
   /**
-   * Decodes every block, newest first, yielding every few milliseconds, then builds the whole index (oldest
+   * Takes every block, newest first, yielding every few milliseconds, then builds the whole index (oldest
    * first, checking the order across blocks and that no id repeats). Null when a block is not one.
    */
   async load(): Promise<CollectionIndex<E> | null> {
     const pace = pacer();
     try {
-      const last = this.snapshot.lines.length - 1;
-      // Each block is fetched while the one before it is decoded (on Redis, a range read per block).
-      let next = last >= 0 ? decodeBlock(this.snapshot, last) : null;
-      for (let n = last; n >= 0; n--) {
-        const decoding = next!;
-        next = n > 0 ? decodeBlock(this.snapshot, n - 1) : null;
-        // Its failure (a read that failed) is seen when it is awaited, or not at all when decoding stops first.
-        next?.catch(() => {});
-        const entries = (await decoding) as E[] | null;
-        if (!entries) {
-          await next?.catch(() => null);
-          return null;
-        }
+      for await (const entries of this.source) {
+        if (!entries) return null;
         const newer = this.blocks[this.blocks.length - 1];
         // Blocks must follow each other in order: the suffix has no gap nor overlap.
         if (newer && entries.length > 0 && compareByCreated(entries[entries.length - 1]!, newer[0]!) >= 0) return null;
-        this.blocks.push(entries);
-        this.wake(n === 0);
+        if (entries.length > 0) this.blocks.push(entries);
+        this.wake(false);
         await pace();
       }
       this.wake(true);
       const builder = CollectionIndex.inOrder<E>();
-      const present = this.present;
       for (let b = this.blocks.length - 1; b >= 0; b--) {
-        for (const entry of this.blocks[b]!) if ((!present || present.has(entry.id)) && !builder.add(entry)) return null;
+        for (const entry of this.blocks[b]!) if (!builder.add(entry)) return null;
         await pace();
       }
       return builder.done();
@@ -100,7 +88,7 @@ export class RestoringIndex<E extends IndexEntry> {
    * sort than `created_at` descending, a cursor older than them, or too few matches in them).
    */
   query(q: IndexQuery<E>): PartialPage<E> {
-    const { blocks, added, changes, present } = this;
+    const { blocks, added, changes } = this;
     if (q.field !== "created_at" || !q.descending || blocks.length === 0) return null;
     let b = 0;
     let i = blocks[0]!.length - 1;
@@ -117,8 +105,8 @@ export class RestoringIndex<E extends IndexEntry> {
     const oldest = blocks[blocks.length - 1]![0]!;
     const items: E[] = [];
     for (;;) {
-      // The next entry of the snapshot that no change replaced and whose record still exists.
-      while (b < blocks.length && (i < 0 || changes.has(blocks[b]![i]!.id) || (present && !present.has(blocks[b]![i]!.id)))) {
+      // The next entry of the blocks that no change replaced.
+      while (b < blocks.length && (i < 0 || changes.has(blocks[b]![i]!.id))) {
         if (i >= 0) i--;
         else if (++b < blocks.length) i = blocks[b]!.length - 1;
       }

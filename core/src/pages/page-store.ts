@@ -96,9 +96,9 @@ export function createPageStore(deps: PageStoreDeps) {
     },
 
     /** A page's own record changed (theme, SEO, deployment state); fenced by the page's lock when given. */
-    async savePage(page: PageRecord, fence?: BatchFence) {
+    async savePage(page: PageRecord, fence?: BatchFence, also: readonly BatchOp[] = []) {
       const key = pageKeys.page(page.account_id, page.id);
-      if (fence) await batch([{ key, value: page }], fence);
+      if (fence || also.length > 0) await batch([{ key, value: page }, ...also], fence);
       else await storage.setItem(key, page);
       await deps.indexes.update(pageKeys.pages(page.account_id), toPageEntry, (index) => index.upsert(toPageEntry(page)));
     },

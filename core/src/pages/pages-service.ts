@@ -1,3 +1,4 @@
+import { stageEvent } from "../events/event-sink.js";
 import type { AccountsService } from "../accounts/accounts-service.js";
 import { toTimestamp } from "../deps.js";
 import { LpError, notFound } from "../errors.js";
@@ -57,10 +58,11 @@ export function createPagesService(deps: PagesDeps) {
     return page;
   }
 
-  /** The one place a page is written: record, index, event. */
+  /** The one place a page is written: the record and its event's outbox entry in one batch, the index, then the event handed on. */
   async function commitPage(page: PageRecord, type: "page.created" | "page.updated", lease?: LockLease) {
-    await store.savePage(page, lease?.fence);
-    await deps.events.emit({ type, account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) });
+    const event = await stageEvent(deps.events, { type, account_id: page.account_id, data: toPageView(page, builderUrl(page.id)) });
+    await store.savePage(page, lease?.fence, event.ops);
+    event.publish();
   }
 
   async function createPage(job: JobRecord, draft: Omit<PageRecord, "slug">, title: string): Promise<PageRecord> {

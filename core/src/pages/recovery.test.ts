@@ -22,7 +22,7 @@ describe("recovery after a crash", () => {
     let arrived!: () => void;
     parked = new Promise<void>((resolve) => (arrived = resolve));
     const core = await createCore({
-      stores: createStores("fs", dir),
+      stores: createStores("sqlite", dir),
       clock,
       publicUrl: () => "http://lp.test",
       sleep: frozen

@@ -26,12 +26,13 @@ export function createProductStore(deps: { storage: Storage; batch: (ops: readon
     /** The stored record's text, unparsed (soft-deleted or not): for readers that memoise what they derive from it. */
     readText: (accountId: string, id: string) => readText(storage, productKeys.product(accountId, id)),
     /**
-     * Stores the record and keeps this process's index in step (a soft-deleted product leaves it). An edit
-     * passes the fence of the product's lock: a shared store refuses it once that lease has ended.
+     * Stores the record, with `also` (its event's outbox entry) in the same batch, and keeps this process's
+     * index in step (a soft-deleted product leaves it). An edit passes the fence of the product's lock: a
+     * shared store refuses it once that lease has ended.
      */
-    async write(record: ProductRecord, fence?: BatchFence) {
+    async write(record: ProductRecord, fence?: BatchFence, also: readonly BatchOp[] = []) {
       const key = productKeys.product(record.account_id, record.id);
-      if (fence) await deps.batch([{ key, value: record }], fence);
+      if (fence || also.length > 0) await deps.batch([{ key, value: record }, ...also], fence);
       else await storage.setItem(key, record);
       const entry = toProductEntry(record);
       await indexes.update(productKeys.products(record.account_id), toProductEntry, (index) => (entry ? index.upsert(entry) : index.remove(record.id)));

@@ -14,13 +14,13 @@ afterEach(() => {
 });
 
 async function open(dir: string, events: DomainEvent[] = []) {
-  const stores = createStores("fs", dir);
+  const stores = createStores("sqlite", dir);
   const clock = createManualClock();
   const core = await createCore({ stores, clock, publicUrl: () => "http://lp.test", events: { emit: async (e) => void events.push(e) } });
   return { core, clock, stores };
 }
 
-describe("products service over fs", () => {
+describe("products service over SQLite", () => {
   it("rebuilds its list index from disk after a restart, without deleted products", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lp-products-"));
     dirs.push(dir);
@@ -67,7 +67,7 @@ describe("products service over fs", () => {
   });
 });
 
-describe.each(["memory", "fs"] as const)("getJson (%s)", (kind) => {
+describe.each(["memory", "sqlite"] as const)("getJson (%s)", (kind) => {
   it("answers get's product as JSON, following every write to the record, the public URL and deletion", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lp-products-"));
     dirs.push(dir);

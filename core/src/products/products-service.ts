@@ -11,6 +11,7 @@ import type { LockLease } from "../ports/lock.js";
 import { mediaTypeFromUrl } from "../media/sniff.js";
 import type { ServiceDeps } from "../service-deps.js";
 import { createTextMemo } from "../storage/text-memo.js";
+import { stageEvent } from "../events/event-sink.js";
 import { checkUploads, type CheckedUpload, type ImageUpload } from "./product-input.js";
 import { createProductStore, productKeys } from "./product-store.js";
 import { assertProductRoom } from "./product-quotas.js";
@@ -67,10 +68,11 @@ export function createProductsService(deps: Deps) {
     return record;
   }
 
-  /** The one place a product changes: storage, index, and the event. */
+  /** The one place a product changes: the record and its event's outbox entry in one batch, the index, then the event handed on. */
   async function commit(record: ProductRecord, type: "product.created" | "product.updated" | "product.deleted", lease?: LockLease) {
-    await store.write(record, lease?.fence);
-    await deps.events.emit({ type, account_id: record.account_id, data: view(record) });
+    const event = await stageEvent(deps.events, { type, account_id: record.account_id, data: view(record) });
+    await store.write(record, lease?.fence, event.ops);
+    event.publish();
   }
 
   async function storeUploads(record: ProductRecord, uploads: CheckedUpload[], startOrder: number, at: string) {

@@ -4,7 +4,7 @@ import type { Storage } from "unstorage";
  * The record at `key`, or `make()` stored there when there is none (or `usable` refuses what is there).
  * Several processes starting at once on a shared store (Redis) agree: the write is a SET NX (`ifAbsent`,
  * which the Redis driver honours), and every process returns what is stored after its attempt, so the first
- * writer wins. memory and fs have one process per store, where checking first is enough.
+ * writer wins. memory and SQLite have one process per store, where checking first is enough.
  */
 export async function claimItem<T>(storage: Storage, key: string, make: () => T, usable: (value: T) => boolean = () => true): Promise<T> {
   const existing = await storage.getItem<T>(key);

@@ -1,20 +1,18 @@
-import { join } from "node:path";
 import { destr } from "destr";
 import { createStorage, normalizeBaseKey, type Driver, type Storage } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
-import { fsDurableDriver } from "./fs-durable-driver.js";
-import { readFileOrNull, writeFileAtomic } from "./fs-io.js";
 import type { RecordClaims } from "./redis-claim.js";
 import { createRedisStores, type RedisStoreOptions } from "./redis-stores.js";
-import { replaceFsStores, settleFsReplace } from "./fs-replace.js";
 import type { IndexSnapshotStore } from "../lists/index-snapshot.js";
-import { exactSnapshots, fsIndexSnapshots } from "./fs-index-snapshots.js";
-import { KeyJournal } from "./fs-key-journal.js";
 import { attachKeyChunks } from "./key-chunks.js";
 import { directBatch, installDirectWrites } from "./direct-writes.js";
+import { createSqliteStores, type SqliteStoreOptions } from "./sqlite-stores.js";
 
-/** The storage kinds `lp serve --storage` accepts. */
-export type StorageKind = "memory" | "fs" | "redis";
+/**
+ * The kinds of store: `sqlite`, the embedded store on disk (`lp serve`'s default; `--storage fs` is another
+ * name for it), `memory` for throwaway runs and tests, `redis` for several processes sharing one service.
+ */
+export type StorageKind = "memory" | "sqlite" | "redis";
 
 /**
  * One write of a {@link Stores.batch}: a record to store, or (with `remove`) a key to delete. `chain` marks
@@ -57,6 +55,16 @@ export interface ChangeFeed {
   has?(cursor: string): Promise<boolean>;
 }
 
+/**
+ * A store whose engine keeps each collection ordered by `created_at` (SQLite): the records of a collection
+ * newest first, `limit` at a time, each block starting after the `[created_at, key]` the previous one ended
+ * at, and those without a `created_at`. List indexes load from it newest first, with no snapshot to keep.
+ */
+export interface OrderedCollections {
+  newest(prefix: string, before: readonly [string, string] | null, limit: number): Array<[key: string, text: string, createdAt: string]>;
+  undated(prefix: string): Array<[key: string, text: string]>;
+}
+
 /** Reads and writes the text of a store's format marker (see `format-version.ts`). */
 export interface FormatMarker {
   /** Where it is, for messages: a file, or a Redis key. */
@@ -71,37 +79,32 @@ export interface Stores {
   data: Storage;
   media: Storage;
   /**
-   * Applies several writes to `data` as one change: on a shared store (Redis) atomically (MULTI/EXEC or one script), so no
-   * process ever sees some of them without the others; on memory in order; on fs as one group commit (every
-   * new file flushed in one round, then renamed in order), so a kill leaves a prefix of the writes applied,
-   * as it would writing them one by one (crash recovery of a torn batch is the job of the journal of the
-   * aggregate that wrote it). Resolves once every write is applied and durable.
+   * Applies several writes to `data` as one change: on SQLite one transaction, on Redis atomically (MULTI/EXEC
+   * or one script), so no reader and no crash ever sees some of them without the others; on memory in order,
+   * at once. Resolves once every write is applied and durable.
    * With a `fence` (a shared lock's lease), a shared store refuses the batch with `service_unavailable` once
    * the lock no longer holds the holder's token; local stores have local locks, which no one takes away.
    */
   batch(ops: readonly BatchOp[], fence?: BatchFence): Promise<void>;
   /** Present on stores that several processes share. */
   changes?: ChangeFeed;
-  /** Where persisted list indexes are kept (fs and Redis), so a restart need not read every record. */
+  /** Where persisted list indexes are kept (Redis), so a restart need not read every record. */
   indexSnapshots?: IndexSnapshotStore;
+  /** On SQLite: collections newest first, for list indexes that load without a snapshot. */
+  ordered?: OrderedCollections;
   /**
    * Replaces every record but the `meta:` ones, and every media file (base64 in `media`), so that a reader,
-   * or the next start after a kill, finds the old data or the new, never a mix. Memory stores have none
-   * (nothing of theirs outlives a kill): the caller clears and writes.
+   * or the next start after a kill, finds the old data or the new, never a mix (SQLite: one transaction).
+   * Memory stores have none (nothing of theirs outlives a kill): the caller clears and writes.
    */
   replace?(records: Record<string, unknown>, media: Record<string, string>): Promise<void>;
-  /**
-   * fs: resolves once every acknowledged write is in its record file (the log acknowledges a write before
-   * its file is renamed into place), for a start that others may read the folder after.
-   */
-  settle?(): Promise<void>;
   /** On shared stores: the claim and finish of an Idempotency-Key, each one atomic step without a lock. */
   claims?: RecordClaims;
   /** On Redis stores: where the Redis is, for parts that open their own connections (the lock, BullMQ queues). */
   redis?: { url: string; prefix: string };
   /** Where the records are, for log lines: the data dir, or the Redis URL (without password) and prefix. */
   where?: string;
-  /** Where one record is kept, for log lines: its file, or its Redis key. */
+  /** Where one record is kept, for log lines: its database and key, or its Redis key. */
   describeKey?(key: string): string;
   /** The store's format marker (`format.json` of a data dir, `meta:format` under a Redis prefix); none in memory. */
   format?: FormatMarker;
@@ -178,71 +181,26 @@ export function toStorage(driver: Driver): Storage {
 }
 
 /**
- * Opens the stores of one kind: `fs` needs a data directory, `redis` its URL (and optional key prefix);
+ * Opens the stores of one kind: `sqlite` needs a data directory, `redis` its URL (and optional key prefix);
  * memory needs nothing.
  */
-export function createStores(kind: StorageKind, where?: string | RedisStoreOptions): Stores {
+export function createStores(kind: StorageKind, where?: string | RedisStoreOptions, options: SqliteStoreOptions = {}): Stores {
   if (kind === "redis") {
     if (typeof where !== "object" || !where.url) throw new Error("redis storage needs a Redis URL");
     return createRedisStores(where);
   }
-  const dataDir = typeof where === "string" ? where : undefined;
-  if (kind === "fs" && !dataDir) throw new Error("fs storage needs a data directory");
-  // An import a kill cut short is settled before anything reads the folders.
-  if (kind === "fs") settleFsReplace(dataDir!);
-  // The keys written since the snapshots were taken, so a snapshot left stale by a kill is corrected from them.
-  const journal = kind === "fs" ? new KeyJournal(join(dataDir!, "data")) : undefined;
-  const drivers =
-    kind === "fs" ? [fsDurableDriver({ base: join(dataDir!, "data"), keyJournal: journal }), fsDurableDriver({ base: join(dataDir!, "media"), log: false })] : [memoryDriver(), memoryDriver()];
-  const [data, media] = drivers.map(toStorage) as [Storage, Storage];
-  const onDisk = kind === "fs" ? dataDir : undefined;
-  const formatFile = onDisk ? join(onDisk, "format.json") : "";
+  if (kind === "sqlite") {
+    if (typeof where !== "string" || !where) throw new Error("sqlite storage needs a data directory");
+    return createSqliteStores(where, options);
+  }
+  const [data, media] = [toStorage(memoryDriver()), toStorage(memoryDriver())];
   return {
     kind,
     data,
     media,
-    ...(onDisk && {
-      where: onDisk,
-      describeKey: (key: string) => join(onDisk, "data", ...key.split(":")),
-      format: {
-        where: formatFile,
-        read: () => readFileOrNull(formatFile, (error) => (error as NodeJS.ErrnoException).code === "ENOENT").then((bytes) => bytes?.toString("utf8") ?? null),
-        // Beside the marker, so the write needs nothing but the data dir itself.
-        write: (text: string) => writeFileAtomic(formatFile, `${formatFile}.${process.pid}.tmp`, text, true),
-      },
-    }),
-    // fs: one group commit (the new files flushed together, then renamed in order); memory: in order, at once.
-    batch: kind === "fs" ? (ops) => (drivers[0] as unknown as { writeBatch(ops: readonly BatchOp[]): Promise<void> }).writeBatch(ops) : (ops) => directBatch(data, ops).then((done) => (done ? undefined : applyInOrder(data, ops))),
-    ...(onDisk && { indexSnapshots: afterSettle(fsIndexSnapshots(onDisk, { journal }), () => (drivers[0] as unknown as { settle(): Promise<void> }).settle()) }),
-    ...(kind === "fs"
-      ? {
-          settle: () => (drivers[0] as unknown as { settle(): Promise<void> }).settle(),
-          async replace(records: Record<string, unknown>, files: Record<string, string>) {
-            // The data folder is swapped away: nothing of it may wait in its log (the next write starts a new one in the new folder).
-            await (drivers[0] as { checkpoint?: () => Promise<void> }).checkpoint?.();
-            await replaceFsStores(dataDir!, data, records, files);
-            // The folders changed under the drivers: what they cached is of the old ones.
-            for (const driver of drivers) (driver as { forgetCache?: () => void }).forgetCache?.();
-          },
-        }
-      : {}),
+    batch: (ops) => directBatch(data, ops).then((done) => (done ? undefined : applyInOrder(data, ops))),
     async dispose() {
       await Promise.all([data.dispose(), media.dispose()]);
-      // A clean stop: the log is checkpointed, so the journal starts over, naming the snapshots exact now.
-      if (journal && onDisk) journal.reseal(await exactSnapshots(onDisk));
     },
-  };
-}
-
-/**
- * fs snapshots whose token (the records folder's modification time) is read only once every acknowledged
- * write is in its record file: a rename landing after the token would make a good snapshot look stale.
- */
-export function afterSettle(snapshots: IndexSnapshotStore, settle: () => Promise<void>): IndexSnapshotStore {
-  const { stamp, seal } = snapshots;
-  return {
-    ...snapshots,
-    ...(stamp && { stamp: async (prefix: string) => (await settle(), stamp(prefix)) }),
-    ...(seal && { seal: async (prefix: string) => (await settle(), seal(prefix)) }),
   };
 }

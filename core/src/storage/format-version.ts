@@ -5,7 +5,7 @@ import { toStorageFault } from "./storage-faults.js";
  * The format of the records this lp writes. It changes when a record's shape or the layout of the store
  * changes in a way an older lp would misread; each change adds a step to {@link MIGRATIONS}.
  */
-export const CURRENT_FORMAT = 1;
+export const CURRENT_FORMAT = 2;
 
 /** What the marker holds: `format.json` of a data dir, `meta:format` under a Redis prefix. */
 export interface FormatRecord {
@@ -15,9 +15,14 @@ export interface FormatRecord {
 
 /**
  * Steps from format N to N+1, each safe to run again after a kill part-way (the marker moves on only once a
- * step has finished). None yet: format 1 is the first, and stores written before the marker existed are in it.
+ * step has finished). Format 1 is the first (stores written before the marker existed are in it). Format 2
+ * changed the embedded store's layout, from a file per record to one SQLite database: a data dir is moved
+ * to it before its store opens (`migration/format-1-migration.ts`), so only a Redis store (whose layout did
+ * not change) or an empty data dir comes through this step.
  */
-const MIGRATIONS: Record<number, { says: string; run: (stores: Stores) => Promise<void> }> = {};
+const MIGRATIONS: Record<number, { says: string; run: (stores: Stores) => Promise<void> }> = {
+  1: { says: "the layout of this store is the same in format 2", run: async () => {} },
+};
 
 /** A store in a format newer than this lp reads: `lp serve` refuses to start with this message. */
 export class NewerFormatError extends Error {

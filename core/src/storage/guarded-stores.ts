@@ -3,6 +3,8 @@ import type { Stores } from "./create-storage.js";
 import { recordProblem, RecordUnreadableError } from "./record-check.js";
 import { toTimestamp, type Clock } from "../deps.js";
 import { createStorageHealth, toStorageFault, type StorageHealth } from "./storage-faults.js";
+import { hasScopedOp, withScopedOp } from "./change-scope.js";
+import type { BatchOp } from "./create-storage.js";
 
 /** Options of {@link guardStores}. */
 export interface GuardOptions {
@@ -16,11 +18,12 @@ const WRITES = ["setItem", "setItemRaw", "setItems", "removeItem", "clear"] as c
 const REPORTED_MAX = 10_000;
 
 /**
- * The stores with two guarantees added. A write the storage refuses for want of room or rights throws a
- * {@link StorageFaultError} (507/503 with `details.reason`), which `health` counts and logs once, and a
- * write that goes through ends the fault. A record read from `data` is checked against its kind's schema
- * ({@link recordProblem}): one that fails throws {@link RecordUnreadableError} (GET: 500 naming the id;
- * lists skip it) and is named, with its file, in one log line.
+ * The stores with two guarantees added. A write the storage refuses for want of room or rights (a record,
+ * media, a batch, an Idempotency-Key claim) throws a {@link StorageFaultError} (507/503 with
+ * `details.reason`), which `health` counts and logs once, and a write that goes through ends the fault.
+ * A record read from `data` is checked against its kind's schema ({@link recordProblem}): one that fails
+ * throws {@link RecordUnreadableError} (GET: 500 naming the id; lists skip it) and is named, with its file,
+ * in one log line.
  */
 export function guardStores(stores: Stores, options: GuardOptions): Stores {
   const { health } = options;
@@ -33,8 +36,9 @@ export function guardStores(stores: Stores, options: GuardOptions): Stores {
     health.refused(fault);
     throw fault;
   };
-  // Plain promise handlers rather than an async function: every record write passes here.
-  const guardWrite = <T>(work: () => Promise<T>): Promise<T> => {
+  // Plain promise handlers rather than an async function: every record write passes here. `wrote` says
+  // whether a call that went through did write (a claim that finds a live record only reads).
+  const guardWrite = <T>(work: () => Promise<T>, wrote?: (result: T) => boolean): Promise<T> => {
     let pending: Promise<T>;
     try {
       pending = work();
@@ -42,7 +46,7 @@ export function guardStores(stores: Stores, options: GuardOptions): Stores {
       return Promise.reject(error).catch(refused);
     }
     return pending.then((result) => {
-      health.succeeded();
+      if (!wrote || wrote(result)) health.succeeded();
       return result;
     }, refused);
   };
@@ -74,12 +78,27 @@ export function guardStores(stores: Stores, options: GuardOptions): Stores {
   };
 
   const data = wrap(stores.data, true);
+  // A write made inside a change scope (an idempotent request) carries the scope's op in its own batch.
+  const { setItem, removeItem } = data;
+  const scoped = (op: BatchOp) => withScopedOp([op], (ops) => guardWrite(() => stores.batch(ops)));
+  data.setItem = ((key: string, value: unknown, opts?: Record<string, unknown>) =>
+    (opts === undefined || Object.keys(opts).length === 0) && hasScopedOp() ? scoped({ key, value }) : setItem(key, value as never, opts)) as Storage["setItem"];
+  data.removeItem = ((key: string, opts?: Record<string, unknown>) =>
+    opts === undefined && hasScopedOp() ? scoped({ key, remove: true }) : removeItem(key, opts as never)) as Storage["removeItem"];
+  const claims = stores.claims;
   (data as Storage & { [REPORT]?: typeof unreadable })[REPORT] = unreadable;
   return {
     ...stores,
     data,
     media: wrap(stores.media, false),
-    batch: (ops, fence) => guardWrite(() => stores.batch(ops, fence)),
+    batch: (ops, fence) => withScopedOp(ops, (all) => guardWrite(() => stores.batch(all, fence))),
+    // The Idempotency-Key claims of a shared store write too (the executing marker, then the response).
+    ...(claims && {
+      claims: {
+        claim: (key, marker, now) => guardWrite(() => claims.claim(key, marker, now), (live) => live === null),
+        finish: (key, owner, record) => guardWrite(() => claims.finish(key, owner, record)),
+      },
+    }),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { redisCall } from "./redis-client.js";
-import { checkKey, KEY_SET_LUA, type RedisLayout } from "./redis-keys.js";
+import { checkKey } from "./keys.js";
+import { KEY_SET_LUA, type RedisLayout } from "./redis-keys.js";
 
 // Idempotency records on Redis, in one script run per step and no lock. Each record is a JSON object with
 // `expires_at` (an ISO timestamp of the core's clock, so comparable as text) and `owner` (the claimant).

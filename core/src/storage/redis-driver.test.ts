@@ -6,7 +6,7 @@ import { StorageFaultError } from "./storage-faults.js";
 import { createRedisClient, redactRedisUrl } from "./redis-client.js";
 import { redisDriver } from "./redis-driver.js";
 import { redisLayout } from "./redis-keys.js";
-import { testStorageDriver } from "./storage-contract.js";
+import { testStorageDriver } from "../testing/storage-contract.js";
 
 if (!redisAvailable) console.warn(redisSkipReason("the Redis storage driver suite"));
 

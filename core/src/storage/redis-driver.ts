@@ -1,7 +1,8 @@
 import type { Redis } from "ioredis";
 import { defineDriver } from "unstorage";
 import { redisCall } from "./redis-client.js";
-import { checkKey, keysUnder, writeOps, type RedisLayout } from "./redis-keys.js";
+import { checkKey } from "./keys.js";
+import { keysUnder, writeOps, type RedisLayout } from "./redis-keys.js";
 
 /** Options of {@link redisDriver}. */
 export interface RedisDriverOptions {

@@ -1,7 +1,5 @@
 import type { Redis } from "ioredis";
 
-const SEGMENT = /^[A-Za-z0-9_.-]+$/;
-
 /** Most entries the change feed keeps (approximately: `MAXLEN ~`). */
 export const FEED_MAXLEN = 100_000;
 
@@ -30,24 +28,6 @@ export function redisLayout(prefix: string, ns: string, feed: boolean, feedMaxLe
     feed: feed ? `${prefix}changes` : null,
     feedMaxLength,
   };
-}
-
-/**
- * Refuses keys that are not plain segments joined by `:`, with exactly the fs driver's rule (`.tmp` is its
- * temporary folder), so a key is valid on every storage kind or on none.
- */
-export function checkKey(key: string): string {
-  const parts = key.split(":");
-  if (parts.some((p) => !SEGMENT.test(p) || p === "." || p === ".." || p === ".tmp")) {
-    throw new Error(`Unsafe storage key: ${JSON.stringify(key)}`);
-  }
-  return key;
-}
-
-/** The text a value is stored as, as unstorage's own `setItem` makes it. */
-export function toStoredText(value: unknown): string {
-  if (value === null || ["string", "number", "boolean", "bigint"].includes(typeof value)) return String(value);
-  return JSON.stringify(value);
 }
 
 /** One write of {@link writeOps}: set, set only if absent, or remove. */

@@ -7,7 +7,8 @@ import { redisRecordClaims } from "./redis-claim.js";
 import { redisChangeFeed } from "./redis-feed.js";
 import { redisIndexSnapshots } from "./redis-index-snapshots.js";
 import { fencedWriteOps } from "./redis-fenced-batch.js";
-import { checkKey, redisLayout, toStoredText, writeOps, type WriteOp } from "./redis-keys.js";
+import { checkKey, toStoredText } from "./keys.js";
+import { redisLayout, writeOps, type WriteOp } from "./redis-keys.js";
 
 /** Options of a Redis store (`lp serve --storage redis`). */
 export interface RedisStoreOptions {

@@ -1,6 +1,6 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { DIR_MODE, FILE_MODE } from "./fs-io.js";
+import { DIR_MODE, FILE_MODE } from "./data-dir-files.js";
 
 const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
 

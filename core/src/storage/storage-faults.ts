@@ -94,6 +94,7 @@ export function createStorageHealth(options: StorageHealthOptions) {
   let fault: (StorageFaultState & { sysCode: string; lastMinute: number }) | null = null;
   let stopTimers: Array<() => void> = [];
   let probing = false;
+  const recovered: Array<() => void> = [];
 
   const minute = () => {
     if (!fault || fault.lastMinute === 0) return;
@@ -137,6 +138,14 @@ export function createStorageHealth(options: StorageHealthOptions) {
       stopTimers = [];
       const seconds = Math.round((now().getTime() - Date.parse(ended.since)) / 1000);
       log(`storage: writes accepted again at ${options.where} (${FAULTS[ended.reason].says} is over; ${ended.refused} refused in ${seconds} s)`);
+      for (const listener of recovered) listener();
+    },
+    /**
+     * Calls `listener` each time a fault ends: background work the storage refused (a webhook fan-out) is
+     * taken up again then, with no client write or restart needed.
+     */
+    onRecovered(listener: () => void): void {
+      recovered.push(listener);
     },
     /** The fault under way, or null when writes go through. */
     state(): StorageFaultState | null {

@@ -8,7 +8,7 @@ import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createStores } from "../storage/create-storage.js";
 import type { EventSink } from "../events/event-sink.js";
 
-/** Cores opened on fs folders as `lp serve` would after a restart, closed and removed after each test. */
+/** Cores opened on data dirs as `lp serve` would after a restart, closed and removed after each test. */
 export interface Restarts {
   /** A new empty data folder. */
   folder(prefix: string): string;
@@ -37,7 +37,7 @@ export function useRestarts(): Restarts {
     },
     async open(dir, events) {
       const clock = createManualClock("2026-05-01T00:00:00.000Z");
-      const core = await createCore({ stores: createStores("fs", dir), clock, events, publicUrl: () => "http://lp.test", sleep: async () => {} });
+      const core = await createCore({ stores: createStores("sqlite", dir), clock, events, publicUrl: () => "http://lp.test", sleep: async () => {} });
       await ensureDevCredentials(core.stores.data, clock, core.ids);
       cores.push(core);
       return core;

@@ -38,7 +38,7 @@ describe("--public checks the address actually dialled (DNS rebinding)", () => {
   });
 
   async function boot(publicOnly: boolean, resolveHost?: ResolveHost) {
-    const stores = createStores("fs", dir);
+    const stores = createStores("sqlite", dir);
     const core = await createCore({ stores, clock, scheduler: createManualScheduler(clock), publicOnly, publicUrl: () => "http://lp.test", webhooks: { resolveHost } });
     const creds = await ensureDevCredentials(stores.data, clock, core.ids);
     return { core, creds, stop: async () => (await core.close(), await stores.dispose()) };

@@ -1,7 +1,7 @@
 import type { Storage } from "unstorage";
 import type { AccountsService } from "../accounts/accounts-service.js";
 import type { Clock, IdSource } from "../deps.js";
-import type { DomainEvent, EventSink } from "../events/event-sink.js";
+import { stageEvent, type DomainEvent, type EventSink } from "../events/event-sink.js";
 import type { CursorCodec } from "../lists/cursor.js";
 import type { IndexRegistry } from "../lists/index-registry.js";
 import type { Lock } from "../ports/lock.js";
@@ -14,6 +14,7 @@ import { createAddressGuard, dnsResolveHost, type ResolveHost } from "./address-
 import { createDeliveryEngine } from "./delivery-engine.js";
 import { createEndpointsService, DEFAULT_MAX_ENDPOINTS } from "./endpoints-service.js";
 import { createEventOutbox } from "./event-outbox.js";
+import type { FanOutHealth } from "./when-writable.js";
 import { fetchPoster, type FetchLike, type Poster } from "./http-attempt.js";
 import { createHttpPoster } from "./http-poster.js";
 import { createGuardedPoster } from "./public-lookup.js";
@@ -72,13 +73,15 @@ export interface WebhookDeps extends WebhookOptions {
   ids: IdSource;
   lock: Lock;
   accounts: Pick<AccountsService, "get" | "getApp">;
-  /** The stores' batch (`Stores.batch`): on fs, the group commit the delivery records are written with. */
+  /** The stores' batch (`Stores.batch`): on SQLite one transaction, the group commit the delivery records are written with. */
   batch?: Stores["batch"];
   /**
    * Several processes on one Redis (`--storage redis`): attempts and fan-outs become BullMQ jobs, the
    * endpoint's concurrency and circuit hold across processes. Absent on memory and fs.
    */
   shared?: { cluster: WebhookCluster; batch: Stores["batch"] };
+  /** The storage's fault watch: a fan-out it refused runs again once it takes writes (memory and fs). */
+  storageHealth?: FanOutHealth;
 }
 
 /**
@@ -131,7 +134,7 @@ export function createWebhooks(deps: WebhookDeps) {
         })
       : undefined;
   const engine = clusterEngine ?? createDeliveryEngine({ ...engineDeps, scheduler: deps.scheduler ?? realScheduler });
-  const outbox = createEventOutbox({ ...common, store, accounts: deps.accounts, engine, work, onError, shared: queue });
+  const outbox = createEventOutbox({ ...common, store, accounts: deps.accounts, engine, work, onError, shared: queue, health: deps.storageHealth });
   let sweep: ReturnType<typeof setInterval> | undefined;
   const runJob = (job: SharedJob): Promise<void> => {
     const done = job.kind === "attempt" ? clusterEngine!.run(job) : outbox.runFanOut(job.event_id);
@@ -204,5 +207,11 @@ export type Webhooks = ReturnType<typeof createWebhooks>;
 
 /** A sink that hands every event to each of `sinks` in turn. */
 export function combineSinks(...sinks: EventSink[]): EventSink {
-  return { emit: async (event: DomainEvent) => void (await Promise.all(sinks.map((s) => s.emit(event)))) };
+  return {
+    emit: async (event: DomainEvent) => void (await Promise.all(sinks.map((s) => s.emit(event)))),
+    async stage(event: DomainEvent) {
+      const staged = await Promise.all(sinks.map((s) => stageEvent(s, event)));
+      return { ops: staged.flatMap((s) => s.ops), publish: () => staged.forEach((s) => s.publish()) };
+    },
+  };
 }

@@ -1,6 +1,8 @@
 import type { AccountsService } from "../accounts/accounts-service.js";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { DomainEvent, EventSink } from "../events/event-sink.js";
+import { StorageFaultError } from "../storage/storage-faults.js";
+import { whenWritable, type FanOutHealth } from "./when-writable.js";
 import type { DeliveryEngine } from "./delivery-engine.js";
 import type { SharedQueue } from "./shared-queue.js";
 import { toDeliveryId, toOrderedId } from "./ordered-id.js";
@@ -19,6 +21,8 @@ export interface OutboxDeps {
   onError: (what: string, error: unknown) => void;
   /** In a cluster: each event's fan-out is a job on this queue, run by one process (another if it dies). */
   shared?: SharedQueue;
+  /** Whether the storage refuses writes now, and a call when it takes them again (in one process). */
+  health?: FanOutHealth;
 }
 
 /** Endpoints whose deliveries are stored at once before the fan-out yields to other work. */
@@ -27,11 +31,15 @@ export const FAN_OUT_BATCH = 100;
 /** Events whose fan-outs run together when several are queued (a burst of API writes). */
 export const FAN_OUT_EVENTS = 32;
 
-/** A fan-out waiting for its round: the event, whether it is a recovery's, and the reset generation it was queued in. */
+/**
+ * A fan-out waiting for its round: the event, whether it is a recovery's, the reset generation it was queued
+ * in, and whether the event is held already (by an earlier fan-out of it that the storage refused).
+ */
 interface QueuedFanOut {
   event: EventRecord;
   recovering: boolean;
   generation: number;
+  holding?: boolean;
 }
 
 /** The job id of an event's fan-out: one job per event however many processes queue it. */
@@ -77,7 +85,7 @@ export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: 
 export function createEventOutbox(deps: OutboxDeps) {
   const { store, clock } = deps;
   // Fan-outs queued while others run are taken together, in order of emit, up to FAN_OUT_EVENTS at a time:
-  // their deliveries are stored as one group commit (one flush for the lot on fs) instead of one each.
+  // their deliveries are stored as one group commit (one transaction for the lot on SQLite) instead of one each.
   let queued: QueuedFanOut[] = [];
   let draining = false;
   // Bumped by reset(): fan-outs queued before it lapse (their outbox entries are reloaded afterwards).
@@ -131,23 +139,30 @@ export function createEventOutbox(deps: OutboxDeps) {
    * outbox entry goes only once every batch is stored: a close or a crash in between leaves it, and the
    * next start finishes the fan-out (skipping the deliveries already made).
    */
-  async function fanOut(event: EventRecord, recovering: boolean, stillWanted: () => boolean): Promise<boolean> {
+  async function fanOut(event: EventRecord, recovering: boolean, stillWanted: () => boolean, holding = false): Promise<boolean> {
     const at = toTimestamp(clock.now());
     const list = knownTargets(event, false) ?? (await loadTargets(event));
-    store.holdEvent(event.id);
-    for (let i = 0; i < list.length; i += FAN_OUT_BATCH) {
-      if (i > 0) await yieldToEventLoop();
-      // Stopped: the outbox entry stays (never released) for the next start.
-      if (!stillWanted()) return false;
-      const made = await Promise.all(list.slice(i, i + FAN_OUT_BATCH).map((endpoint) => makeDelivery(event, endpoint, at, recovering)));
-      const nowMs = clock.now().getTime();
-      const queued: Promise<void>[] = [];
-      for (const d of made) {
-        const added = d && deps.engine.schedule({ id: d.id, endpoint_id: d.endpoint_id }, d.next_attempt_at ? Date.parse(d.next_attempt_at) : nowMs);
-        if (added) queued.push(added);
+    // A fan-out that fails keeps its hold (the outbox entry stays): the one that runs it again takes it over,
+    // in this process; in a cluster its job runs again with a hold of its own, so this one goes.
+    if (!holding) store.holdEvent(event.id);
+    try {
+      for (let i = 0; i < list.length; i += FAN_OUT_BATCH) {
+        if (i > 0) await yieldToEventLoop();
+        // Stopped: the outbox entry stays (never released) for the next start.
+        if (!stillWanted()) return false;
+        const made = await Promise.all(list.slice(i, i + FAN_OUT_BATCH).map((endpoint) => makeDelivery(event, endpoint, at, recovering)));
+        const nowMs = clock.now().getTime();
+        const queued: Promise<void>[] = [];
+        for (const d of made) {
+          const added = d && deps.engine.schedule({ id: d.id, endpoint_id: d.endpoint_id }, d.next_attempt_at ? Date.parse(d.next_attempt_at) : nowMs);
+          if (added) queued.push(added);
+        }
+        // In a cluster, the jobs are queued before the outbox entry goes.
+        if (queued.length > 0) await Promise.all(queued);
       }
-      // In a cluster, the jobs are queued before the outbox entry goes.
-      if (queued.length > 0) await Promise.all(queued);
+    } catch (error) {
+      if (store.shared) store.dropHold(event.id);
+      throw error;
     }
     const released = store.releaseEvent(event.id);
     if (released) await released;
@@ -172,9 +187,9 @@ export function createEventOutbox(deps: OutboxDeps) {
     return delivery.status === "pending" ? delivery : null;
   }
 
-  const queueFanOut = (event: EventRecord, recovering: boolean) => {
+  const queueFanOut = (event: EventRecord, recovering: boolean, holding = false) => {
     if (deps.engine.closed) return;
-    queued.push({ event, recovering, generation });
+    queued.push({ event, recovering, generation, holding });
     if (draining) return;
     draining = true;
     deps.work.track(drainFanOuts());
@@ -201,13 +216,14 @@ export function createEventOutbox(deps: OutboxDeps) {
         }
         queued = queued.slice(round.length);
         await Promise.all(
-          round.map(async ({ event, recovering, generation: queuedIn }) => {
+          round.map(async ({ event, recovering, generation: queuedIn, holding }) => {
             const stillWanted = () => queuedIn === generation && !deps.engine.closed;
             if (!stillWanted()) return;
             try {
-              await fanOut(event, recovering, stillWanted);
+              await fanOut(event, recovering, stillWanted, holding);
             } catch (error) {
               deps.onError(`fan-out of ${event.id}`, error);
+              if (error instanceof StorageFaultError && stillWanted()) refused.add(event.id, event);
             }
           }),
         );
@@ -217,29 +233,42 @@ export function createEventOutbox(deps: OutboxDeps) {
     }
   }
 
+  // Fan-outs the storage refused run again, as recoveries holding their event already, once it takes writes.
+  const refused = whenWritable<EventRecord>(deps.health, (event) => queueFanOut(event, true, true));
+
+  /** The event record of a domain event, in its account's environment. */
+  async function toEventRecord(input: DomainEvent): Promise<EventRecord> {
+    let environment = environments.get(input.account_id);
+    if (!environment) {
+      const account = await deps.accounts.get(input.account_id);
+      environment = account?.environment ?? "production";
+      if (account) environments.set(input.account_id, environment);
+    }
+    return { id: toOrderedId("evt", clock, deps.ids), type: input.type, timestamp: toTimestamp(clock.now()), account_id: input.account_id, environment, data: input.data };
+  }
+
+  /** Hands a stored outbox entry on to its fan-out. */
+  function publish(event: EventRecord): void {
+    // In a cluster the request does not wait for the queue: the event is stored, and an outbox entry whose
+    // job was never added (Redis gone at that moment, a crash) is queued by the periodic sweep.
+    if (deps.shared) deps.work.track(deps.shared.add({ kind: "fanout", event_id: event.id }, fanOutJobId(event.id)).catch((error) => deps.onError(`queueing the fan-out of ${event.id}`, error)));
+    else queueFanOut(event, false);
+  }
+
+  /** Whether anything subscribes: when nothing does, no delivery could come of it, and the write path pays for no outbox record. */
+  const wanted = async (event: EventRecord) => (knownTargets(event, true) ?? (await loadTargets(event, true))).length > 0;
+
   const sink: EventSink = {
     async emit(input: DomainEvent) {
-      let environment = environments.get(input.account_id);
-      if (!environment) {
-        const account = await deps.accounts.get(input.account_id);
-        environment = account?.environment ?? "production";
-        if (account) environments.set(input.account_id, environment);
-      }
-      const event: EventRecord = {
-        id: toOrderedId("evt", clock, deps.ids),
-        type: input.type,
-        timestamp: toTimestamp(clock.now()),
-        account_id: input.account_id,
-        environment,
-        data: input.data,
-      };
-      // Nothing subscribes: no delivery could come of it, so the write path pays for no outbox record.
-      if ((knownTargets(event, true) ?? (await loadTargets(event, true))).length === 0) return;
+      const event = await toEventRecord(input);
+      if (!(await wanted(event))) return;
       await store.putOutbox(event);
-      // In a cluster the request does not wait for the queue: the event is stored, and an outbox entry whose
-      // job was never added (Redis gone at that moment, a crash) is queued by the periodic sweep.
-      if (deps.shared) deps.work.track(deps.shared.add({ kind: "fanout", event_id: event.id }, fanOutJobId(event.id)).catch((error) => deps.onError(`queueing the fan-out of ${event.id}`, error)));
-      else queueFanOut(event, false);
+      publish(event);
+    },
+    async stage(input: DomainEvent) {
+      const event = await toEventRecord(input);
+      if (!(await wanted(event))) return { ops: [], publish: () => {} };
+      return { ops: [store.outboxOp(event)], publish: () => publish(event) };
     },
   };
 
@@ -268,6 +297,7 @@ export function createEventOutbox(deps: OutboxDeps) {
     },
     reset() {
       generation += 1;
+      refused.forget();
       environments.clear();
       installs.clear();
     },

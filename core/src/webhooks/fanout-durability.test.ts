@@ -11,7 +11,7 @@ import type { FetchLike } from "./http-attempt.js";
 import { createManualScheduler } from "./scheduler.js";
 import { endpointCreateSchema } from "./schemas.js";
 
-describe("a fan-out in batches stays durable (fs storage)", () => {
+describe("a fan-out in batches stays durable (SQLite storage)", () => {
   let dir: string;
   const clock = createManualClock("2026-05-01T08:00:00.000Z");
   const events: string[] = [];
@@ -28,7 +28,7 @@ describe("a fan-out in batches stays durable (fs storage)", () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   async function boot() {
-    const stores = createStores("fs", dir);
+    const stores = createStores("sqlite", dir);
     const core = await createCore({ stores, clock, fetch, scheduler: createManualScheduler(clock), publicUrl: () => "http://lp.test", webhooks: { maxEndpoints: 1000 } });
     const creds = await ensureDevCredentials(stores.data, clock, core.ids);
     return { core, stores, creds, stop: async () => (await core.close(), await stores.dispose()) };
@@ -42,7 +42,9 @@ describe("a fan-out in batches stays durable (fs storage)", () => {
     // Stopped while the fan-out is on its first batch: the event stays in the outbox.
     await first.stop();
     expect(events.length).toBeLessThan(N);
-    expect(await first.stores.data.getKeys("webhooks:outbox")).toHaveLength(1);
+    const stopped = createStores("sqlite", dir);
+    expect(await stopped.data.getKeys("webhooks:outbox")).toHaveLength(1);
+    await stopped.dispose();
 
     const second = await boot();
     await second.core.onIdle();

@@ -2,7 +2,7 @@ import type { BatchOp } from "../storage/create-storage.js";
 
 /** Options of {@link createGroupCommit}. */
 export interface GroupCommitOptions {
-  /** Writes one group durably (on fs one group commit, `Stores.batch`); rejects if any of it failed. */
+  /** Writes one group durably (on SQLite one transaction, `Stores.batch`); rejects if any of it failed. */
   write: (ops: readonly BatchOp[]) => Promise<void>;
   /** Waits before a group starts, so work finishing in the same turn of the event loop joins it. */
   gather?: () => Promise<void>;

@@ -23,14 +23,14 @@ const receiver: FetchLike = async (_url, init) => {
  * records' group commit and the removal of the outbox entry after it included, or a caller that waited
  * for idle (a test, a drain) would see those writes land later.
  */
-describe.each<StorageKind>(["memory", "fs"])("an import holding an unfinished fan-out (%s)", (kind) => {
+describe.each<StorageKind>(["memory", "sqlite"])("an import holding an unfinished fan-out (%s)", (kind) => {
   const dirs: string[] = [];
   afterEach(() => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
   it("is fanned out again, and onIdle resolves only once its delivery is stored and its outbox entry gone", async () => {
-    const dir = kind === "fs" ? mkdtempSync(join(tmpdir(), "lp-import-fanout-")) : undefined;
+    const dir = kind === "sqlite" ? mkdtempSync(join(tmpdir(), "lp-import-fanout-")) : undefined;
     if (dir) dirs.push(dir);
     const stores = createStores(kind, dir);
     const clock = createManualClock("2026-05-01T08:00:00.000Z");

@@ -236,6 +236,12 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     holdEvent: hold,
     /** The fan-out of `eventId` is done; the outbox entry goes once no delivery it covers is left. */
     releaseEvent: release,
+    /** A fan-out of `eventId` failed and runs again as a job of its own (shared stores): its hold goes, the entry stays. */
+    dropHold(eventId: string): void {
+      const left = (held.get(eventId) ?? 0) - 1;
+      if (left > 0) held.set(eventId, left);
+      else held.delete(eventId);
+    },
     /** Stores a delivery a fan-out made; a pending one is covered by the event's outbox entry (no marker). */
     saveFanOutDelivery(d: DeliveryRecord): Promise<void> {
       if (d.status === "pending" && !shared) this.cover(d);
@@ -280,6 +286,8 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       return refs;
     },
 
+    /** The write of an event's outbox entry, for a batch that commits it with the change that caused the event. */
+    outboxOp: (event: EventRecord): BatchOp => ({ key: `${OUTBOX}:${event.id}`, value: shared ? event : eventText(event) }),
     /** Stores an event's outbox entry; locally by a group commit, so the entries of events emitted together share one flush. */
     putOutbox: (event: EventRecord): Promise<void> => {
       const key = `${OUTBOX}:${event.id}`;

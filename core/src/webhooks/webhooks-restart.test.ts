@@ -15,7 +15,7 @@ import { deliveryListSchema, endpointCreateSchema, endpointUpdateSchema } from "
 const eventsOf = (receiver: Receiver) => receiver.events.filter((e) => e.type !== "webhook.verification");
 const product = (title: string) => ({ title, price: 5, product_type: "service" as const });
 
-describe("webhook durability across restarts (fs storage)", () => {
+describe("webhook durability across restarts (SQLite storage)", () => {
   let dir: string;
   let clock: ManualClock;
   let receiver: Receiver;
@@ -31,7 +31,7 @@ describe("webhook durability across restarts (fs storage)", () => {
 
   /** A core over the same folder, as `lp serve` builds one at each start. */
   async function boot(fetch?: FetchLike) {
-    const stores = createStores("fs", dir);
+    const stores = createStores("sqlite", dir);
     const scheduler = createManualScheduler(clock);
     const core = await createCore({ stores, clock, scheduler, fetch, publicUrl: () => "http://lp.test" });
     const creds = await ensureDevCredentials(stores.data, clock, core.ids);

@@ -29,11 +29,11 @@ export interface DashboardFixture {
  * retries), an endpoint, a product and its page, and Chromium at 1440x900 logged in with a one-time URL (the same
  * URL refused in a second browser); a picture of each failed test; everything closed after all.
  */
-export function useDashboardFixture(storage: "memory" | "fs"): DashboardFixture {
+export function useDashboardFixture(storage: "memory" | "sqlite"): DashboardFixture {
   const f = {} as DashboardFixture;
   let dataDir: string | undefined;
   beforeAll(async () => {
-    dataDir = storage === "fs" ? mkdtempSync(join(tmpdir(), "lp-dashboard-")) : undefined;
+    dataDir = storage === "sqlite" ? mkdtempSync(join(tmpdir(), "lp-dashboard-")) : undefined;
     f.server = await startServer({ storage, dataDir, port: 0, log: null, retrySchedule: [0] });
     const { core, credentials } = f.server;
     f.api = (path, init = {}) =>

@@ -7,7 +7,7 @@ import { createDashboardHub, type DashboardHub } from "./hub.js";
 const HOST = "127.0.0.1:4010";
 
 /** The dashboard's access rules over `app.request()`: login, cookie, CSRF, loopback, the admin key. */
-describe.each(["memory", "fs"] as const)("dashboard access (%s)", (storage) => {
+describe.each(["memory", "sqlite"] as const)("dashboard access (%s)", (storage) => {
   let t: TestApp;
   let hub: DashboardHub;
   let app: ReturnType<typeof createApp>["app"];

@@ -4,7 +4,7 @@ import { basicAuth, useDashboardFixture } from "./browser-fixture.js";
 import { browserAvailable, VIEWPORTS, waitForView } from "./browser-harness.js";
 
 /** The dashboard's actions in headless Chromium: runs followed live, real outcomes, the request log's tools, products. */
-describe.skipIf(!browserAvailable).each(["memory", "fs"] as const)("dashboard actions in Chromium (%s)", (storage) => {
+describe.skipIf(!browserAvailable).each(["memory", "sqlite"] as const)("dashboard actions in Chromium (%s)", (storage) => {
   const f = useDashboardFixture(storage);
 
   it("shows a generation the moment it starts, each step live with its duration, and a failed one with its error", async () => {

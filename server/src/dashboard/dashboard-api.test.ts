@@ -6,7 +6,7 @@ import { createDashboardHub, type DashboardHub } from "./hub.js";
 const HOST = "127.0.0.1:4010";
 
 /** The dashboard's own API over `app.request()`: runs with their step times, and the request log's paging, filters and replay. */
-describe.each(["memory", "fs"] as const)("dashboard API (%s)", (storage) => {
+describe.each(["memory", "sqlite"] as const)("dashboard API (%s)", (storage) => {
   let t: TestApp;
   let hub: DashboardHub;
   let app: ReturnType<typeof createApp>["app"];

@@ -23,7 +23,7 @@ async function checkDarkAtBothSizes(page: Page, what: string): Promise<void> {
 }
 
 /** Uploading product images, sending every event of the catalogue, and paging deliveries, in headless Chromium. */
-describe.skipIf(!browserAvailable).each(["memory", "fs"] as const)("dashboard uploads, events and delivery pages in Chromium (%s)", (storage) => {
+describe.skipIf(!browserAvailable).each(["memory", "sqlite"] as const)("dashboard uploads, events and delivery pages in Chromium (%s)", (storage) => {
   const f = useDashboardFixture(storage);
   /** Subscribed to every event of the catalogue; accepts everything. */
   let everything: Receiver;

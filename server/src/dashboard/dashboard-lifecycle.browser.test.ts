@@ -49,12 +49,12 @@ describe.skipIf(!browserAvailable)("dashboard across stops and restarts (Chromiu
   it("after a restart, says to log in again, keeps the view's address, and a new login URL returns to it", { timeout: 90_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "lp-dashboard-restart-"));
     dirs.push(dataDir);
-    const first = await start({ storage: "fs", dataDir });
+    const first = await start({ storage: "sqlite", dataDir });
     const port = Number(new URL(first.url).port);
     const page = await openTab(first, "#/settings");
     await waitForView(page, "Faults and data");
     await first.close({ drainTimeoutMs: 5_000 });
-    const second = await start({ storage: "fs", dataDir, port });
+    const second = await start({ storage: "sqlite", dataDir, port });
     const notice = page.getByRole("alert").filter({ hasText: "log in again" });
     await notice.waitFor({ timeout: 15_000 });
     expect(new URL(page.url()).hash).toBe("#/settings");

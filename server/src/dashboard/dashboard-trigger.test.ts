@@ -19,7 +19,7 @@ function fixtureOf(event: EventType): Record<string, Record<string, unknown>> {
 }
 
 /** The console's Send an event (`POST /_dashboard/api/trigger`) and image upload relay, over `app.request()`. */
-describe.each(["memory", "fs"] as const)("dashboard trigger and upload (%s)", (storage) => {
+describe.each(["memory", "sqlite"] as const)("dashboard trigger and upload (%s)", (storage) => {
   let w: Awaited<ReturnType<typeof createWebhookTestApp>>;
   let app: ReturnType<typeof createApp>["app"];
   let session: { cookie: string; csrf: string };

@@ -3,7 +3,7 @@ import { useDashboardFixture } from "./browser-fixture.js";
 import { ARTIFACTS, browserAvailable, DOCS, expectNoAxeViolations, sidewaysOverflow, VIEWPORTS, waitForView } from "./browser-harness.js";
 
 /** The dashboard in headless Chromium against a real server: access rules, live views, every view with axe at two sizes, keyboard. */
-describe.skipIf(!browserAvailable).each(["memory", "fs"] as const)("dashboard in Chromium (%s)", (storage) => {
+describe.skipIf(!browserAvailable).each(["memory", "sqlite"] as const)("dashboard in Chromium (%s)", (storage) => {
   const f = useDashboardFixture(storage);
 
   it("keeps the session in an HttpOnly, SameSite=Strict cookie scoped to /_dashboard", async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { StoredResponse } from "@lp/core";
+import { openChangeScope, type StoredResponse } from "@lp/core";
 import { HTTPResponse, type H3Event } from "h3";
 import { authenticate } from "./auth.js";
 import { readBody, type BodyInput } from "./body.js";
@@ -121,11 +121,15 @@ function answer(route: RouteDef, server: ServerContext) {
         return new HTTPResponse(body, { status, headers: { ...headers, "idempotent-replayed": "true" } });
       }
       let outcome: { response: RouteResponse; stored: StoredResponse } | null = null;
+      // The key's marker commits with the request's first change: a crash keeps both or neither.
+      const scope = openChangeScope(decision.marker);
       try {
-        outcome = await capture(await run(route, ctx, body), requestId);
+        outcome = await capture(await scope.run(() => run(route, ctx, body)), requestId);
         return outcome.response;
       } finally {
-        await decision.finish(outcome && isReplayable(outcome.stored.status) ? outcome.stored : null);
+        // Once a change is made the request must not run again: its answer is kept, whatever it is.
+        const changed = scope.close();
+        await decision.finish(outcome && (changed || isReplayable(outcome.stored.status)) ? outcome.stored : null);
       }
     } catch (error) {
       return toErrorResponse(error, requestId, route.plane);

@@ -3,7 +3,7 @@ import { expectError } from "../testing/expect-error.js";
 import { createTestApp, type TestApp } from "../testing/test-app.js";
 
 /** Media paths are checked before they become storage keys (issue 27, point 6). */
-describe.each(["memory", "fs"] as const)("media paths on %s storage", (storage) => {
+describe.each(["memory", "sqlite"] as const)("media paths on %s storage", (storage) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ storage });

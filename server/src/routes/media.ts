@@ -32,7 +32,7 @@ export const mediaRoutes: RouteDef[] = [
     internal: true,
     handler: async ({ server, params }) => {
       // Shape, segment count and length are checked before any storage key is made (a path of thousands of
-      // segments was a file name too long for fs storage).
+      // segments was a file name too long for the file-per-record store of format 1).
       const path = params.path ?? "";
       if (!server.core.media.isValidPath(path)) throw notFound("media");
       const found = await server.core.media.get(path);

@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from "../testing/test-app.js";
  * the invariants the API promises (one deployment in flight, one execution per Idempotency-Key, the page
  * quota, display_order 0..n-1). Run on both storage drivers, because their writes interleave differently.
  */
-describe.each(["memory", "fs"] as const)("races on %s storage", (storage) => {
+describe.each(["memory", "sqlite"] as const)("races on %s storage", (storage) => {
   let t: TestApp;
   beforeEach(async () => {
     t = await createTestApp({ storage });

@@ -11,7 +11,7 @@
  */
 import { startServer } from "../serve.js";
 
-const storage = process.env.LP_SERVE_STORAGE === "fs" ? "fs" : process.env.LP_SERVE_STORAGE === "redis" ? "redis" : "memory";
+const storage = process.env.LP_SERVE_STORAGE === "sqlite" ? "sqlite" : process.env.LP_SERVE_STORAGE === "redis" ? "redis" : "memory";
 const retrySchedule = process.env.LP_SERVE_RETRY_SCHEDULE?.split(",").map((ms) => Number(ms.trim()));
 if (retrySchedule?.some((ms) => !Number.isFinite(ms) || ms < 0)) throw new Error(`LP_SERVE_RETRY_SCHEDULE: ${process.env.LP_SERVE_RETRY_SCHEDULE}`);
 const server = await startServer({

@@ -20,7 +20,7 @@ export interface TestAppOptions {
    * on purpose.
    */
   conformance?: boolean;
-  /** fs storage in this folder (kept by `close()`), e.g. a small tmpfs for a test of a full disk. */
+  /** The embedded SQLite store in this folder (kept by `close()`), e.g. a small tmpfs for a test of a full disk. */
   dataDir?: string;
   /** Stores to use instead of fresh ones (e.g. with a storage error injected); disposed by `close()`. */
   stores?: Stores;
@@ -32,8 +32,8 @@ export interface TestAppOptions {
  * fresh key prefix of the test run's redis-server (see test-redis.ts), removed by `close()`.
  */
 export async function createTestApp(options: TestAppOptions = {}) {
-  const kind = options.stores?.kind ?? (options.dataDir ? "fs" : (options.storage ?? defaultTestStorage()));
-  const dir = kind === "fs" && !options.dataDir && !options.stores ? mkdtempSync(join(tmpdir(), "lp-test-")) : undefined;
+  const kind = options.stores?.kind ?? (options.dataDir ? "sqlite" : (options.storage ?? defaultTestStorage()));
+  const dir = kind === "sqlite" && !options.dataDir && !options.stores ? mkdtempSync(join(tmpdir(), "lp-test-")) : undefined;
   const redis = kind === "redis" && !options.stores ? await testRedisStores() : null;
   const stores = options.stores ?? redis?.stores ?? createStores(kind, dir ?? options.dataDir);
   const clock = createManualClock(options.start ?? "2026-03-01T10:00:00.000Z");
@@ -126,7 +126,7 @@ export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 export function defaultTestStorage(): StorageKind {
   const wanted = process.env.LP_TEST_STORAGE;
   if (wanted === undefined || wanted === "") return "memory";
-  if (wanted === "memory" || wanted === "fs" || wanted === "redis") return wanted;
+  if (wanted === "memory" || wanted === "sqlite" || wanted === "redis") return wanted;
   throw new Error(`LP_TEST_STORAGE must be memory, fs or redis, not ${JSON.stringify(wanted)}`);
 }
 
@@ -135,5 +135,5 @@ export function defaultTestStorage(): StorageKind {
  * the Redis one (`LP_TEST_STORAGE=redis`, the `redis` project of vitest.config.ts).
  */
 export function testStorages(): StorageKind[] {
-  return defaultTestStorage() === "redis" ? ["redis"] : ["memory", "fs"];
+  return defaultTestStorage() === "redis" ? ["redis"] : ["memory", "sqlite"];
 }

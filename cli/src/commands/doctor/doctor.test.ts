@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer, type RunningServer } from "@lp/server";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisAdmin } from "../../../../core/src/testing/redis-admin.js";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../../../../core/src/testing/redis-server.js";
@@ -33,50 +34,112 @@ async function seed(server: RunningServer): Promise<{ account: string; ids: stri
   return { account, ids, mediaPath };
 }
 
+/** Runs SQL on a data dir's database with the server stopped, as `sqlite3 lp.db` would. */
+function sql(dir: string, statement: string, ...params: unknown[]) {
+  const db = new Database(join(dir, "lp.db"));
+  try {
+    return db.prepare(statement).run(...params);
+  } finally {
+    db.close();
+  }
+}
+
 describe("lp doctor --data-dir", () => {
   const dir = mkdtempSync(join(tmpdir(), "lp-doctor-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("finds damaged records, missing media, loose modes and a missing format marker; --fix quarantines and never deletes", async () => {
-    const { account, ids, mediaPath } = await seed(await startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false }));
+  it("states the format; finds damaged records, missing and orphan media, loose modes and a missing marker; --fix copies what is readable into a fresh database and keeps the old one", async () => {
+    const { account, ids, mediaPath } = await seed(await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false }));
     const sound = await doctor("--data-dir", dir);
     expect(sound.code).toBe(0);
+    expect(sound.out).toContain(`lp doctor: ${dir}: format 2, `);
     expect(sound.out).toContain("sound: no problems found");
 
-    const torn = join(dir, "data", "acct", account, "products", ids[1]!);
-    writeFileSync(torn, '{"id":"cut sh');
-    const mug = join(dir, "data", "acct", account, "products", ids[2]!);
-    chmodSync(mug, 0o644);
-    unlinkSync(join(dir, "media", ...mediaPath.split("/")));
+    const db = join(dir, "lp.db");
+    const torn = `acct:${account}:products:${ids[1]}`;
+    sql(dir, "UPDATE records SET value = ? WHERE key = ?", '{"id":"cut sh', torn);
+    sql(dir, "DELETE FROM media WHERE key = ?", mediaPath.split("/").join(":"));
+    sql(dir, "INSERT INTO media (key, bytes) VALUES (?, ?)", "products:00000000-0000-4000-8000-000000000000:lost.png", image);
+    chmodSync(db, 0o644);
     unlinkSync(join(dir, "format.json"));
 
     const found = await doctor("--data-dir", dir);
     expect(found.code).toBe(1);
-    expect(found.out).toContain(`record acct:${account}:products:${ids[1]}  (${torn}): not valid JSON`);
+    expect(found.out).toContain(`lp doctor: ${dir}: no format marker, `);
+    expect(found.out).toContain(`record ${torn}  (${db}, key ${torn}): not valid JSON`);
     expect(found.out).toMatch(new RegExp(`media  acct:${account}:products:${ids[0]} .*names media ${mediaPath}, which is missing`));
-    expect(found.out).toContain(`(${mug}): mode 644, readable by others`);
+    expect(found.out).toContain("orphan products/00000000-0000-4000-8000-000000000000/lost.png");
+    expect(found.out).toContain(`(${db}): mode 644, readable by others`);
     expect(found.out).toContain("no format marker");
-    expect(existsSync(torn)).toBe(true);
 
     const fixed = await doctor("--data-dir", dir, "--fix");
     // The missing image cannot be made again: still exit 1, naming it.
     expect(fixed.code).toBe(1);
-    const quarantined = join(dir, "quarantine", "data", "acct", account, "products", ids[1]!);
-    expect(readFileSync(quarantined, "utf8")).toBe('{"id":"cut sh');
-    expect(existsSync(torn)).toBe(false);
-    expect(fixed.out).toContain(`quarantined acct:${account}:products:${ids[1]}: ${torn} -> ${quarantined}`);
-    expect(statSync(mug).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(join(dir, "format.json"), "utf8"))).toMatchObject({ format: 1 });
+    const [aside] = readdirSync(dir).filter((name) => name.startsWith("lp.db.before-fix-"));
+    expect(aside).toBeDefined();
+    expect(fixed.out).toContain(`the old database is kept as ${join(dir, aside!)}`);
+    // The torn record and the orphan are kept in the old database, never deleted.
+    const old = new Database(join(dir, aside!), { readonly: true });
+    expect(old.prepare("SELECT value FROM records WHERE key = ?").pluck().get(torn)).toBe('{"id":"cut sh');
+    old.close();
+    expect(statSync(db).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(join(dir, "format.json"), "utf8"))).toMatchObject({ format: 2 });
 
     const after = await doctor("--data-dir", dir, "--json");
     expect(JSON.parse(after.out).problems.map((p: { check: string }) => p.check)).toEqual(["media"]);
 
-    const server = await startServer({ storage: "fs", dataDir: dir, port: 0, log: null, admin: false });
+    const server = await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false });
     try {
       const list = await server.core.products.list(account, { sort: "-created_at", per_page: 20 } as never);
       expect(list.data.map((p) => p.title).sort()).toEqual(["Apron", "Mug"]);
     } finally {
       await server.close();
+    }
+  });
+
+  it("reports SQLite's own integrity check, and --fix copies every readable row out of a damaged file", async () => {
+    const broken = mkdtempSync(join(tmpdir(), "lp-doctor-broken-"));
+    try {
+      const { account } = await seed(await startServer({ storage: "sqlite", dataDir: broken, port: 0, log: null, admin: false }));
+      // An index page overwritten (a disk error): the rows are intact, the index that lists them is not.
+      const db = new Database(join(broken, "lp.db"));
+      const root = db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'records_by_created'").pluck().get() as number;
+      const pageSize = db.pragma("page_size", { simple: true }) as number;
+      db.close();
+      const fd = openSync(join(broken, "lp.db"), "r+");
+      writeSync(fd, Buffer.alloc(pageSize, 0x55), 0, pageSize, (root - 1) * pageSize);
+      closeSync(fd);
+      const found = await doctor("--data-dir", broken);
+      expect(found.code).toBe(1);
+      expect(found.out).toMatch(/database lp\.db .*integrity check: /);
+      const fixed = await doctor("--data-dir", broken, "--fix");
+      expect(fixed.out).toMatch(/copied \d+ readable record\(s\) and 1 media file\(s\) into a fresh/);
+      expect((await doctor("--data-dir", broken)).code).toBe(0);
+      const server = await startServer({ storage: "sqlite", dataDir: broken, port: 0, log: null, admin: false });
+      try {
+        const list = await server.core.products.list(account, { sort: "-created_at", per_page: 20 } as never);
+        expect(list.data.map((p) => p.title).sort()).toEqual(["Apron", "Mug", "Torn"]);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
+  });
+
+  it("names a format-1 dir, and --fix migrates it", async () => {
+    const old = mkdtempSync(join(tmpdir(), "lp-doctor-format-1-"));
+    try {
+      cpSync(new URL("../../../../test/formats/data-dirs/format-1/", import.meta.url).pathname, old, { recursive: true });
+      const found = await doctor("--data-dir", old);
+      expect(found.code).toBe(1);
+      expect(found.err).toContain("is in format 1 (a file per record); lp serve migrates it to format 2 at its next start");
+      const fixed = await doctor("--data-dir", old, "--fix");
+      expect(fixed.err).toContain("storage: migrated");
+      expect(fixed.code).toBe(0);
+      expect(fixed.out).toContain("format 2");
+    } finally {
+      rmSync(old, { recursive: true, force: true });
     }
   });
 

@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { DoctorReport } from "@lp/core";
 import type { Context } from "../../runtime/context.js";
 import type { CommandInput } from "../../runtime/define.js";
@@ -6,14 +7,14 @@ import { CliError, UsageError } from "../../runtime/errors.js";
 import { EXIT } from "../../runtime/exit-codes.js";
 import { VERSION } from "../../runtime/version.js";
 
-/** Options of `lp doctor`: one store, fs or Redis. */
-export type DoctorOptions = { fix: boolean; json: boolean } & ({ kind: "fs"; dataDir: string } | { kind: "redis"; redisUrl?: string; redisPrefix: string });
+/** Options of `lp doctor`: one store, a data dir (the embedded store) or a Redis prefix. */
+export type DoctorOptions = { fix: boolean; json: boolean } & ({ kind: "dir"; dataDir: string } | { kind: "redis"; redisUrl?: string; redisPrefix: string });
 
 /** Turns the parsed flags of `lp doctor` into its options; usage errors only, no I/O. */
 export function toOptions({ flags }: CommandInput, ctx: Context): DoctorOptions {
   const common = { fix: flags.fix === true, json: flags.json === true };
   if (flags.dataDir !== undefined && flags.redisUrl !== undefined) throw new UsageError("lp doctor checks one store: --data-dir DIR, or --redis-url URL with --redis-prefix P.");
-  if (flags.dataDir !== undefined) return { ...common, kind: "fs", dataDir: resolve(ctx.io.cwd, flags.dataDir) };
+  if (flags.dataDir !== undefined) return { ...common, kind: "dir", dataDir: resolve(ctx.io.cwd, flags.dataDir) };
   const url = flags.redisUrl ?? ctx.io.env.LP_REDIS_URL;
   if (url === undefined) throw new UsageError("lp doctor needs a store: --data-dir DIR, or --redis-url URL (or LP_REDIS_URL) with --redis-prefix P.");
   if (!/^rediss?:\/\/\S+$/.test(url) || !URL.canParse(url)) throw new UsageError(`--redis-url: '${url}' must be a URL like redis://127.0.0.1:6379/0.`);
@@ -23,7 +24,7 @@ export function toOptions({ flags }: CommandInput, ctx: Context): DoctorOptions 
 
 /** The report for people: one line per problem (check, key, where, what), then what --fix did. */
 export function formatReport(report: DoctorReport, fix: boolean): string {
-  const lines = [`lp doctor: ${report.where}: ${report.records} record(s) checked`];
+  const lines = [`lp doctor: ${report.where}: ${report.format === null ? "no format marker" : `format ${report.format}`}, ${report.records} record(s) checked`];
   for (const p of report.problems) lines.push(`  ${p.check.padEnd(6)} ${p.key}  (${p.where}): ${p.message}`);
   for (const line of report.fixed) lines.push(`  fixed  ${line}`);
   if (report.problems.length === 0) lines.push("sound: no problems found");
@@ -39,12 +40,23 @@ export async function run(opts: DoctorOptions, ctx: Context): Promise<void> {
   const core = await import("@lp/core");
   const writtenBy = `lp ${VERSION}`;
   let report: DoctorReport;
-  if (opts.kind === "fs") {
+  if (opts.kind === "dir") {
     const holder = core.dataDirHolder(opts.dataDir);
     if (holder !== null && opts.fix) throw new CliError(EXIT.error, `lp serve (pid ${holder}) is using ${opts.dataDir}; stop it before lp doctor --fix.`);
+    if (!existsSync(opts.dataDir)) throw new CliError(EXIT.error, `lp doctor: ${opts.dataDir} does not exist.`);
     const unlock = opts.fix ? core.lockDataDir(opts.dataDir) : () => {};
     try {
-      report = await core.runDoctor(core.fsDoctorSource(opts.dataDir), { fix: opts.fix, writtenBy });
+      // A format-1 dir (a file per record) is what lp serve migrates at its next start; --fix migrates it now.
+      if (!existsSync(join(opts.dataDir, core.DATABASE_FILE)) && existsSync(join(opts.dataDir, "data"))) {
+        if (!opts.fix) throw new CliError(EXIT.error, `lp doctor: ${opts.dataDir} is in format 1 (a file per record); lp serve migrates it to format ${core.CURRENT_FORMAT} at its next start, or run lp doctor --fix to migrate it now.`);
+        core.migrateLegacyDataDir(opts.dataDir, { log: (line) => ctx.io.stderr.write(`${line}\n`), writtenBy });
+      }
+      const source = core.sqliteDoctorSource(opts.dataDir, { fix: opts.fix });
+      try {
+        report = await core.runDoctor(source, { fix: opts.fix, writtenBy });
+      } finally {
+        source.close();
+      }
     } finally {
       unlock();
     }

@@ -15,7 +15,10 @@ describe("serve: parsing", () => {
     });
     expect(opts).toMatchObject({ port: 0, storage: "memory", admin: false, retrySchedule: [0, 1000, 2000], deployDelayMs: 6000, publicOnly: true, seed: true });
     expect(() => toOptions({ args: [], flags: { port: "70000", storage: "fs" } })).toThrow(/--port/);
-    expect(() => toOptions({ args: [], flags: { port: "1", storage: "sqlite" } })).toThrow(/--storage/);
+    expect(() => toOptions({ args: [], flags: { port: "1", storage: "files" } })).toThrow(/--storage: 'files' must be one of sqlite, memory, redis/);
+    // `fs`, the embedded store's earlier name, still means it.
+    expect(toOptions({ args: [], flags: { port: "1", storage: "fs" } }).storage).toBe("sqlite");
+    expect(toOptions({ args: [], flags: { port: "1", storage: "sqlite" } }).storage).toBe("sqlite");
   });
 
   it("takes --max-endpoints (default 100) as a positive integer", () => {
@@ -58,7 +61,7 @@ describe("serve: running", () => {
     };
     const code = await main(["serve", "--port", "0", "--retry-schedule", "0,1s", "--deploy-delay", "3s", "--public", "--no-admin", "--data-dir", "d"], fake.io, { startServer });
     expect(code).toBe(1);
-    expect(given).toMatchObject({ port: 0, storage: "fs", dataDir: join(cwd, "d"), admin: false, adminKey: "adm", retrySchedule: [0, 1000], deployDelayMs: 3000, publicOnly: true });
+    expect(given).toMatchObject({ port: 0, storage: "sqlite", dataDir: join(cwd, "d"), admin: false, adminKey: "adm", retrySchedule: [0, 1000], deployDelayMs: 3000, publicOnly: true });
   });
 
   it("starts, writes credentials (0600), seeds, prints env lines, and stops on a signal", async () => {

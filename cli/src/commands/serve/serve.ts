@@ -15,7 +15,7 @@ import { toRateLimit } from "./rate-limit-flag.js";
 export interface ServeCommandOptions {
   host: string;
   port: number;
-  storage: "fs" | "memory" | "redis";
+  storage: "sqlite" | "memory" | "redis";
   /** `--redis-url`; `LP_REDIS_URL` is read when the command runs. */
   redisUrl?: string;
   redisPrefix?: string;
@@ -49,7 +49,8 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
   return {
     host: flags.host,
     port: toInt(flags.port, "--port", 0, 65_535)!,
-    storage: toChoice(flags.storage, "--storage", ["fs", "memory", "redis"] as const)!,
+    // `fs` is the embedded store's earlier name; scripts that pass it keep working.
+    storage: toChoice(flags.storage === "fs" ? "sqlite" : flags.storage, "--storage", ["sqlite", "memory", "redis"] as const)!,
     redisUrl: flags.redisUrl === undefined ? undefined : toRedisUrl(flags.redisUrl),
     redisPrefix: flags.redisPrefix === undefined ? undefined : toRedisPrefix(flags.redisPrefix),
     dataDir: flags.dataDir,
@@ -165,7 +166,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     const shared = opts.storage === "redis" ? await sharedCredentials(dataDir, creds) : null;
     const credsPath = shared?.path ?? (await writeCredentialsFile(dataDir, creds));
     const err = ctx.colors.err;
-    io.stderr.write(`${err.bold("lp serve")} listening on ${err.cyan(server.url)}${apiUrl !== server.url ? `, public URL ${err.cyan(apiUrl)}` : ""} (storage: ${opts.storage}${opts.storage === "fs" ? `, ${dataDir}` : ""}${redisUrl ? `, ${server$.redactRedisUrl(redisUrl)} prefix ${opts.redisPrefix ?? "lp:"}` : ""})\n`);
+    io.stderr.write(`${err.bold("lp serve")} listening on ${err.cyan(server.url)}${apiUrl !== server.url ? `, public URL ${err.cyan(apiUrl)}` : ""} (storage: ${opts.storage}${opts.storage === "sqlite" ? `, ${dataDir}` : ""}${redisUrl ? `, ${server$.redactRedisUrl(redisUrl)} prefix ${opts.redisPrefix ?? "lp:"}` : ""})\n`);
     for (const notice of server.notices ?? []) io.stderr.write(`  ${notice}\n`);
     if (exposed) io.stderr.write(`  ${err.bold("warning:")} /_admin (which mints tokens) is reachable from the network on ${opts.host}; keep LP_ADMIN_KEY secret, or pass --no-admin\n`);
     if (opts.printEnv) io.stdout.write(toEnvLines(creds));

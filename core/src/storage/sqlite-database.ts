@@ -1,0 +1,78 @@
+import { closeSync, openSync } from "node:fs";
+import { createRequire } from "node:module";
+import Database from "better-sqlite3";
+import { FILE_MODE } from "./data-dir-files.js";
+
+/** The database of a data dir, beside its `format.json`. */
+export const DATABASE_FILE = "lp.db";
+
+/** Where the better-sqlite3 package is, for the writer thread (it must load the same build). */
+export const SQLITE_DRIVER = createRequire(import.meta.url).resolve("better-sqlite3");
+
+/**
+ * The tables of the embedded store (format 2). `records` holds every record as its JSON text under its
+ * storage key (`acct:a:products:<id>`); `parent` is the key up to its last `:` (the collection), and
+ * `created_at` is read from the text by SQLite itself, so one index serves every list's newest-first walk
+ * (`sqlite-blocks.ts`). `media` holds uploads and generated images as blobs under their keys.
+ */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS records (
+  key TEXT NOT NULL PRIMARY KEY,
+  parent TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at TEXT GENERATED ALWAYS AS (CASE WHEN json_valid(value) THEN json_extract(value, '$.created_at') END) VIRTUAL
+);
+CREATE INDEX IF NOT EXISTS records_by_created ON records (parent, created_at, key);
+CREATE TABLE IF NOT EXISTS media (
+  key TEXT NOT NULL PRIMARY KEY,
+  bytes BLOB NOT NULL
+);
+`;
+
+/**
+ * Opens (creating it owner-only if needed) the database at `file` in WAL mode with its tables: the
+ * connection the main thread reads through. SQLite gives the `-wal` and `-shm` files the database's mode.
+ */
+export function openDatabase(file: string, options: { readonly?: boolean } = {}): Database.Database {
+  if (!options.readonly) closeSync(openSync(file, "a", FILE_MODE));
+  const db = new Database(file, { readonly: options.readonly === true, fileMustExist: options.readonly === true, timeout: 1000 });
+  if (!options.readonly) {
+    db.pragma("journal_mode = WAL");
+    db.exec(SCHEMA);
+  }
+  return db;
+}
+
+/** The first key after every key that starts with `prefix` (`a:` gives `a;`), for a range scan; null for "". */
+export function prefixEnd(prefix: string): string | null {
+  if (prefix === "") return null;
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+type Pluck<P extends unknown[], R> = Database.Statement<P, R>;
+
+/** The statements the main thread reads with (each answers one column), prepared once per connection. */
+export interface ReadStatements {
+  get: Pluck<[string], string>;
+  has: Pluck<[string], number>;
+  keysFrom: Pluck<[string, string], string>;
+  keysAll: Pluck<[string], string>;
+  media: Pluck<[string], Buffer>;
+  hasMedia: Pluck<[string], number>;
+  mediaKeysFrom: Pluck<[string, string], string>;
+  mediaKeysAll: Pluck<[string], string>;
+}
+
+/** Prepares the {@link ReadStatements} of a connection. */
+export function readStatements(db: Database.Database): ReadStatements {
+  return {
+    get: db.prepare<[string], string>("SELECT value FROM records WHERE key = ?").pluck(),
+    has: db.prepare<[string], number>("SELECT 1 FROM records WHERE key = ?").pluck(),
+    keysFrom: db.prepare<[string, string], string>("SELECT key FROM records WHERE key >= ? AND key < ? ORDER BY key").pluck(),
+    keysAll: db.prepare<[string], string>("SELECT key FROM records WHERE key >= ? ORDER BY key").pluck(),
+    media: db.prepare<[string], Buffer>("SELECT bytes FROM media WHERE key = ?").pluck(),
+    hasMedia: db.prepare<[string], number>("SELECT 1 FROM media WHERE key = ?").pluck(),
+    mediaKeysFrom: db.prepare<[string, string], string>("SELECT key FROM media WHERE key >= ? AND key < ? ORDER BY key").pluck(),
+    mediaKeysAll: db.prepare<[string], string>("SELECT key FROM media WHERE key >= ? ORDER BY key").pluck(),
+  };
+}
