@@ -8,7 +8,7 @@ import { paginate } from "../lists/paginate.js";
 import type { AddressGuard } from "./address-guard.js";
 import type { DeliveryEngine } from "./delivery-engine.js";
 import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
-import { toNewDelivery } from "./event-outbox.js";
+import { toNewDelivery } from "./records.js";
 import { toOrderedId } from "./ordered-id.js";
 import { toDeliveryView, toEndpointView, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
 import { closedCircuit } from "./retry-policy.js";

@@ -5,8 +5,8 @@ import { StorageFaultError } from "../storage/storage-faults.js";
 import { whenWritable, type FanOutHealth } from "./when-writable.js";
 import type { DeliveryEngine } from "./delivery-engine.js";
 import type { SharedQueue } from "./shared-queue.js";
-import { toDeliveryId, toOrderedId } from "./ordered-id.js";
-import type { DeliveryRecord, EndpointRecord, EventRecord } from "./records.js";
+import { toOrderedId } from "./ordered-id.js";
+import { toNewDelivery, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
 import type { WebhookStore } from "./webhook-store.js";
 import type { WorkTracker } from "./work-tracker.js";
 
@@ -46,32 +46,6 @@ interface QueuedFanOut {
 const fanOutJobId = (eventId: string) => `fan.${eventId}`;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
- * A new delivery of `event` to `endpoint`, in the state the endpoint's status gives it. A test delivery
- * is sent whatever the status (the partner asked for it) and, like any other, retried on the schedule.
- */
-export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: string, trigger: "scheduled" | "test" = "scheduled"): DeliveryRecord {
-  const isTest = trigger === "test";
-  const skipped = !isTest && (endpoint.status === "disabled" || endpoint.status === "pending_verification");
-  return {
-    id: toDeliveryId(event.id, endpoint.id),
-    application_id: endpoint.application_id,
-    endpoint_id: endpoint.id,
-    event_id: event.id,
-    event_type: event.type,
-    status: skipped ? "skipped" : "pending",
-    attempts: [],
-    scheduled_attempts: 0,
-    auto_retry: true,
-    next_trigger: trigger,
-    next_attempt_at: skipped || (!isTest && endpoint.status === "paused") ? null : at,
-    skipped_reason: skipped ? `endpoint_${endpoint.status}` : null,
-    payload: event,
-    created_at: at,
-    updated_at: at,
-  };
-}
 
 /**
  * The {@link EventSink} of the webhook engine. `emit` only records the event in the outbox (one write,

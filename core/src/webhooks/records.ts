@@ -1,5 +1,6 @@
 import type { AnyEventType, DeliveryAttempt, EventType, WebhookCircuit, WebhookDelivery, WebhookEndpoint } from "@lp/contract";
 import type { Environment } from "../accounts/schemas.js";
+import { toDeliveryId } from "./ordered-id.js";
 
 /** Endpoint states (DESIGN §9). */
 export type EndpointStatus = WebhookEndpoint["status"];
@@ -113,3 +114,29 @@ export const toEndpointEntry = (e: EndpointRecord) => ({ id: e.id, created_at: e
 
 /** Index entry of a delivery (per endpoint): enough to filter by status and type. */
 export const toDeliveryEntry = (d: DeliveryRecord) => ({ id: d.id, created_at: d.created_at, status: d.status, event_type: d.event_type });
+
+/**
+ * A new delivery of `event` to `endpoint`, in the state the endpoint's status gives it. A test delivery
+ * is sent whatever the status (the partner asked for it) and, like any other, retried on the schedule.
+ */
+export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: string, trigger: "scheduled" | "test" = "scheduled"): DeliveryRecord {
+  const isTest = trigger === "test";
+  const skipped = !isTest && (endpoint.status === "disabled" || endpoint.status === "pending_verification");
+  return {
+    id: toDeliveryId(event.id, endpoint.id),
+    application_id: endpoint.application_id,
+    endpoint_id: endpoint.id,
+    event_id: event.id,
+    event_type: event.type,
+    status: skipped ? "skipped" : "pending",
+    attempts: [],
+    scheduled_attempts: 0,
+    auto_retry: true,
+    next_trigger: trigger,
+    next_attempt_at: skipped || (!isTest && endpoint.status === "paused") ? null : at,
+    skipped_reason: skipped ? `endpoint_${endpoint.status}` : null,
+    payload: event,
+    created_at: at,
+    updated_at: at,
+  };
+}
