@@ -10,6 +10,8 @@ export interface DoctorProblem {
   /** Its file, or its Redis key. */
   where: string;
   message: string;
+  /** Whether `--fix` repairs it (missing media, a newer or unreadable format marker need a person). */
+  fixable: boolean;
 }
 
 /** One record as a source holds it. */
@@ -28,8 +30,8 @@ export interface DoctorSource {
   where: string;
   records(): Promise<SourceRecord[]>;
   hasMedia(path: string): Promise<boolean>;
-  /** The format marker's text (null: none) and where it is. */
-  format(): Promise<{ text: string | null; where: string }>;
+  /** The format marker's text (null: none), its key in the store, and where it is. */
+  format(): Promise<{ text: string | null; key: string; where: string }>;
   writeFormat(text: string): Promise<void>;
   /** Problems of the stored list indexes against `keys`, the readable records (none on fs: they are built in memory). */
   indexProblems(keys: Set<string>): Promise<DoctorProblem[]>;
@@ -73,7 +75,7 @@ export async function runDoctor(source: DoctorSource, options: { fix: boolean; w
 
   const marker = await source.format();
   if (marker.text === null) {
-    problems.push({ check: "format", key: "format", where: marker.where, message: `no format marker (lp writes it at start; this store is read as format ${CURRENT_FORMAT})` });
+    problems.push({ check: "format", key: marker.key, where: marker.where, fixable: true, message: `no format marker (lp writes it at start; this store is read as format ${CURRENT_FORMAT})` });
     if (options.fix) {
       await source.writeFormat(`${JSON.stringify({ format: CURRENT_FORMAT, written_by: options.writtenBy })}\n`);
       fixed.push(`wrote ${marker.where}: format ${CURRENT_FORMAT}`);
@@ -82,11 +84,15 @@ export async function runDoctor(source: DoctorSource, options: { fix: boolean; w
     try {
       const found = parseFormat(marker.text, marker.where);
       if (found.format > CURRENT_FORMAT) {
-        problems.push({ check: "format", key: "format", where: marker.where, message: `format ${found.format} (written by ${found.written_by}) is newer than this lp reads (${CURRENT_FORMAT}); upgrade lp, and check nothing else` });
+        // Records of a newer format may not match this lp's schemas: checking them would report sound ones as damaged.
+        const message = `format ${found.format}, written by ${found.written_by}, is newer than this lp reads (${CURRENT_FORMAT}): upgrade lp to check this store (nothing else was checked)`;
+        problems.push({ check: "format", key: marker.key, where: marker.where, fixable: false, message });
         return { where: source.where, records: 0, problems, fixed };
       }
-    } catch (error) {
-      problems.push({ check: "format", key: "format", where: marker.where, message: (error as Error).message });
+    } catch {
+      // A marker that says no format is not rewritten: guessing one could make lp misread every record.
+      const message = `not a format marker ({"format": N, "written_by": "lp X.Y.Z"}); --fix does not guess a format: put back the marker of the lp that wrote this store (this lp writes format ${CURRENT_FORMAT})`;
+      problems.push({ check: "format", key: marker.key, where: marker.where, fixable: false, message });
     }
   }
 
@@ -97,7 +103,7 @@ export async function runDoctor(source: DoctorSource, options: { fix: boolean; w
     const value = destr(record.text);
     const problem = recordProblem(record.key, record.text.trim() === "" ? "" : value);
     if (problem) {
-      problems.push({ check: "record", key: record.key, where: record.where, message: problem });
+      problems.push({ check: "record", key: record.key, where: record.where, fixable: true, message: problem });
       if (options.fix) fixed.push(`quarantined ${record.key}: ${record.where} -> ${await source.quarantine(record)}`);
       continue;
     }
@@ -112,7 +118,7 @@ export async function runDoctor(source: DoctorSource, options: { fix: boolean; w
 
   for (const item of media) {
     if (!(await source.hasMedia(item.path))) {
-      problems.push({ check: "media", key: item.key, where: item.where, message: `names media ${item.path}, which is missing (not fixable: the image has to be uploaded again)` });
+      problems.push({ check: "media", key: item.key, where: item.where, fixable: false, message: `names media ${item.path}, which is missing (not fixable: the image has to be uploaded again)` });
     }
   }
 
@@ -123,7 +129,7 @@ export async function runDoctor(source: DoctorSource, options: { fix: boolean; w
   return { where: source.where, records: records.length, problems, fixed };
 }
 
-/** Problems `--fix` leaves: missing media and a newer format need a person. */
+/** Problems `--fix` leaves: missing media and a newer or unreadable format marker need a person. */
 export function unfixed(report: DoctorReport): DoctorProblem[] {
-  return report.problems.filter((p) => p.check === "media" || (p.check === "format" && !/^no format marker/.test(p.message)));
+  return report.problems.filter((p) => !p.fixable);
 }

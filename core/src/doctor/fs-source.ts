@@ -54,7 +54,7 @@ export function fsDoctorSource(dataDir: string): DoctorSource {
     },
     async format() {
       const where = join(dataDir, "format.json");
-      return { where, text: await readFile(where, "utf8").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? null : Promise.reject(error))) };
+      return { key: "format.json", where, text: await readFile(where, "utf8").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? null : Promise.reject(error))) };
     },
     async writeFormat(text) {
       const file = join(dataDir, "format.json");
@@ -77,7 +77,7 @@ export function fsDoctorSource(dataDir: string): DoctorSource {
         const mode = info.mode & 0o777;
         const wanted = isDir ? DIR_MODE : FILE_MODE;
         // Looser than the owner alone: secrets and personal data readable by other users of the machine.
-        if (mode & 0o077) problems.push({ check: "mode", key: relative(dataDir, path) || ".", where: path, message: `mode ${mode.toString(8)}, readable by others (lp keeps ${wanted.toString(8)})` });
+        if (mode & 0o077) problems.push({ check: "mode", key: relative(dataDir, path) || ".", where: path, fixable: true, message: `mode ${mode.toString(8)}, readable by others (lp keeps ${wanted.toString(8)})` });
       };
       await check(dataDir, true);
       await check(join(dataDir, "format.json"), false);

@@ -55,7 +55,9 @@ describe("lp doctor --data-dir", () => {
     expect(found.out).toContain(`record acct:${account}:products:${ids[1]}  (${torn}): not valid JSON`);
     expect(found.out).toMatch(new RegExp(`media  acct:${account}:products:${ids[0]} .*names media ${mediaPath}, which is missing`));
     expect(found.out).toContain(`(${mug}): mode 644, readable by others`);
-    expect(found.out).toContain("no format marker");
+    expect(found.out).toContain(`format format.json  (${join(dir, "format.json")}): no format marker`);
+    // Four problems; the missing image is the one --fix cannot repair.
+    expect(found.out).toContain("4 problem(s); run again with --fix to repair 3 of them (");
     expect(existsSync(torn)).toBe(true);
 
     const fixed = await doctor("--data-dir", dir, "--fix");
@@ -77,6 +79,33 @@ describe("lp doctor --data-dir", () => {
       expect(list.data.map((p) => p.title).sort()).toEqual(["Apron", "Mug"]);
     } finally {
       await server.close();
+    }
+  });
+
+  it("says a newer or unreadable format marker needs a person: no --fix offered, and --fix leaves it as it was", async () => {
+    const store = mkdtempSync(join(tmpdir(), "lp-doctor-format-"));
+    try {
+      const marker = join(store, "format.json");
+      const newer = '{"format": 99, "written_by": "lp 99.0.0"}\n';
+      writeFileSync(marker, newer, { mode: 0o600 });
+      const found = await doctor("--data-dir", store);
+      expect(found.code).toBe(1);
+      expect(found.out).toContain(`  format format.json  (${marker}): format 99, written by lp 99.0.0, is newer than this lp reads (1): upgrade lp to check this store (nothing else was checked)\n`);
+      expect(found.out).toMatch(/\n1 problem\(s\), none that --fix repairs: see each line for what to do\n$/);
+      expect(found.out).not.toContain("run again with --fix");
+      const fixed = await doctor("--data-dir", store, "--fix");
+      expect(fixed.code).toBe(1);
+      expect(fixed.err).toContain("1 problem(s) left that --fix cannot repair");
+      expect(readFileSync(marker, "utf8")).toBe(newer);
+
+      writeFileSync(marker, '{"format": "one"}');
+      const unreadable = await doctor("--data-dir", store);
+      expect(unreadable.code).toBe(1);
+      expect(unreadable.out).toContain(`  format format.json  (${marker}): not a format marker ({"format": N, "written_by": "lp X.Y.Z"}); --fix does not guess a format`);
+      expect(unreadable.out).not.toContain("run again with --fix");
+      expect(JSON.parse((await doctor("--data-dir", store, "--json")).out).problems).toEqual([expect.objectContaining({ check: "format", key: "format.json", fixable: false })]);
+    } finally {
+      rmSync(store, { recursive: true, force: true });
     }
   });
 
