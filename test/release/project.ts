@@ -55,8 +55,7 @@ export async function packAll(into: string): Promise<Record<string, Packed>> {
 export function readmeAllowScripts(): Record<string, boolean> {
   const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
   for (const [, block] of readme.matchAll(/```json\n([\s\S]*?)```/g)) {
-    const parsed = JSON.parse(block!) as { allowScripts?: Record<string, boolean> };
-    if (parsed.allowScripts) return parsed.allowScripts;
+    if (block!.includes('"allowScripts"')) return (JSON.parse(block!) as { allowScripts: Record<string, boolean> }).allowScripts;
   }
   throw new Error("README.md has no JSON block with allowScripts");
 }
