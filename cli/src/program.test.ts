@@ -28,6 +28,20 @@ describe("program", () => {
     expect((await lp(["--version"])).stdout).toMatch(/^\d+\.\d+\.\d+|0\.0\.0-dev\n$/);
   });
 
+  it("prints one Examples block per command, each example once, the command's own first", async () => {
+    for (const name of ["products", "pages", "jobs", "deployments", "webhooks", "admin", "config", "serve", "doctor", "dashboard", "listen", "check-receiver", "trigger", "api", "completion"]) {
+      const help = await lp([name, "--help"]);
+      expect(help.code, name).toBe(0);
+      expect(help.stdout.match(/^Examples:$/gm)?.length ?? 0, name).toBeLessThanOrEqual(1);
+      const lines = help.stdout.split("\n").filter((line) => line.startsWith("  $ "));
+      expect(lines, name).toEqual([...new Set(lines)]);
+    }
+    const dashboard = (await lp(["dashboard", "--help"])).stdout;
+    expect(dashboard.slice(dashboard.indexOf("Examples:"))).toBe("Examples:\n  $ lp dashboard\n  $ lp dashboard --open\n  $ lp dashboard --api-url http://127.0.0.1:4011\n\n");
+    expect((await lp(["doctor", "--help"])).stdout).toMatch(/^Examples:\n {2}\$ lp doctor --data-dir \.lp\n {2}\$ lp doctor --data-dir \.lp --fix\n/m);
+    expect((await lp(["products", "--help"])).stdout).toMatch(/^Examples:\n {2}\$ lp products list --type service\n$/m);
+  });
+
   it("exits 2 for unknown commands, unknown flags, missing arguments and a noun without a verb", async () => {
     for (const args of [["frob"], ["products", "list", "--frob"], ["products", "get"], ["products"], ["jobs", "get", "a", "b"]]) {
       const result = await lp(args);

@@ -63,8 +63,9 @@ export async function createProgram(io: Io, args: string[]): Promise<Command> {
   const all = target === "completion";
   for (const [name, summary, example, load] of COMMANDS) {
     const command = program.command(name).description(summary);
-    if (example) examples(command, [example]);
+    // After the command's own declaration, so its examples come first and the table's joins their block.
     if (all || name === target) (await load()).register(command);
+    if (example) examples(command, [example]);
   }
   return program;
 }

@@ -1,9 +1,10 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { addonsIn, offerPrebuilts, writeFiles } from "./native-addons.js";
 import { layoutFrom, type LockEntry, type Root } from "./offline-lockfile.js";
 
 const run = promisify(execFile);
@@ -50,13 +51,25 @@ export async function packAll(into: string): Promise<Record<string, Packed>> {
   return packed;
 }
 
+/** The `allowScripts` the README tells users to add to their package.json (its JSON block that has one). */
+export function readmeAllowScripts(): Record<string, boolean> {
+  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+  for (const [, block] of readme.matchAll(/```json\n([\s\S]*?)```/g)) {
+    if (block!.includes('"allowScripts"')) return (JSON.parse(block!) as { allowScripts: Record<string, boolean> }).allowScripts;
+  }
+  throw new Error("README.md has no JSON block with allowScripts");
+}
+
 /**
  * An empty project outside the repository with the tarballs and the tools installed, as `npm install`
  * would in a user's repository. The lockfile is derived from the repository's (same versions), and the
  * install runs with `--prefer-offline`: packages come from npm's cache, which the repository's `npm ci`
  * filled; only what the cache lacks (npm's answer to a peer range it wants to re-check) asks the registry.
+ * Install scripts run as npm 12 will run them: only those the README's `allowScripts` allows, and any other
+ * fails the install (`--strict-allow-scripts`). Native addons get the repository's build for this Node's ABI
+ * as a prebuilt binary (`native-addons.ts`). Resolves with the folder and the install's output.
  */
-export async function createProject(packed: Record<string, Packed>): Promise<string> {
+export async function createProject(packed: Record<string, Packed>): Promise<{ dir: string; install: string }> {
   const dir = mkdtempSync(join(tmpdir(), "lp-release-"));
   const lock = JSON.parse(readFileSync(join(repoRoot, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
   const dependencies: Record<string, string> = {};
@@ -73,12 +86,21 @@ export async function createProject(packed: Record<string, Packed>): Promise<str
   const devDependencies = Object.fromEntries(TOOLS.map((name) => [name, rootPkg.devDependencies[name]!]));
   // `npm test` is the project's own suite: the README's CI step ends with it.
   const scripts = { test: "vitest run --reporter=default --reporter=json --outputFile=vitest.json" };
-  const project = { name: "lp-release-rehearsal", version: "1.0.0", private: true, type: "module", scripts, dependencies, devDependencies };
+  const project = { name: "lp-release-rehearsal", version: "1.0.0", private: true, type: "module", scripts, dependencies, devDependencies, allowScripts: readmeAllowScripts() };
   const packages = { "": project, ...entries, ...layoutFrom(lock.packages, roots, (name) => name.startsWith("@lp/")) };
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(project, null, 2)}\n`);
   writeFileSync(join(dir, "package-lock.json"), `${JSON.stringify({ name: project.name, version: project.version, lockfileVersion: 3, requires: true, packages }, null, 2)}\n`);
-  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"], { cwd: dir, env: npmEnv() });
-  return dir;
+  const prebuilts = mkdtempSync(join(tmpdir(), "lp-prebuilts-"));
+  try {
+    writeFiles(dir, await offerPrebuilts(repoRoot, addonsIn(packages), prebuilts));
+    const { stdout, stderr } = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--strict-allow-scripts", "--foreground-scripts"], { cwd: dir, env: npmEnv() });
+    return { dir, install: stdout + stderr };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  } finally {
+    rmSync(prebuilts, { recursive: true, force: true });
+  }
 }
 
 /** The environment of commands run in the project: nothing of the caller's LP_* or npm workspace. */

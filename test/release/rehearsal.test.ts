@@ -2,7 +2,8 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertBuilt, createProject, exec, packAll, repoRoot, start, type Packed } from "./project.js";
+import { NATIVE_ADDONS } from "./native-addons.js";
+import { assertBuilt, createProject, exec, packAll, readmeAllowScripts, repoRoot, start, type Packed } from "./project.js";
 
 /**
  * The release rehearsal: every published package is packed, the tarballs are installed into an empty
@@ -12,13 +13,14 @@ const templates = join(repoRoot, "test/release/project-files");
 let packs: string;
 let packed: Record<string, Packed>;
 let dir: string;
+let install: string;
 const lp = () => join(dir, "node_modules/.bin/lp");
 
 beforeAll(async () => {
   assertBuilt();
   packs = mkdtempSync(join(tmpdir(), "lp-tarballs-"));
   packed = await packAll(packs);
-  dir = await createProject(packed);
+  ({ dir, install } = await createProject(packed));
   for (const name of ["lp.test.ts", "check.ts", "require.cjs"]) copyFileSync(join(templates, `${name}.tmpl`), join(dir, name));
 }, 240_000);
 
@@ -34,6 +36,27 @@ describe("release rehearsal (packed tarballs in an empty project)", () => {
       expect(files.filter((f) => /(^|\/)src\/|\.test\.|\.map$|(?<!\.d)\.ts$/.test(f)), name).toEqual([]);
     }
     expect(packed["@lp/cli"]!.files).toEqual(expect.arrayContaining(["dist/fixtures/trigger.json", "dist/fixtures/products.json", "dist/fixtures/images/apron.png", "dist/dashboard-ui/manifest.json", "dist/testing.d.ts"]));
+  });
+
+  it("installs with the README's allowScripts: every install script it allows, and those packages load on this Node", async () => {
+    const allowed = readmeAllowScripts();
+    const { packages } = JSON.parse(readFileSync(join(dir, "node_modules/.package-lock.json"), "utf8")) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const withScripts = Object.keys(packages).filter((path) => packages[path]!.hasInstallScript);
+    const nameOf = (path: string) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
+    expect(withScripts.length, install).toBeGreaterThan(0);
+    expect(withScripts.filter((path) => allowed[nameOf(path)] !== true), install).toEqual([]);
+    expect(install).not.toContain("not yet covered by allowScripts");
+    // Nothing compiled: a native addon's install script took the repository's build for this ABI.
+    expect(install).not.toContain("gyp info");
+    // Each loads in the project on this Node; a native addon's binding is looked up where its loader (bindings) looks.
+    const load = `for (const arg of process.argv.slice(1)) {
+      const [folder, binding] = arg.split("=");
+      require(folder);
+      if (binding) require(require.resolve("bindings", { paths: [folder] }))({ bindings: binding, module_root: folder });
+    }`;
+    const args = withScripts.map((path) => `${join(dir, path)}${NATIVE_ADDONS[nameOf(path)] ? `=${NATIVE_ADDONS[nameOf(path)]!.binding}` : ""}`);
+    const loaded = await exec(dir, process.execPath, ["-e", load, ...args]);
+    expect(loaded, `${process.version}: ${args.join(" ")}`).toMatchObject({ code: 0, stderr: "" });
   });
 
   it("lp --version prints the package's version", async () => {

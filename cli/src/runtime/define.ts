@@ -74,7 +74,20 @@ export function withWait(command: Command, what: string): Command {
     .option("--timeout <duration>", "give up waiting after this long (exit 8)", "5m");
 }
 
-/** Help examples, shown after the options. */
+/** The example lines of each command that has an Examples block (one block, however many calls add to it). */
+const exampleLines = new WeakMap<Command, string[]>();
+
+/**
+ * Help examples, shown after the options. A second call on the same command adds its new lines to the
+ * one Examples block (the program's table and the command's own declaration may both name one).
+ */
 export function examples(command: Command, lines: string[]): Command {
-  return command.addHelpText("after", `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`);
+  const known = exampleLines.get(command);
+  if (known) {
+    for (const line of lines) if (!known.includes(line)) known.push(line);
+    return command;
+  }
+  const kept = [...new Set(lines)];
+  exampleLines.set(command, kept);
+  return command.addHelpText("after", () => `\nExamples:\n${kept.map((l) => `  $ ${l}`).join("\n")}\n`);
 }

@@ -10,6 +10,8 @@ export interface DoctorProblem {
   /** Its file, or its Redis key. */
   where: string;
   message: string;
+  /** Whether `--fix` repairs it (missing media, a newer or unreadable format marker need a person). */
+  fixable: boolean;
 }
 
 /** One record as a source holds it. */
@@ -32,8 +34,8 @@ export interface DoctorSource {
   mediaPaths?(): Promise<string[]>;
   /** With `mediaPaths`: leaves an orphan out of what `--fix` keeps (never deleting it); returns where it stays. */
   setAsideMedia?(path: string): Promise<string>;
-  /** The format marker's text (null: none) and where it is. */
-  format(): Promise<{ text: string | null; where: string }>;
+  /** The format marker's text (null: none), its key in the store, and where it is. */
+  format(): Promise<{ text: string | null; key: string; where: string }>;
   writeFormat(text: string): Promise<void>;
   /**
    * Problems of what the store keeps beside the records, against `keys`, the readable records: Redis's key
@@ -94,7 +96,7 @@ export async function runDoctor(source: DoctorSource, options: { fix: boolean; w
 
   const marker = await source.format();
   if (marker.text === null) {
-    problems.push({ check: "format", key: "format", where: marker.where, message: `no format marker (lp writes it at start; this store is read as format ${CURRENT_FORMAT})` });
+    problems.push({ check: "format", key: marker.key, where: marker.where, fixable: true, message: `no format marker (lp writes it at start; this store is read as format ${CURRENT_FORMAT})` });
     if (options.fix) {
       await source.writeFormat(`${JSON.stringify({ format: CURRENT_FORMAT, written_by: options.writtenBy })}\n`);
       fixed.push(`wrote ${marker.where}: format ${CURRENT_FORMAT}`);
@@ -103,11 +105,15 @@ export async function runDoctor(source: DoctorSource, options: { fix: boolean; w
     try {
       const found = parseFormat(marker.text, marker.where);
       if (found.format > CURRENT_FORMAT) {
-        problems.push({ check: "format", key: "format", where: marker.where, message: `format ${found.format} (written by ${found.written_by}) is newer than this lp reads (${CURRENT_FORMAT}); upgrade lp, and check nothing else` });
+        // Records of a newer format may not match this lp's schemas: checking them would report sound ones as damaged.
+        const message = `format ${found.format}, written by ${found.written_by}, is newer than this lp reads (${CURRENT_FORMAT}): upgrade lp to check this store (nothing else was checked)`;
+        problems.push({ check: "format", key: marker.key, where: marker.where, fixable: false, message });
         return { where: source.where, format: found.format, records: 0, problems, fixed };
       }
-    } catch (error) {
-      problems.push({ check: "format", key: "format", where: marker.where, message: (error as Error).message });
+    } catch {
+      // A marker that says no format is not rewritten: guessing one could make lp misread every record.
+      const message = `not a format marker ({"format": N, "written_by": "lp X.Y.Z"}); --fix does not guess a format: put back the marker of the lp that wrote this store (this lp writes format ${CURRENT_FORMAT})`;
+      problems.push({ check: "format", key: marker.key, where: marker.where, fixable: false, message });
     }
   }
 
@@ -118,7 +124,7 @@ export async function runDoctor(source: DoctorSource, options: { fix: boolean; w
     const value = destr(record.text);
     const problem = recordProblem(record.key, record.text.trim() === "" ? "" : value);
     if (problem) {
-      problems.push({ check: "record", key: record.key, where: record.where, message: problem });
+      problems.push({ check: "record", key: record.key, where: record.where, fixable: true, message: problem });
       if (options.fix) fixed.push(`quarantined ${record.key}: ${record.where} -> ${await source.quarantine(record)}`);
       continue;
     }
@@ -130,7 +136,7 @@ export async function runDoctor(source: DoctorSource, options: { fix: boolean; w
     // Page ids from the keys `acct:<a>:pages:<id>`.
     const pages = new Set([...readable].filter((key) => /^acct:[^:]+:pages:[^:]+$/.test(key)).map((key) => key.slice(key.lastIndexOf(":") + 1)));
     for (const path of orphans(await source.mediaPaths(), new Set(media.map((item) => item.path)), pages)) {
-      problems.push({ check: "orphan", key: path, where: path, message: "media that no record names (left by an upload whose record was never written)" });
+      problems.push({ check: "orphan", key: path, where: path, fixable: true, message: "media that no record names (left by an upload whose record was never written)" });
       if (options.fix && source.setAsideMedia) fixed.push(`set aside ${path}: ${await source.setAsideMedia(path)}`);
     }
   }
@@ -142,7 +148,7 @@ export async function runDoctor(source: DoctorSource, options: { fix: boolean; w
 
   for (const item of media) {
     if (!(await source.hasMedia(item.path))) {
-      problems.push({ check: "media", key: item.key, where: item.where, message: `names media ${item.path}, which is missing (not fixable: the image has to be uploaded again)` });
+      problems.push({ check: "media", key: item.key, where: item.where, fixable: false, message: `names media ${item.path}, which is missing (not fixable: the image has to be uploaded again)` });
     }
   }
 
@@ -162,7 +168,7 @@ function formatOf(text: string | null, where: string): number | null {
   }
 }
 
-/** Problems `--fix` leaves: missing media and a newer format need a person. */
+/** Problems `--fix` leaves: missing media and a newer or unreadable format marker need a person. */
 export function unfixed(report: DoctorReport): DoctorProblem[] {
-  return report.problems.filter((p) => p.check === "media" || (p.check === "format" && !/^no format marker/.test(p.message)));
+  return report.problems.filter((p) => !p.fixable);
 }

@@ -73,7 +73,7 @@ export function redisDoctorSource(url: string, prefix: string): DoctorSource & {
     },
     async format() {
       await ready();
-      return { where: `Redis key ${formatKey}`, text: await client.get(formatKey) };
+      return { key: "meta:format", where: `Redis key ${formatKey}`, text: await client.get(formatKey) };
     },
     async writeFormat(text) {
       await client.set(formatKey, text);
@@ -86,13 +86,13 @@ export function redisDoctorSource(url: string, prefix: string): DoctorSource & {
       for (const [id, members] of wanted) {
         const have = actual.get(id);
         for (const member of members) {
-          if (!have?.has(member)) problems.push({ check: "index", key: member, where: describeSet(id), message: `missing from the list index: lists and exports do not see it` });
+          if (!have?.has(member)) problems.push({ check: "index", key: member, where: describeSet(id), fixable: true, message: `missing from the list index: lists and exports do not see it` });
         }
       }
       for (const [id, members] of actual) {
         const want = wanted.get(id);
         for (const member of members) {
-          if (!want?.has(member)) problems.push({ check: "index", key: member, where: describeSet(id), message: `listed, but no readable record is there` });
+          if (!want?.has(member)) problems.push({ check: "index", key: member, where: describeSet(id), fixable: true, message: `listed, but no readable record is there` });
         }
       }
       return problems;

@@ -38,10 +38,12 @@ export function sqliteDoctorSource(dataDir: string, options: { fix: boolean }): 
   const formatFile = join(dataDir, "format.json");
   let db: Database.Database | null = null;
   let openError: string | null = null;
-  try {
-    db = new Database(file, { readonly: !options.fix, fileMustExist: true, timeout: 5000 });
-  } catch (error) {
-    openError = (error as Error).message;
+  if (existsSync(file)) {
+    try {
+      db = new Database(file, { readonly: !options.fix, fileMustExist: true, timeout: 5000 });
+    } catch (error) {
+      openError = (error as Error).message;
+    }
   }
   const where = (key: string) => `${file}, key ${key}`;
   const left = new Set<string>();
@@ -59,20 +61,21 @@ export function sqliteDoctorSource(dataDir: string, options: { fix: boolean }): 
       return db ? (db.prepare("SELECT key FROM media ORDER BY key").pluck().all() as string[]).map((key) => key.split(":").join("/")) : [];
     },
     async format() {
-      return { where: formatFile, text: readTextOrNull(formatFile) };
+      return { key: "format.json", where: formatFile, text: readTextOrNull(formatFile) };
     },
     async writeFormat(text) {
       writeFileDurably(formatFile, text);
     },
     async indexProblems() {
-      if (!db) return [{ check: "database", key: DATABASE_FILE, where: file, message: `cannot be opened: ${openError}` }];
+      // No database at all is an empty store (lp serve makes one at its first start); one that cannot be opened is a problem.
+      if (!db) return openError === null ? [] : [{ check: "database", key: DATABASE_FILE, where: file, fixable: true, message: `cannot be opened: ${openError}` }];
       let lines: string[];
       try {
         lines = db.prepare("PRAGMA integrity_check(100)").pluck().all() as string[];
       } catch (error) {
         lines = [(error as Error).message];
       }
-      return lines.filter((line) => line !== "ok").map((line): DoctorProblem => ({ check: "database", key: DATABASE_FILE, where: file, message: `integrity check: ${line}` }));
+      return lines.filter((line) => line !== "ok").map((line): DoctorProblem => ({ check: "database", key: DATABASE_FILE, where: file, fixable: true, message: `integrity check: ${line}` }));
     },
     async rebuildIndexes(keys) {
       const fresh = `${file}.fixing`;
@@ -112,7 +115,7 @@ export function sqliteDoctorSource(dataDir: string, options: { fix: boolean }): 
       const problems: DoctorProblem[] = [];
       for (const [path, isDir] of [[dataDir, true], [formatFile, false], [file, false], [`${file}-wal`, false], [`${file}-shm`, false], [join(dataDir, "format-1"), true]] as const) {
         const mode = existsSync(path) ? lstatSync(path).mode & 0o777 : 0;
-        if (mode & 0o077) problems.push({ check: "mode", key: path.slice(dataDir.length + 1) || ".", where: path, message: `mode ${mode.toString(8)}, readable by others (lp keeps ${(isDir ? DIR_MODE : FILE_MODE).toString(8)})` });
+        if (mode & 0o077) problems.push({ check: "mode", key: path.slice(dataDir.length + 1) || ".", where: path, fixable: true, message: `mode ${mode.toString(8)}, readable by others (lp keeps ${(isDir ? DIR_MODE : FILE_MODE).toString(8)})` });
       }
       return problems;
     },

@@ -70,7 +70,10 @@ describe("lp doctor --data-dir", () => {
     expect(found.out).toMatch(new RegExp(`media  acct:${account}:products:${ids[0]} .*names media ${mediaPath}, which is missing`));
     expect(found.out).toContain("orphan products/00000000-0000-4000-8000-000000000000/lost.png");
     expect(found.out).toContain(`(${db}): mode 644, readable by others`);
-    expect(found.out).toContain("no format marker");
+    expect(found.out).toContain(`format format.json  (${join(dir, "format.json")}): no format marker`);
+    // lp.db-wal and lp.db-shm take lp.db's mode (SQLite gives them the database's): 7 problems, the missing image the one --fix cannot repair.
+    expect(found.out).toContain(`(${db}-wal): mode 644, readable by others`);
+    expect(found.out).toContain("7 problem(s); run again with --fix to repair 6 of them (");
 
     const fixed = await doctor("--data-dir", dir, "--fix");
     // The missing image cannot be made again: still exit 1, naming it.
@@ -140,6 +143,33 @@ describe("lp doctor --data-dir", () => {
       expect(fixed.out).toContain("format 2");
     } finally {
       rmSync(old, { recursive: true, force: true });
+    }
+  });
+
+  it("says a newer or unreadable format marker needs a person: no --fix offered, and --fix leaves it as it was", async () => {
+    const store = mkdtempSync(join(tmpdir(), "lp-doctor-format-"));
+    try {
+      const marker = join(store, "format.json");
+      const newer = '{"format": 99, "written_by": "lp 99.0.0"}\n';
+      writeFileSync(marker, newer, { mode: 0o600 });
+      const found = await doctor("--data-dir", store);
+      expect(found.code).toBe(1);
+      expect(found.out).toContain(`  format format.json  (${marker}): format 99, written by lp 99.0.0, is newer than this lp reads (2): upgrade lp to check this store (nothing else was checked)\n`);
+      expect(found.out).toMatch(/\n1 problem\(s\), none that --fix repairs: see each line for what to do\n$/);
+      expect(found.out).not.toContain("run again with --fix");
+      const fixed = await doctor("--data-dir", store, "--fix");
+      expect(fixed.code).toBe(1);
+      expect(fixed.err).toContain("1 problem(s) left that --fix cannot repair");
+      expect(readFileSync(marker, "utf8")).toBe(newer);
+
+      writeFileSync(marker, '{"format": "one"}');
+      const unreadable = await doctor("--data-dir", store);
+      expect(unreadable.code).toBe(1);
+      expect(unreadable.out).toContain(`  format format.json  (${marker}): not a format marker ({"format": N, "written_by": "lp X.Y.Z"}); --fix does not guess a format`);
+      expect(unreadable.out).not.toContain("run again with --fix");
+      expect(JSON.parse((await doctor("--data-dir", store, "--json")).out).problems).toEqual([expect.objectContaining({ check: "format", key: "format.json", fixable: false })]);
+    } finally {
+      rmSync(store, { recursive: true, force: true });
     }
   });
 

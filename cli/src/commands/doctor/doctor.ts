@@ -27,8 +27,11 @@ export function formatReport(report: DoctorReport, fix: boolean): string {
   const lines = [`lp doctor: ${report.where}: ${report.format === null ? "no format marker" : `format ${report.format}`}, ${report.records} record(s) checked`];
   for (const p of report.problems) lines.push(`  ${p.check.padEnd(6)} ${p.key}  (${p.where}): ${p.message}`);
   for (const line of report.fixed) lines.push(`  fixed  ${line}`);
+  const fixable = report.problems.filter((p) => p.fixable).length;
   if (report.problems.length === 0) lines.push("sound: no problems found");
-  else lines.push(`${report.problems.length} problem(s)${fix ? `, ${report.fixed.length} fix(es) made` : "; run again with --fix to quarantine unreadable records and rebuild the indexes (nothing is deleted)"}`);
+  else if (fix) lines.push(`${report.problems.length} problem(s), ${report.fixed.length} fix(es) made`);
+  else if (fixable === 0) lines.push(`${report.problems.length} problem(s), none that --fix repairs: see each line for what to do`);
+  else lines.push(`${report.problems.length} problem(s); run again with --fix to repair ${fixable === report.problems.length ? "them" : `${fixable} of them`} (it sets aside what is unreadable, rebuilds what is kept beside the records, writes a missing format marker and tightens modes; nothing is deleted)`);
   return `${lines.join("\n")}\n`;
 }
 
