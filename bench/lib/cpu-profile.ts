@@ -20,13 +20,24 @@ const AREAS: [string, RegExp][] = [
   ["dashboard request log", /dashboard\/|request-log|redact/],
   ["request id, timing, access log (app hooks)", /server\/src\/app\.ts|core\/src\/deps\.ts/],
   ["auth (token check, hashing)", /auth|accounts-service|sha256|createHash|timingSafeEqual/],
-  ["storage read (unstorage, driver, JSON.parse)", /unstorage|fs-durable|fs-io|destr|drivers\/memory|normalizeKey/],
+  ["storage read (unstorage, driver, JSON.parse)", /unstorage|sqlite-driver|sqlite-database|better-sqlite3|destr|drivers\/memory|normalizeKey/],
+  ["storage write (guard, writer thread's messages)", /sqlite-writer|guarded-stores|direct-writes|worker_threads|MessagePort/],
+  ["webhook events, outbox, fan-out", /core\/src\/webhooks\/|core\/src\/events\//],
+  ["lock, queue", /core\/src\/ports\//],
+  ["list index", /core\/src\/lists\//],
+  ["request validation (zod)", /node_modules\/zod/],
   ["product view / service", /products-service|product-view|products\//],
   ["site lookup, HTML answer", /sites-service|http\/html|routes\/sites/],
   ["lp pipeline, envelope, respond", /http\/pipeline|http\/respond|http\/errors|routes\//],
   ["h3 / srvx routing and response", /node_modules\/(h3|srvx|rou3|cookie-es)/],
   [NODE, /^node:|internal\/|_http_|net\.js|stream/],
 ];
+
+/** The profile's samples other than idle, in µs: the CPU time its thread was seen running. */
+export function threadBusyUs(profile: Profile): number {
+  const idle = new Set(profile.nodes.filter((n) => /^\((idle|program)\)$/.test(n.callFrame.functionName)).map((n) => n.id));
+  return profile.samples.reduce((sum, id, i) => sum + (idle.has(id) ? 0 : (profile.timeDeltas[i] ?? 0)), 0);
+}
 
 /**
  * Self time per function (top 25) and per area, in µs per request. A sample's area is decided by its
