@@ -57,7 +57,11 @@ const products = `${info.url}/v1/accounts/${info.account}/products`;
 const url = info.path ? `${info.url}${info.path}` : post ? products : `${products}/${info.productId}`;
 const headers: Record<string, string> = { authorization: `Bearer ${info.token}`, ...(post ? { "content-type": "application/json" } : {}) };
 const body = post ? JSON.stringify({ title: "Profiled product", price: 19.99, product_type: "physical", description: "Made by autocannon" }) : undefined;
+// The profile covers the whole process: only the samples taken during the load are counted.
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+const from = monotonicUs();
 const result = await runLoad({ url, seconds, headers, method: post ? "POST" : "GET", body });
+const window = [from, monotonicUs()] as const;
 child.kill("SIGTERM");
 await exited;
 // One profile per thread, named CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile: thread 0 is the main one.
@@ -65,10 +69,12 @@ const files = readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile"));
 const threadOf = (f: string) => Number(f.split(".")[4]);
 const main = files.find((f) => threadOf(f) === 0) ?? files[0]!;
 const requests = result.rps * seconds;
-const lines = [`${mode}: ${Math.round(result.rps)} req/s over ${seconds} s, non-2xx ${result.non2xx}`, "", summarise(JSON.parse(readFileSync(join(profDir, main), "utf8")), requests)];
+const lines = [`${mode}: ${Math.round(result.rps)} req/s over ${seconds} s, non-2xx ${result.non2xx}`, "", summarise(JSON.parse(readFileSync(join(profDir, main), "utf8")), requests, window)];
 for (const other of files.filter((f) => f !== main)) {
   const profile = JSON.parse(readFileSync(join(profDir, other), "utf8"));
-  lines.push("", `thread ${threadOf(other)} (the SQLite writer): busy CPU per request ${(threadBusyUs(profile) / requests).toFixed(1)} µs`, summarise(profile, requests).split("\n").slice(2).join("\n"));
+  // Its areas would be named after the main thread's: only its functions are shown.
+  const own = summarise(profile, requests, window).split("\n");
+  lines.push("", `thread ${threadOf(other)} (the SQLite writer): busy CPU per request ${(threadBusyUs(profile, window) / requests).toFixed(1)} µs`, ...own.slice(own.indexOf("µs/req  function (self time)"), own.indexOf("µs/req  function (self time)") + 12));
 }
 process.stdout.write(`${lines.join("\n")}\n`);
 rmSync(profDir, { recursive: true, force: true });
