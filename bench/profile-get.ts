@@ -1,8 +1,10 @@
 /**
- * Profiles GET one product: `npx tsx bench/profile-get.ts [memory|fs|bare] [seconds]`, or a deployed site's
- * GET: `site` (memory), `site-fs`, `site-bare` (bare h3 serving the same bytes). Runs the bundled server
- * under `node --cpu-prof`, drives it with autocannon (10 connections), stops it, and prints the self time of
- * the top functions and a per-request breakdown by area (one-off; not in `npm run bench`).
+ * Profiles one request kind of a bundled lp server under `node --cpu-prof`, driven by autocannon (10
+ * connections): `npx tsx bench/profile-get.ts [mode] [seconds]`. Modes: GET one product `memory|sqlite|bare`
+ * (bare h3 from a Map); a deployed site's GET `site` (memory), `site-sqlite`, `site-bare` (bare h3 serving the
+ * same bytes); POST product `post` (memory), `post-sqlite`. Prints the self time of the top functions and a
+ * per-request breakdown by area of the main thread; on sqlite also the SQLite writer thread's CPU per
+ * request (its own profile: `--cpu-prof` writes one per thread). One-off; not in `npm run bench`.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -11,10 +13,11 @@ import { join } from "node:path";
 import { bundle } from "./lib/bundle.js";
 import { runLoad } from "./lib/load.js";
 import { ROOT } from "./lib/root.js";
-import { summarise } from "./lib/cpu-profile.js";
+import { summarise, threadBusyUs } from "./lib/cpu-profile.js";
 
 const mode = process.argv[2] ?? "memory";
 const site = mode.startsWith("site");
+const post = mode.startsWith("post");
 const storage = mode.endsWith("sqlite") ? "sqlite" : mode.endsWith("bare") ? "bare" : "memory";
 const seconds = Number(process.argv[3] ?? 5);
 const profDir = mkdtempSync(join(tmpdir(), "lp-prof-"));
@@ -37,6 +40,7 @@ function start(file: string, args: string[], childEnv: NodeJS.ProcessEnv) {
   return { child, exited, info };
 }
 
+if (post && storage === "bare") throw new Error("POST has no bare mode: use post or post-sqlite");
 if (site && storage === "bare") {
   // The ceiling serves the bytes lp's site serves: take them from an lp server that is not profiled.
   const lp = start(lpFile, [], { ...env, BENCH_STORAGE: "memory" });
@@ -49,12 +53,29 @@ if (site && storage === "bare") {
 const file = storage === "bare" ? await bundle("bench/servers/bare-h3.ts") : lpFile;
 const { child, exited, info: infoPromise } = start(file, ["--cpu-prof", `--cpu-prof-dir=${profDir}`], env);
 const info = await infoPromise;
-const url = info.path ? `${info.url}${info.path}` : `${info.url}/v1/accounts/${info.account}/products/${info.productId}`;
-const result = await runLoad({ url, seconds, headers: { authorization: `Bearer ${info.token}` } });
+const products = `${info.url}/v1/accounts/${info.account}/products`;
+const url = info.path ? `${info.url}${info.path}` : post ? products : `${products}/${info.productId}`;
+const headers: Record<string, string> = { authorization: `Bearer ${info.token}`, ...(post ? { "content-type": "application/json" } : {}) };
+const body = post ? JSON.stringify({ title: "Profiled product", price: 19.99, product_type: "physical", description: "Made by autocannon" }) : undefined;
+// The profile covers the whole process: only the samples taken during the load are counted.
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+const from = monotonicUs();
+const result = await runLoad({ url, seconds, headers, method: post ? "POST" : "GET", body });
+const window = [from, monotonicUs()] as const;
 child.kill("SIGTERM");
 await exited;
-const profile = JSON.parse(readFileSync(join(profDir, readdirSync(profDir)[0]), "utf8"));
+// One profile per thread, named CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile: thread 0 is the main one.
+const files = readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile"));
+const threadOf = (f: string) => Number(f.split(".")[4]);
+const main = files.find((f) => threadOf(f) === 0) ?? files[0]!;
 const requests = result.rps * seconds;
-process.stdout.write(`${mode}: ${Math.round(result.rps)} req/s over ${seconds} s, non-2xx ${result.non2xx}\n\n${summarise(profile, requests)}\n`);
+const lines = [`${mode}: ${Math.round(result.rps)} req/s over ${seconds} s, non-2xx ${result.non2xx}`, "", summarise(JSON.parse(readFileSync(join(profDir, main), "utf8")), requests, window)];
+for (const other of files.filter((f) => f !== main)) {
+  const profile = JSON.parse(readFileSync(join(profDir, other), "utf8"));
+  // Its areas would be named after the main thread's: only its functions are shown.
+  const own = summarise(profile, requests, window).split("\n");
+  lines.push("", `thread ${threadOf(other)} (the SQLite writer): busy CPU per request ${(threadBusyUs(profile, window) / requests).toFixed(1)} µs`, ...own.slice(own.indexOf("µs/req  function (self time)"), own.indexOf("µs/req  function (self time)") + 12));
+}
+process.stdout.write(`${lines.join("\n")}\n`);
 rmSync(profDir, { recursive: true, force: true });
 rmSync(dataDir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 /**
- * Profiles the webhook engine's delivery path: `npx tsx bench/profile-webhooks.ts [memory|fs|bare|local] [count] [--alloc]`.
+ * Profiles the webhook engine's delivery path: `npx tsx bench/profile-webhooks.ts [memory|sqlite|bare|local] [count] [--alloc]`.
  * Runs the webhooks bench's engine throughput (emit → signed POST to a receiver process → stored outcome,
- * concurrency 4; fs: from 32 emitters, as the bench's fs row; `bare`: the bench's bare node:http loop; `local`:
+ * concurrency 4; sqlite: from 32 emitters, as the bench's sqlite row; `bare`: the bench's bare node:http loop; `local`:
  * the engine on memory with a fetch that answers at once, no socket, `bench/webhooks-local.ts`) once to warm
  * up, then once under the V8 profiler
  * (node:inspector), and prints the rate, CPU per delivery and the functions with the most self time; with
@@ -90,6 +90,7 @@ if (alloc) {
     self.set(nameOf(callFrame), (self.get(nameOf(callFrame)) ?? 0) + us);
   }
   process.stdout.write(`${storage}: ${Math.round(result.rate)} deliveries/s, ${result.cpuMs.toFixed(3)} ms CPU per delivery (this process)\n`);
-  process.stdout.write(`profile: ${file}; all threads of this process' JS\n`);
+  // The inspector samples this thread only: the SQLite writer thread's commits are not in these figures.
+  process.stdout.write(`profile: ${file}; the main thread's JavaScript (not the SQLite writer thread)\n`);
   top(self, busy, "µs");
 }

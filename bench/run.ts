@@ -17,7 +17,8 @@ import { runRedisList } from "./scenarios/redis-list.js";
 import { runRedisCluster } from "./scenarios/redis-cluster.js";
 import { runHostileStrings } from "./scenarios/hostile-strings.js";
 import { runAccessLog } from "./scenarios/access-log.js";
-import { runRestartList } from "./scenarios/restart-list.js";
+import { runRestartList, runRestartListRedis } from "./scenarios/restart-list.js";
+import { runCreatedDelivered } from "./scenarios/created-delivered.js";
 import { runMixedLoad } from "./scenarios/mixed-load.js";
 
 const ctx = createContext(process.argv.slice(2));
@@ -29,10 +30,12 @@ const scenarios: [string, typeof runReads][] = [
   ["get-one", runGetOne],
   ["reads", runReads],
   ["writes", runWrites],
+  // Products POSTed and their product.created deliveries to a local receiver: sqlite against memory.
+  ["created-delivered", runCreatedDelivered],
   ["startup", runStartup],
   // The built CLI's `lp serve` with and without its access log, under wrk and autocannon (build first).
   ["access-log", runAccessLog],
-  // GET one, list and POST at once on one fs server: the event-loop delay target.
+  // GET one, list and POST at once on one sqlite server: the event-loop delay target.
   ["mixed-load", runMixedLoad],
   ["async", runAsyncWork],
   ["hostile-strings", runHostileStrings],
@@ -41,8 +44,10 @@ const scenarios: [string, typeof runReads][] = [
   ["redis-scale", runRedisScale],
   ["redis-list", runRedisList],
   ["redis-cluster", runRedisCluster],
-  // The first list of a fresh process on 100k products, fs then Redis, /healthz polled beside it.
+  // The first list of a fresh process on 100k products (after a clean stop and after kill -9), the longest
+  // event-loop block through the whole index and the RSS, on sqlite; then on Redis (needs redis-server).
   ["restart-list", runRestartList],
+  ["restart-list-redis", runRestartListRedis],
 ];
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
 try {

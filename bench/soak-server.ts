@@ -1,5 +1,5 @@
 /**
- * The server of `npm run soak`, bundled and run on plain node like the published `lp serve`: fs storage
+ * The server of `npm run soak`, bundled and run on plain node like the published `lp serve`: sqlite storage
  * in SOAK_DIR, a short webhook retry schedule, no access log. Prints one JSON line with what the load
  * needs ({ url, account, token, appId, appSecret }), answers SIGUSR2 with its heap after a full garbage
  * collection ({ heapUsedMb }), and stops cleanly on SIGTERM.

@@ -1,6 +1,6 @@
 /**
  * `npm run soak [-- --duration 60s --rate 50 --window 30s --warmup 30s]`: starts the server (bundled, plain
- * node, fs storage, 127.0.0.1, port 0) as a child process and a webhook receiver here, registers an
+ * node, the embedded store (SQLite), 127.0.0.1, port 0) as a child process and a webhook receiver here, registers an
  * endpoint for the dev application, and sends a steady mixed load: a warm-up, then the measured duration
  * (5 minutes by default). Prints a table per window (requests, errors, p50/p99 latency, webhook events
  * received, server RSS sampled each second from /proc/<pid>/status, server heap after a forced full GC)
@@ -137,7 +137,7 @@ try {
   const pass = allErrors === 0 && growth <= RSS_TARGET && lost === 0;
   const pct = (n: number) => (Number.isFinite(n) ? `${n >= 0 ? "+" : ""}${(n * 100).toFixed(1)} %` : "n/a");
   process.stdout.write(
-    `\nlp soak: ${durationMs / 1000} s at ${rate} req/s after a ${warmupMs / 1000}-s warm-up, fs storage, 127.0.0.1; ${machine}\n\n${formatWindows(windows)}\n\n` +
+    `\nlp soak: ${durationMs / 1000} s at ${rate} req/s after a ${warmupMs / 1000}-s warm-up, sqlite storage, 127.0.0.1; ${machine}\n\n${formatWindows(windows)}\n\n` +
       `requests ${totals.requests} (+${warm.requests} in the warm-up), errors ${allErrors}; webhook events received ${receiver.events.length} ` +
       `(${receiver.deliveries.length} requests), product.created owed ${load.created.size}, missing ${lost}\n` +
       `server RSS: ${rssBefore.toFixed(1)} MB before load, ${rssAtStart.toFixed(1)} MB after the warm-up, ${last.rssEnd.toFixed(1)} MB at the end; ` +

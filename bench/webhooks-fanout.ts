@@ -1,5 +1,5 @@
 /**
- * Fan-out to many endpoints (issue 17, item 4): a real `lp serve` process on fs storage with N webhook
+ * Fan-out to many endpoints (issue 17, item 4): a real `lp serve` process on the embedded store with N webhook
  * endpoints of one application (the cap raised to N), a receiver in another process, then one product
  * POST. Prints the POST's latency, a GET's latency while the fan-out runs, the time until every delivery
  * arrived, and the server's peak RSS. Run: `npx tsx bench/webhooks-fanout.ts [N=3000]`. Not in `npm run bench`

@@ -6,8 +6,24 @@ import { ROOT } from "./root.js";
 /** A V8 `.cpuprofile` as `node --cpu-prof` writes it. */
 interface Profile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; children?: number[] }[];
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
+}
+
+/**
+ * A span of the monotonic clock in µs (`process.hrtime.bigint() / 1000n`, the clock V8 stamps samples with,
+ * the same in every process of the machine): only samples inside it count.
+ */
+export type Window = readonly [startUs: number, endUs: number];
+
+/** Each sample's µs, or 0 when it lies outside `window`. */
+function sampleTimes(profile: Profile, window?: Window): number[] {
+  let t = profile.startTime;
+  return profile.timeDeltas.map((delta) => {
+    t += delta;
+    return !window || (t >= window[0] && t <= window[1]) ? delta : 0;
+  });
 }
 
 const NODE = "node http, net, streams (no lp or h3 caller)";
@@ -20,7 +36,12 @@ const AREAS: [string, RegExp][] = [
   ["dashboard request log", /dashboard\/|request-log|redact/],
   ["request id, timing, access log (app hooks)", /server\/src\/app\.ts|core\/src\/deps\.ts/],
   ["auth (token check, hashing)", /auth|accounts-service|sha256|createHash|timingSafeEqual/],
-  ["storage read (unstorage, driver, JSON.parse)", /unstorage|fs-durable|fs-io|destr|drivers\/memory|normalizeKey/],
+  ["storage read (unstorage, driver, JSON.parse)", /unstorage|sqlite-driver|sqlite-database|better-sqlite3|destr|drivers\/memory|normalizeKey/],
+  ["storage write (guard, writer thread's messages)", /sqlite-writer|guarded-stores|direct-writes|worker_threads|MessagePort/],
+  ["webhook events, outbox, fan-out", /core\/src\/webhooks\/|core\/src\/events\//],
+  ["lock, queue", /core\/src\/ports\//],
+  ["list index", /core\/src\/lists\//],
+  ["request validation (zod)", /node_modules\/zod/],
   ["product view / service", /products-service|product-view|products\//],
   ["site lookup, HTML answer", /sites-service|http\/html|routes\/sites/],
   ["lp pipeline, envelope, respond", /http\/pipeline|http\/respond|http\/errors|routes\//],
@@ -28,11 +49,19 @@ const AREAS: [string, RegExp][] = [
   [NODE, /^node:|internal\/|_http_|net\.js|stream/],
 ];
 
+/** The profile's samples other than idle, in µs: the CPU time its thread was seen running. */
+export function threadBusyUs(profile: Profile, window?: Window): number {
+  const idle = new Set(profile.nodes.filter((n) => /^\((idle|program)\)$/.test(n.callFrame.functionName)).map((n) => n.id));
+  const times = sampleTimes(profile, window);
+  return profile.samples.reduce((sum, id, i) => sum + (idle.has(id) ? 0 : (times[i] ?? 0)), 0);
+}
+
 /**
  * Self time per function (top 25) and per area, in µs per request. A sample's area is decided by its
- * stack: the innermost frame that matches an area, so library code called from auth counts as auth.
+ * stack: the innermost frame that matches an area, so library code called from auth counts as auth. With
+ * `window`, only the samples taken in it (the load, not the process's start-up).
  */
-export function summarise(profile: Profile, requests: number): string {
+export function summarise(profile: Profile, requests: number, window?: Window): string {
   // Frames of a bundle (bench/lib/bundle.ts writes its source map beside it) get their source file's path.
   const maps = new Map<string, SourceMap | null>();
   for (const node of profile.nodes) {
@@ -55,7 +84,8 @@ export function summarise(profile: Profile, requests: number): string {
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const times = sampleTimes(profile, window);
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (times[i] ?? 0)));
   const label = (id: number) => {
     const f = byId.get(id)!.callFrame;
     return `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/(?=[^/]+\/[^/]+$)/, "")}:${f.lineNumber + 1}`;

@@ -7,6 +7,8 @@ export interface LoadResult {
   p99: number;
   errors: number;
   non2xx: number;
+  /** Answers with a 2xx status. */
+  ok: number;
 }
 
 /** Options of {@link runLoad}. */
@@ -35,6 +37,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     p99: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
+    ok: result["2xx"],
   };
 }
 

@@ -17,7 +17,13 @@ export interface LoopDelay {
 }
 
 /** Messages between the bench and its server children (over the IPC channel). */
-export type LoopMessage = { loop: "start" } | { loop: "stop" } | { loop: "started" } | { loop: "stats"; stats: LoopDelay | null };
+export type LoopMessage =
+  | { loop: "start" }
+  | { loop: "stop" }
+  | { loop: "started" }
+  | { loop: "stats"; stats: LoopDelay | null }
+  | { loop: "gc" }
+  | { loop: "collected"; rssMb: number };
 
 /** A monitor at {@link LOOP_RESOLUTION_MS}; enabled by the caller. */
 export function createLoopHistogram(): IntervalHistogram {
@@ -82,6 +88,11 @@ export function inProcessProbe(): LoopProbe {
  */
 export interface ChildLoop extends LoopProbe {
   sinceStart(): Promise<LoopDelay | null>;
+  /**
+   * A full garbage collection in the child (started with `--expose-gc`), then its resident set size in MB:
+   * a footprint without the garbage of whatever ran last.
+   */
+  collect(): Promise<number>;
 }
 
 /** Builds the {@link ChildLoop} of `child`; every call fails clearly when the child has no IPC channel. */
@@ -118,5 +129,6 @@ export function childProbe(child: ChildProcess): ChildLoop {
     },
     worst: () => worstLoop(windows),
     sinceStart: stop,
+    collect: async () => (await ask<{ loop: "collected"; rssMb: number }>({ loop: "gc" }, "collected")).rssMb,
   };
 }

@@ -13,13 +13,13 @@ interface Target {
 }
 
 /**
- * GET one product on lp (memory and fs storage) against its two anchors: a bare h3 app answering from a Map
+ * GET one product on lp (memory and the embedded store, SQLite) against its two anchors: a bare h3 app answering from a Map
  * (the ceiling) and json-server 0.17 (the peer). All four servers run at once and are measured in
- * interleaved rounds (bare, lp memory, lp fs, json-server, then again), and every ratio is taken within a
+ * interleaved rounds (bare, lp memory, lp sqlite, json-server, then again), and every ratio is taken within a
  * round before the median is kept: a neighbour's burst of CPU use then skews both sides of a ratio alike.
  */
 export async function runGetOne(ctx: BenchContext): Promise<Row[]> {
-  ctx.log(`GET one product: bare h3, lp (memory, fs) and json-server, ${fmt(ctx.small)} products`);
+  ctx.log(`GET one product: bare h3, lp (memory, sqlite) and json-server, ${fmt(ctx.small)} products`);
   const children: Child<unknown>[] = [];
   try {
     const bare = await startChild<{ url: string; path: string }>("bench/servers/bare-h3.ts", {});
@@ -33,10 +33,10 @@ export async function runGetOne(ctx: BenchContext): Promise<Row[]> {
       return { name: storage, url: `${url}/v1/accounts/${account}/products/${productId}`, headers: { authorization: `Bearer ${token}` }, probe: child.loop };
     };
     const memory = await lp("memory");
-    const fs = await lp("sqlite");
+    const sqlite = await lp("sqlite");
     const peer = await startChild<{ url: string; path: string }>("bench/servers/json-server-peer.ts", {});
     children.push(peer);
-    const targets: Target[] = [{ name: "bare", url: `${bare.info.url}${bare.info.path}` }, memory, fs, { name: "peer", url: `${peer.info.url}${peer.info.path}` }];
+    const targets: Target[] = [{ name: "bare", url: `${bare.info.url}${bare.info.path}` }, memory, sqlite, { name: "peer", url: `${peer.info.url}${peer.info.path}` }];
     for (const t of targets) await warmUp({ url: t.url, headers: t.headers, seconds: ctx.seconds });
 
     const seconds = Math.max(2, ctx.seconds - 2);
@@ -52,7 +52,7 @@ export async function runGetOne(ctx: BenchContext): Promise<Row[]> {
     const rps = (name: string) => median(rounds.map((r) => r[name].rps));
     const share = (name: string, of: string) => rounds.map((r) => r[name].rps / r[of].rps);
     const rows: Row[] = [{ scenario: "bare h3 v2 GET from a Map (ceiling)", measured: `${fmt(rps("bare"))} req/s`, target: "-", met: null }];
-    for (const [name, probe] of [["memory", memory.probe!], ["sqlite", fs.probe!]] as const) {
+    for (const [name, probe] of [["memory", memory.probe!], ["sqlite", sqlite.probe!]] as const) {
       const loop = describeLoop(probe.worst());
       const ofBare = share(name, "bare");
       const ofPeer = share(name, "peer");

@@ -9,12 +9,12 @@ const LOOP_P99_TARGET_MS = 20;
 const BODY = JSON.stringify({ title: "Mixed load", price: 9.5, product_type: "physical", description: "Made by the mixed load" });
 
 /**
- * The mixed load (issue 28): one `lp` server on fs with 1,000 products takes GET one product (4
+ * The mixed load (issue 28): one `lp` server on the embedded store (SQLite) with 1,000 products takes GET one product (4
  * connections), list `per_page=20` (2) and POST product (2) at once for the run's length, and its own event
  * loop is watched over it (bench/lib/loop-hook.ts). Target: event-loop delay p99 at most 20 ms.
  */
 export async function runMixedLoad(ctx: BenchContext): Promise<Row[]> {
-  ctx.log(`mixed load on fs: GET one, list and POST at once, ${fmt(ctx.small)} products`);
+  ctx.log(`mixed load on sqlite: GET one, list and POST at once, ${fmt(ctx.small)} products`);
   const server = await startChild<LpInfo>("bench/servers/lp-server.ts", { BENCH_STORAGE: "sqlite", BENCH_DIR: ctx.tempDir("mixed"), BENCH_SEED: String(ctx.small) });
   try {
     const { url, account, token, productId } = server.info;
@@ -32,7 +32,7 @@ export async function runMixedLoad(ctx: BenchContext): Promise<Row[]> {
     const each = loads.map(([name], i) => `${name} ${fmt(results[i].rps)} (p99 ${results[i].p99} ms)`).join(", ");
     return [
       {
-        scenario: `mixed load on fs: GET one, list, POST at once (${fmt(ctx.small)} products)`,
+        scenario: `mixed load on sqlite: GET one, list, POST at once (${fmt(ctx.small)} products)`,
         measured: `${each} req/s${failed ? `, ${fmt(failed)} failed` : ""}`,
         loop: describeLoop(loop),
         target: `event loop p99 <= ${LOOP_P99_TARGET_MS} ms`,

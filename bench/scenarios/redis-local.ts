@@ -7,7 +7,7 @@ import { commandsPerRequest, measureRedisOps, POST_BODY, startBenchRedis, startL
 import type { RedisServer } from "../../core/src/testing/redis-server.js";
 
 /**
- * One lp process on Redis against memory and fs in the same run: GET one product (interleaved rounds, as
+ * One lp process on Redis against memory and the embedded store (SQLite) in the same run: GET one product (interleaved rounds, as
  * get-one.ts does) and POST product, Redis commands per request from `INFO commandstats` (DESIGN §12: aim
  * <= 2 per GET, <= 6 per POST), and the request rate one Redis could carry at the ops/s it measured here.
  */
@@ -17,16 +17,16 @@ export async function runRedisLocal(ctx: BenchContext): Promise<Row[]> {
   const children: Child<LpInfo>[] = [];
   const redises: RedisServer[] = [];
   try {
-    ctx.log(`GET and POST product: lp on memory, fs and Redis, ${fmt(ctx.small)} products`);
+    ctx.log(`GET and POST product: lp on memory, sqlite and Redis, ${fmt(ctx.small)} products`);
     const memory = await startChild<LpInfo>("bench/servers/lp-server.ts", { BENCH_STORAGE: "memory", BENCH_SEED: String(ctx.small) });
     children.push(memory);
-    const fs = await startChild<LpInfo>("bench/servers/lp-server.ts", { BENCH_STORAGE: "sqlite", BENCH_DIR: ctx.tempDir("redis-local"), BENCH_SEED: String(ctx.small) });
-    children.push(fs);
+    const sqlite = await startChild<LpInfo>("bench/servers/lp-server.ts", { BENCH_STORAGE: "sqlite", BENCH_DIR: ctx.tempDir("redis-local"), BENCH_SEED: String(ctx.small) });
+    children.push(sqlite);
     const redis = await startBenchRedis("everysec");
     redises.push(redis);
     const onRedis = await startLpOnRedis(redis, ctx.small);
     children.push(onRedis);
-    const targets = { memory: memory.info, fs: fs.info, redis: onRedis.info };
+    const targets = { memory: memory.info, sqlite: sqlite.info, redis: onRedis.info };
     const getUrl = (info: LpInfo) => `${info.url}/v1/accounts/${info.account}/products/${info.productId}`;
     const postUrl = (info: LpInfo) => `${info.url}/v1/accounts/${info.account}/products`;
     const auth = (info: LpInfo) => ({ authorization: `Bearer ${info.token}` });
@@ -49,8 +49,8 @@ export async function runRedisLocal(ctx: BenchContext): Promise<Row[]> {
     const getFailed = rounds.some((r) => r.redis.non2xx + r.redis.errors > 0);
     const rows: Row[] = [
       {
-        scenario: "GET one product: Redis (1 process) / memory / fs",
-        measured: `${fmt(getRps("redis"))} / ${fmt(getRps("memory"))} / ${fmt(getRps("sqlite"))} req/s (Redis ${fmt(ratio("memory") * 100)}% of memory, ${fmt(ratio("sqlite") * 100)}% of fs)`,
+        scenario: "GET one product: Redis (1 process) / memory / sqlite",
+        measured: `${fmt(getRps("redis"))} / ${fmt(getRps("memory"))} / ${fmt(getRps("sqlite"))} req/s (Redis ${fmt(ratio("memory") * 100)}% of memory, ${fmt(ratio("sqlite") * 100)}% of sqlite)`,
         loop: describeLoop(onRedis.loop.worst()),
         target: "-",
         met: getFailed ? false : null,
@@ -66,8 +66,8 @@ export async function runRedisLocal(ctx: BenchContext): Promise<Row[]> {
       posts[name] = name === "redis" ? await postLoop.around(load) : await load();
     }
     rows.push({
-      scenario: "POST product: Redis everysec (1 process) / memory / fs",
-      measured: `${fmt(posts.redis.rps)} / ${fmt(posts.memory.rps)} / ${fmt(posts.fs.rps)} req/s (Redis p50 ${posts.redis.p50} ms, p99 ${posts.redis.p99} ms)`,
+      scenario: "POST product: Redis everysec (1 process) / memory / sqlite",
+      measured: `${fmt(posts.redis.rps)} / ${fmt(posts.memory.rps)} / ${fmt(posts.sqlite.rps)} req/s (Redis p50 ${posts.redis.p50} ms, p99 ${posts.redis.p99} ms)`,
       loop: describeLoop(postLoop.worst()),
       target: "-",
       met: posts.redis.non2xx + posts.redis.errors > 0 ? false : null,

@@ -7,6 +7,11 @@ import { processCpuMs } from "../lib/proc-cpu.js";
 import { median, fmt, type Row } from "../lib/table.js";
 
 const CLI = join(ROOT, "cli/dist/bin.js");
+/**
+ * `lp serve` on the embedded store must start no slower than the file-per-record store did: 543 ms in the
+ * last whole run on it (issue 39), above the 500 ms this row had before.
+ */
+const SERVE_TARGET_MS = 543;
 /** Wall time of a command run to completion, in ms. */
 function timeRun(args: string[]): number {
   const t0 = performance.now();
@@ -87,12 +92,12 @@ export async function runStartup(ctx: BenchContext): Promise<Row[]> {
   } else {
     rows.push({ scenario: startLpRow, measured: "not built", target: "<= 750 ms", met: null });
   }
-  const serveRow = "lp serve (cli/dist, fs) spawn to first 200";
+  const serveRow = "lp serve (cli/dist, sqlite) spawn to first 200";
   if (existsSync(CLI)) {
     const { ms, measured } = await timed(() => [CLI, "serve", "--port", "0", "--data-dir", ctx.tempDir("serve"), "--print-env", "--quiet"]);
-    rows.push({ scenario: serveRow, measured, target: "<= 500 ms", met: ms <= 500 });
+    rows.push({ scenario: serveRow, measured, target: `<= ${SERVE_TARGET_MS} ms`, met: ms <= SERVE_TARGET_MS });
   } else {
-    rows.push({ scenario: serveRow, measured: "not built", target: "<= 500 ms", met: null });
+    rows.push({ scenario: serveRow, measured: "not built", target: `<= ${SERVE_TARGET_MS} ms`, met: null });
   }
   return rows;
 }

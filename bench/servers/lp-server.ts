@@ -1,13 +1,15 @@
 /**
- * lp's server for the benchmark, seeded before it reports. Environment: BENCH_STORAGE (memory | fs | redis),
- * BENCH_DIR (fs data dir), BENCH_REDIS_URL (with redis), BENCH_SEED (products to create first), BENCH_SITE=1
+ * lp's server for the benchmark, seeded before it reports. Environment: BENCH_STORAGE (memory | sqlite | redis),
+ * BENCH_DIR (data dir of sqlite), BENCH_REDIS_URL (with redis), BENCH_SEED (products to create first), BENCH_SITE=1
  * (generate and deploy a page of the product: `path` is then its live site's path), BENCH_FIRST_LIST=0 (report
- * before any list or write: the first request the bench sends is then the process's first use). Prints one JSON line:
+ * before any list or write: the first request the bench sends is then the process's first use), BENCH_WEBHOOK_URL
+ * (an endpoint of the dev application at that URL, subscribed to product.created, registered before it reports,
+ * as `lp listen` registers one). Prints one JSON line:
  * { url, account, token, productId, seedMs, firstListMs, path? }.
  */
-import { productListSchema } from "@lp/core";
+import { endpointCreateSchema, productListSchema } from "@lp/core";
 import { startServer } from "../../server/src/serve.js";
-import { seedFsDir, seedThroughCore } from "./seed.js";
+import { seedSqliteDir, seedThroughCore } from "./seed.js";
 
 const storage = process.env.BENCH_STORAGE === "sqlite" ? "sqlite" : process.env.BENCH_STORAGE === "redis" ? "redis" : "memory";
 const count = Number(process.env.BENCH_SEED ?? "0");
@@ -17,7 +19,7 @@ let seedMs = 0;
 let productId: string | null = null;
 if (storage === "sqlite" && count > 0) {
   const t0 = performance.now();
-  productId = await seedFsDir(dataDir!, count);
+  productId = await seedSqliteDir(dataDir!, count);
   seedMs = performance.now() - t0;
 }
 
@@ -36,12 +38,16 @@ if (listFirst) {
   const record = await server.core.accounts.require(account);
   await server.core.stores.data.setItem(`accounts:${account}`, { ...record, product_quota: 10_000_000 });
 }
-// The first listing builds the account's index (from disk on fs): reported apart from the warm figures.
+// The first listing loads the account's index (from the database on sqlite): reported apart from the warm figures.
 const t1 = performance.now();
 const first = listFirst ? await server.core.products.list(account, productListSchema.parse({ per_page: "20" })) : null;
 const firstListMs = listFirst ? performance.now() - t1 : NaN;
 productId ??= first?.data[0]?.id ?? null;
 if (listFirst) productId ??= (await server.core.products.create(account, { title: "Only", price: 1, product_type: "service" })).id;
+if (process.env.BENCH_WEBHOOK_URL) {
+  await server.core.webhooks.endpoints.create(server.credentials.application_id, endpointCreateSchema.parse({ url: process.env.BENCH_WEBHOOK_URL, events: ["product.created"] }));
+  await server.core.onIdle();
+}
 let path: string | undefined;
 if (process.env.BENCH_SITE === "1") {
   if (!productId) throw new Error("BENCH_SITE=1 needs a product: leave BENCH_FIRST_LIST on");

@@ -1,6 +1,4 @@
-import { join } from "node:path";
-import { cryptoIds, ensureDevCredentials, fsDurableDriver, systemClock, type Core, type ProductRecord } from "@lp/core";
-import { toStorage } from "../../core/src/storage/create-storage.js";
+import { createStores, cryptoIds, ensureDevCredentials, systemClock, type Core, type ProductRecord } from "@lp/core";
 
 /** A product body for seed number `i`. */
 export const seedProduct = (i: number) => ({
@@ -31,39 +29,44 @@ export async function seedThroughCore(core: Core, accountId: string, count: numb
 }
 
 /**
- * Fills an fs data dir with `count` product records before a server opens it. The records are the
- * products service's own type, written through the core's fs driver with fsync off (a bulk load):
- * creating them one by one through the service costs five file operations each (the record, and the
- * webhook outbox and event log), which makes a 100k seed take minutes on a slow disk. Returns the
- * first id.
+ * Fills a data dir's database with `count` product records before a server opens it: the products service's
+ * own record type, written below the service in transactions of 1,000 (a bulk load). Through the service
+ * each product is a transaction of its own with its outbox entry, which makes a 100k seed minutes of fsyncs
+ * on a slow disk; what is measured afterwards reads the same rows. The dev credentials are created first, as
+ * `lp serve` would, so the server that opens the dir finds them. Returns the first id.
  */
-export async function seedFsDir(dataDir: string, count: number): Promise<string | null> {
-  const data = toStorage(fsDurableDriver({ base: join(dataDir, "data"), fsync: false }));
-  const creds = await ensureDevCredentials(data, systemClock, cryptoIds);
-  const start = Date.now() - count;
-  const record = (i: number): ProductRecord => {
-    const body = seedProduct(i);
-    const at = new Date(start + i).toISOString();
-    return {
-      id: cryptoIds.uuid(),
-      account_id: creds.account_id,
-      ...body,
-      product_type: body.product_type as ProductRecord["product_type"],
-      original_price: null,
-      delivery_price: null,
-      images: [],
-      checkout_fields: null,
-      created_at: at,
-      updated_at: at,
-      deleted_at: null,
+export async function seedSqliteDir(dataDir: string, count: number): Promise<string | null> {
+  const stores = createStores("sqlite", dataDir);
+  try {
+    const creds = await ensureDevCredentials(stores.data, systemClock, cryptoIds);
+    const account = (await stores.data.getItem(`accounts:${creds.account_id}`)) as { product_quota?: number } | null;
+    if (account && (account.product_quota ?? 0) < count + 1000) await stores.data.setItem(`accounts:${creds.account_id}`, { ...account, product_quota: count + 1000 });
+    const start = Date.now() - count;
+    const record = (i: number): ProductRecord => {
+      const body = seedProduct(i);
+      const at = new Date(start + i).toISOString();
+      return {
+        id: cryptoIds.uuid(),
+        account_id: creds.account_id,
+        ...body,
+        product_type: body.product_type as ProductRecord["product_type"],
+        original_price: null,
+        delivery_price: null,
+        images: [],
+        checkout_fields: null,
+        created_at: at,
+        updated_at: at,
+        deleted_at: null,
+      };
     };
-  };
-  let first: string | null = null;
-  for (let i = 0; i < count; i += 256) {
-    const batch = Array.from({ length: Math.min(256, count - i) }, (_, j) => record(i + j));
-    first ??= batch[0].id;
-    await Promise.all(batch.map((r) => data.setItem(`acct:${r.account_id}:products:${r.id}`, r as never)));
+    let first: string | null = null;
+    for (let i = 0; i < count; i += 1000) {
+      const batch = Array.from({ length: Math.min(1000, count - i) }, (_, j) => record(i + j));
+      first ??= batch[0].id;
+      await stores.batch(batch.map((r) => ({ key: `acct:${r.account_id}:products:${r.id}`, value: r })));
+    }
+    return first;
+  } finally {
+    await stores.dispose();
   }
-  await data.dispose();
-  return first;
 }
