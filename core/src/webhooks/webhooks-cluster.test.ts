@@ -126,18 +126,21 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
     const receiver = await startReceiver();
     open.push(receiver);
     receiver.answer((arrival) => (arrival.attempt === 1 ? 500 : 200));
-    // The retry is a minute away, so the first core is surely gone before it is due (a short wait could run out
-    // on a loaded machine, and the first core would deliver it itself). The test then makes it due: the delayed
-    // job is promoted, and the second core's clock reads a minute later.
+    // The retry is a minute away (±20% jitter), so the first core is surely gone before it is due (a short wait
+    // could run out on a loaded machine, and the first core would deliver it itself). The test then makes it due:
+    // the delayed job is promoted, and the second core's clock reads two minutes later. That core starts once the
+    // first attempt is made (with its clock ahead it would plan the first attempt two minutes late).
     const a = await boot([0, 60_000]);
-    // Running already: it picks the retry up as a live member of the cluster, not by a recovery at start.
-    const b = await boot([0, 60_000], 5000, { now: () => new Date(Date.now() + 61_000) });
     const endpoint = await a.core.webhooks.endpoints.create(a.creds.application_id, endpointCreateSchema.parse({ url: receiver.url, events: ["product.created"] }));
     await a.core.products.create(a.creds.account_id, product("Retried elsewhere"));
     await a.core.webhooks.onIdle();
     expect(receiver.arrivals).toHaveLength(1);
+    const b = await boot([0, 60_000], 5000, { now: () => new Date(Date.now() + 120_000) });
     await a.close();
     open.splice(open.indexOf(a), 1);
+    // Its start found the retry queued already: it added nothing, so what sends it is its worker, as a live member.
+    await b.core.webhooks.onIdle();
+    expect(receiver.arrivals).toHaveLength(1);
 
     const connection = new Redis(server.url, { maxRetriesPerRequest: null });
     const queue = new Queue(QUEUE, { connection, prefix: clusterKeys("lp:").bull });
@@ -145,7 +148,10 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
     const delayed = await queue.getDelayed();
     expect(delayed.map((job) => job.data)).toEqual([{ kind: "attempt", id: receiver.arrivals[0].webhookId, endpoint_id: endpoint.id }]);
     await delayed[0].promote();
-    await expect.poll(() => receiver.arrivals.length, { timeout: 10_000, interval: 50 }).toBe(2);
+    const state = async () => JSON.stringify({ arrivals: receiver.arrivals, stored: await stored(b, endpoint.id) });
+    await expect.poll(() => receiver.arrivals.length, { timeout: 10_000, interval: 50 }).toBe(2).catch(async (error: Error) => {
+      throw new Error(`${error.message}; ${await state()}`);
+    });
     const [first, second] = receiver.arrivals;
     expect(second).toEqual({ ...first, attempt: 2 });
     await b.core.webhooks.onIdle();
