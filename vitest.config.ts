@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 import { redisAvailable, redisSkipReason } from "./core/src/testing/redis-server.js";
+import { SlowFirstSequencer } from "./vitest.sequencer.js";
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -12,6 +13,19 @@ const REDIS_SUITES = ["server/src/routes/*.test.ts", "server/src/http/{auth,erro
 const NOT_ON_REDIS = ["server/src/routes/*.property.test.ts", "server/src/routes/openapi*.test.ts"];
 if (!redisAvailable) console.warn(redisSkipReason("the API suites on Redis (vitest project 'redis')"));
 
+// Suites in Chromium: their own project, whose global setup starts one browser for the run.
+const BROWSER_SUITES = ["**/src/**/*.browser.test.ts", "test/**/*.browser.test.ts"];
+const excluded = [...configDefaults.exclude, "**/dist/**"];
+
+/*
+ * Workers: many suites wait on sockets, child processes, Redis and Chromium rather than compute, so more workers
+ * than cores pays even on two cores. `LP_TEST_WORKERS` overrides it.
+ *
+ * Isolation: the suites of `default` and `redis` share their worker's module cache (`isolate: false`): importing the
+ * core and the server again for each of some 240 files cost more CPU than half the run's tests. No suite keeps state
+ * in a module that another one reads; each builds its own app, core, server and temp dirs. Browser suites keep a
+ * fresh worker each, and share one Chromium.
+ */
 export default defineConfig({
   resolve: {
     alias: {
@@ -25,12 +39,21 @@ export default defineConfig({
     },
   },
   test: {
-    exclude: ["**/node_modules/**", "**/dist/**"],
+    exclude: excluded,
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",
+    maxWorkers: Number(process.env.LP_TEST_WORKERS) || 3,
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
-      { extends: true, test: { name: "default", include: ["**/src/**/*.test.ts", "test/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: { name: "default", include: ["**/src/**/*.test.ts", "test/**/*.test.ts"], exclude: [...excluded, ...BROWSER_SUITES], isolate: false },
+      },
+      {
+        extends: true,
+        test: { name: "browser", include: BROWSER_SUITES, globalSetup: ["server/src/testing/chromium-global-setup.ts"] },
+      },
       ...(redisAvailable
         ? [
             {
@@ -38,7 +61,8 @@ export default defineConfig({
               test: {
                 name: "redis",
                 include: REDIS_SUITES,
-                exclude: [...configDefaults.exclude, "**/dist/**", ...NOT_ON_REDIS],
+                exclude: [...excluded, ...NOT_ON_REDIS],
+                isolate: false,
                 env: { LP_TEST_STORAGE: "redis" },
                 globalSetup: ["server/src/testing/redis-global-setup.ts"],
               },

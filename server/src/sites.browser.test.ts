@@ -1,15 +1,10 @@
-import { existsSync, mkdirSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ARTIFACTS, browserAvailable, launchBrowser } from "./dashboard/browser-harness.js";
 import { startServer, type RunningServer } from "./serve.js";
 
-const CHROMIUM = process.env.LP_CHROMIUM ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available && process.env.LP_REQUIRE_BROWSER) throw new Error(`Chromium is required (LP_REQUIRE_BROWSER) but ${CHROMIUM} is missing`);
-const ARTIFACTS = "test-artifacts";
-
 /** A deployed site in a real headless browser: rendering, no outside requests, widths, checkout. */
-describe.skipIf(!available)("deployed site in Chromium", () => {
+describe.skipIf(!browserAvailable)("deployed site in Chromium", () => {
   let server: RunningServer;
   let browser: Browser;
   let siteUrl: string;
@@ -31,11 +26,7 @@ describe.skipIf(!available)("deployed site in Chromium", () => {
     const started = await core.deployments.start(credentials.account_id, pageId, null);
     await core.onIdle();
     siteUrl = (await core.deployments.get(credentials.account_id, pageId, started.deployment_id)).deployed_url!;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-    });
-    mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await launchBrowser();
   }, 60_000);
 
   afterAll(async () => {

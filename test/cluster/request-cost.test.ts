@@ -26,7 +26,16 @@ async function commandsPerRequest(cluster: Cluster, requests: number, send: (i: 
   const statuses: number[] = [];
   for (let i = 0; i < requests; i++) statuses.push(await send(i));
   cli(port, "ECHO", "lp-cost-end");
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // MONITOR prints each command as Redis runs it: the end marker comes after every command of the requests.
+  await new Promise<void>((resolve) => {
+    const seen = () => {
+      if (!text.includes('"lp-cost-end"')) return;
+      monitor.stdout.off("data", seen);
+      resolve();
+    };
+    monitor.stdout.on("data", seen);
+    seen();
+  });
   monitor.kill();
   const lines = text.slice(text.indexOf('"lp-cost-start"'), text.indexOf('"lp-cost-end"')).split("\n").slice(1);
   const commands: Record<string, number> = {};

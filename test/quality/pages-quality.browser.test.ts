@@ -1,8 +1,7 @@
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CHROMIUM,
-  CHROMIUM_FLAGS,
   chromiumAvailable,
   deployQualitySites,
   launchForLighthouse,
@@ -10,6 +9,7 @@ import {
   runLighthouse,
   type QualitySite,
 } from "../../bench/quality-audit.js";
+import { launchBrowser } from "../../server/src/dashboard/browser-harness.js";
 import type { RunningServer } from "../../server/src/serve.js";
 
 if (!chromiumAvailable && process.env.LP_REQUIRE_BROWSER) throw new Error(`Chromium is required (LP_REQUIRE_BROWSER) but ${CHROMIUM} is missing`);
@@ -28,7 +28,7 @@ describe.skipIf(!chromiumAvailable)("deployed page quality (Lighthouse, axe)", (
 
   beforeAll(async () => {
     ({ server, sites } = await deployQualitySites());
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchBrowser();
     lighthouseChrome = await launchForLighthouse();
   }, 60_000);
 

@@ -24,10 +24,12 @@ describe("lp trigger (built) against lp serve, with lp listen receiving", () => 
     const expectations = EVENT_TYPES.flatMap((type) => ["--expect", type]);
     const listen = spawnLp(["listen", "--register", ...expectations, "--timeout", "2m", "--json"], { env: s.env, cwd: s.sandbox.dir });
     await listen.waitFor("stderr", /Ready: receiving webhooks at /);
-    for (const event of EVENT_TYPES) {
-      const triggered = await s.lp(["trigger", event]);
-      expect({ event, code: triggered.code, stderr: triggered.stderr }).toMatchObject({ code: 0 });
-      expect(triggered.stderr).toContain(`Triggered ${event}.`);
+    // All at once, as separate scripts would: each makes its own resources, and the eleven processes wait on the
+    // server together rather than one after the other.
+    const runs = await Promise.all(EVENT_TYPES.map(async (event) => ({ event, run: await s.lp(["trigger", event]) })));
+    for (const { event, run } of runs) {
+      expect({ event, code: run.code, stderr: run.stderr }).toMatchObject({ code: 0 });
+      expect(run.stderr).toContain(`Triggered ${event}.`);
     }
     expect(await listen.exited).toBe(0);
     const received = new Set(listen.stdout.trim().split("\n").map((line) => JSON.parse(line)).filter((r) => r.verified).map((r) => r.type));

@@ -11,9 +11,28 @@ import { createCore, createManualClock, createStores, ensureDevCredentials, type
  */
 describe("recovery after a crash", () => {
   const dirs: string[] = [];
-  afterEach(() => {
+  const running: Core[] = [];
+  afterEach(async () => {
+    for (const core of running.splice(0)) await stop(core);
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
+
+  /** A clean stop: the core, then its stores (their log checkpointed; nothing writes into the folder after). */
+  async function stop(core: Core): Promise<void> {
+    running.splice(running.indexOf(core), 1);
+    await core.close();
+    await core.stores.dispose();
+  }
+
+  /**
+   * What a kill leaves of a frozen core: its timers stopped without waiting for the parked run, and its stores'
+   * log written out, as the next start would replay it. Nothing of it writes into the folder any more.
+   */
+  async function kill(core: Core): Promise<void> {
+    running.splice(running.indexOf(core), 1);
+    await core.drain(0, { persistIndexes: false });
+    await core.stores.dispose();
+  }
 
   /** Opens a core; with `frozen`, background work stops forever at its first pause and `parked` resolves. */
   let parked: Promise<void> = Promise.resolve();
@@ -33,6 +52,7 @@ describe("recovery after a crash", () => {
         : async () => {},
     });
     await ensureDevCredentials(core.stores.data, clock, core.ids);
+    running.push(core);
     return core;
   }
 
@@ -45,6 +65,7 @@ describe("recovery after a crash", () => {
     const { job_id } = await first.pages.create("acct_dev", { product_id: product.id }, null);
     await parked;
     expect((await first.pages.getJob("acct_dev", job_id)).status).toBe("processing");
+    await kill(first);
 
     const second = await open(dir, false);
     const job = await second.pages.getJob("acct_dev", job_id);
@@ -62,11 +83,13 @@ describe("recovery after a crash", () => {
     const { job_id } = await setup.pages.create("acct_dev", { product: { title: "Tea", description: "Green tea", price: 5, product_type: "physical" } }, null);
     await setup.onIdle();
     const pageId = (await setup.pages.getJob("acct_dev", job_id)).page_id!;
+    await stop(setup);
 
     const first = await open(dir, true);
     first.delays.deploymentStepMs = 1000;
     const started = await first.deployments.start("acct_dev", pageId, null);
     await parked;
+    await kill(first);
 
     const second = await open(dir, false);
     const d = await second.deployments.get("acct_dev", pageId, started.deployment_id);

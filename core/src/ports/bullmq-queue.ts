@@ -103,6 +103,14 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     // An earlier run that failed on the outage left its reason; one that was found stalled left none.
     const interruption: Interruption | undefined = !resumed ? undefined : job.failedReason && OUTAGE_REASON.test(job.failedReason) ? "outage" : "unknown";
     if (resumed) log(`[lp] background ${label}: an earlier run did not finish (${interruption === "outage" ? "Redis became unreachable during it" : "its process stopped, or lost Redis"}); settling it`);
+    // The queue hands a job out again only once the hold of its previous run is gone. When that run is still going
+    // here, this worker renews the lock for the new run (BullMQ keeps one per job id), so no lockRenewalFailed
+    // would ever tell the old run: it is stopped now, before the new run settles the job.
+    for (const older of running.values()) {
+      if (older.jobId !== job.id || older.hold.signal.aborted) continue;
+      log(`[lp] background ${older.label}: this process lost its hold on the job; stopping its run`);
+      older.hold.abort();
+    }
     const hold = new AbortController();
     const done = (async () => {
       try {

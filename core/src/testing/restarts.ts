@@ -14,7 +14,7 @@ export interface Restarts {
   folder(prefix: string): string;
   /** A core on `dir` (recovery runs as it opens), with the dev credentials, on a frozen clock. */
   open(dir: string, events?: EventSink): Promise<Core>;
-  /** Closes a core opened here, as a clean stop would. */
+  /** Closes a core opened here and its stores, as a clean stop would; writes through them after that are flushed when the next core opens on the folder. */
   shut(core: Core): Promise<void>;
 }
 
@@ -25,8 +25,19 @@ export interface Restarts {
 export function useRestarts(): Restarts {
   const dirs: string[] = [];
   const cores: Core[] = [];
+  // The stores of the cores shut here, by folder: tests write through them, by hand, the state a kill leaves.
+  const shutStores = new Map<string, Core["stores"][]>();
+  const folderOf = new Map<Core, string>();
+  // A clean stop closes the stores too: their log is checkpointed, and nothing is still being written into the folder.
+  const stop = async (core: Core) => {
+    await core.close();
+    await core.stores.dispose();
+  };
   afterEach(async () => {
-    for (const core of cores.splice(0)) await core.close();
+    for (const core of cores.splice(0)) await stop(core);
+    for (const stores of [...shutStores.values()].flat()) await stores.dispose();
+    shutStores.clear();
+    folderOf.clear();
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
   return {
@@ -36,15 +47,21 @@ export function useRestarts(): Restarts {
       return dir;
     },
     async open(dir, events) {
+      // What a test wrote through a shut core's stores is all in the folder before a core opens on it, as a dead
+      // process's writes are: two stores writing one folder at once would race (a removal undone by a late write).
+      for (const stores of shutStores.get(dir)?.splice(0) ?? []) await stores.dispose();
       const clock = createManualClock("2026-05-01T00:00:00.000Z");
       const core = await createCore({ stores: createStores("sqlite", dir), clock, events, publicUrl: () => "http://lp.test", sleep: async () => {} });
       await ensureDevCredentials(core.stores.data, clock, core.ids);
       cores.push(core);
+      folderOf.set(core, dir);
       return core;
     },
     async shut(core) {
-      await core.close();
+      await stop(core);
       cores.splice(cores.indexOf(core), 1);
+      const dir = folderOf.get(core)!;
+      shutStores.set(dir, [...(shutStores.get(dir) ?? []), core.stores]);
     },
   };
 }

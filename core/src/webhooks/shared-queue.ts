@@ -23,7 +23,8 @@ export interface WebhookCluster {
 /** The two kinds of job: one attempt of a delivery, and the fan-out of one event. */
 export type SharedJob = { kind: "attempt"; id: string; endpoint_id: string } | { kind: "fanout"; event_id: string };
 
-const QUEUE = "lp-webhooks";
+/** The BullMQ queue's name (under the cluster's `bull` prefix). */
+export const QUEUE = "lp-webhooks";
 /** How long closing waits on BullMQ before it lets the connections go. */
 const CLOSE_WAIT_MS = 2000;
 /** Jobs one process runs at once: attempts mostly wait on the network (or on an endpoint's slot). */

@@ -2,15 +2,18 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createCore } from "../core.js";
-import { cryptoIds } from "../deps.js";
+import { cryptoIds, systemClock, type Clock } from "../deps.js";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../testing/redis-server.js";
 import { createStores, type Stores } from "../storage/create-storage.js";
 import type { DeliveryRecord } from "./records.js";
 import { endpointCreateSchema } from "./schemas.js";
+import { QUEUE } from "./shared-queue.js";
+import { clusterKeys } from "./webhook-keys.js";
 
 /** A cluster member in its own process (see the fixture for its modes). */
 const memberScript = fileURLToPath(new URL("./cluster-member.fixture.ts", import.meta.url));
@@ -87,9 +90,9 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
   });
 
   /** A core on the shared Redis, as one `lp serve` process of a cluster. */
-  async function boot(retrySchedule: number[] = [0, 100, 100, 100], stallMs = 5000) {
+  async function boot(retrySchedule: number[] = [0, 100, 100, 100], stallMs = 5000, clock: Clock = systemClock) {
     const stores = createStores("redis", { url: server.url, prefix: "lp:" });
-    const core = await createCore({ stores, publicUrl: () => "http://lp.test", retrySchedule, webhooks: { cluster: { url: server.url, prefix: "lp:", stallMs }, onError: (what, error) => errors.push(`${what}: ${String(error)}`) } });
+    const core = await createCore({ stores, clock, publicUrl: () => "http://lp.test", retrySchedule, webhooks: { cluster: { url: server.url, prefix: "lp:", stallMs }, onError: (what, error) => errors.push(`${what}: ${String(error)}`) } });
     const creds = await ensureDevCredentials(stores.data, core.clock, cryptoIds);
     const handle = { core, creds, stores, close: async () => (await core.close(), await stores.dispose()) };
     open.push(handle);
@@ -123,17 +126,32 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
     const receiver = await startReceiver();
     open.push(receiver);
     receiver.answer((arrival) => (arrival.attempt === 1 ? 500 : 200));
-    const a = await boot([0, 300]);
-    // Running already: it picks the retry up as a live member of the cluster, not by a recovery at start.
-    const b = await boot([0, 300]);
+    // The retry is a minute away (±20% jitter), so the first core is surely gone before it is due (a short wait
+    // could run out on a loaded machine, and the first core would deliver it itself). The test then makes it due:
+    // the delayed job is promoted, and the second core's clock reads two minutes later. That core starts once the
+    // first attempt is made (with its clock ahead it would plan the first attempt two minutes late).
+    const a = await boot([0, 60_000]);
     const endpoint = await a.core.webhooks.endpoints.create(a.creds.application_id, endpointCreateSchema.parse({ url: receiver.url, events: ["product.created"] }));
     await a.core.products.create(a.creds.account_id, product("Retried elsewhere"));
     await a.core.webhooks.onIdle();
     expect(receiver.arrivals).toHaveLength(1);
+    const b = await boot([0, 60_000], 5000, { now: () => new Date(Date.now() + 120_000) });
     await a.close();
     open.splice(open.indexOf(a), 1);
+    // Its start found the retry queued already: it added nothing, so what sends it is its worker, as a live member.
+    await b.core.webhooks.onIdle();
+    expect(receiver.arrivals).toHaveLength(1);
 
-    await expect.poll(() => receiver.arrivals.length, { timeout: 10_000, interval: 50 }).toBe(2);
+    const connection = new Redis(server.url, { maxRetriesPerRequest: null });
+    const queue = new Queue(QUEUE, { connection, prefix: clusterKeys("lp:").bull });
+    open.push({ close: async () => (await queue.close(), connection.disconnect()) });
+    const delayed = await queue.getDelayed();
+    expect(delayed.map((job) => job.data)).toEqual([{ kind: "attempt", id: receiver.arrivals[0].webhookId, endpoint_id: endpoint.id }]);
+    await delayed[0].promote();
+    const state = async () => JSON.stringify({ arrivals: receiver.arrivals, stored: await stored(b, endpoint.id) });
+    await expect.poll(() => receiver.arrivals.length, { timeout: 10_000, interval: 50 }).toBe(2).catch(async (error: Error) => {
+      throw new Error(`${error.message}; ${await state()}`);
+    });
     const [first, second] = receiver.arrivals;
     expect(second).toEqual({ ...first, attempt: 2 });
     await b.core.webhooks.onIdle();

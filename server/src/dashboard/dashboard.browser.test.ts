@@ -48,7 +48,15 @@ describe.skipIf(!browserAvailable).each(["memory", "sqlite"] as const)("dashboar
     await expect(succeeded.locator("tr.attempt").count()).resolves.toBe(2);
   });
 
-  for (const [view, heading] of [
+  // The views render what the API answers, whose shapes do not depend on the storage (every answer is checked
+  // against its schema on memory, fs and Redis by the route suites), so they are swept on memory only; fs keeps the
+  // tests above and below, where the storage is what is exercised (live events, retries). Each view is loaded once,
+  // then resized and switched between colour schemes in place: its layout and colours are CSS media queries only
+  // (no script reads the width or the scheme), so that is what a fresh load at that size and scheme shows. Sideways
+  // scroll is checked in all four states; axe, once per scheme: light at 1440x900 and dark at 390x844, so every view
+  // passes it at both sizes and in both schemes.
+  const axeStates = ["desktop light", "phone dark"];
+  const views = [
     ["requests", "Requests"],
     ["accounts", "Accounts"],
     ["products", "Products"],
@@ -57,35 +65,40 @@ describe.skipIf(!browserAvailable).each(["memory", "sqlite"] as const)("dashboar
     ["webhooks", "Webhooks"],
     ["events", "Send an event"],
     ["settings", "Faults and data"],
-  ] as const) {
-    it(`has no axe violations and no sideways scroll on the ${view} view, at 1440x900 and 390x844, light and dark`, async () => {
+  ] as const;
+  for (const [view, heading] of storage === "memory" ? views : []) {
+    const title = `has no sideways scroll on the ${view} view at 1440x900 and 390x844, light and dark, and no axe violations in either scheme`;
+    it(title, async () => {
+      await f.page.setViewportSize(VIEWPORTS.desktop);
+      await f.page.emulateMedia({ colorScheme: "light" });
+      await f.page.goto("about:blank");
+      await f.page.goto(`${f.server.url}/_dashboard/#/${view === "page" ? `page/${f.pageId}` : view}`);
+      await waitForView(f.page, heading);
+      // Check the panels that open inside a view too: one exchange of the log, one endpoint's deliveries.
+      if (view === "requests") await f.page.locator("td button.link").first().click();
+      if (view === "webhooks") await f.page.getByRole("button", { name: "Deliveries" }).first().click();
+      if (view === "products") await f.page.getByRole("link", { name: /^Edit / }).first().click();
+      if (view === "requests" || view === "webhooks" || view === "products") await f.page.locator("section.panel").first().waitFor();
+      await f.page.waitForFunction(() => !document.querySelector("main")?.textContent?.includes("Loading..."));
       for (const [size, viewport] of Object.entries(VIEWPORTS)) {
         for (const scheme of ["light", "dark"] as const) {
+          const state = `${view} at ${size}, ${scheme}`;
           await f.page.setViewportSize(viewport);
           await f.page.emulateMedia({ colorScheme: scheme });
-          await f.page.goto("about:blank");
-          await f.page.goto(`${f.server.url}/_dashboard/#/${view === "page" ? `page/${f.pageId}` : view}`);
-          await waitForView(f.page, heading);
-          // Check the panels that open inside a view too: one exchange of the log, one endpoint's deliveries.
-          if (view === "requests") await f.page.locator("td button.link").first().click();
-          if (view === "webhooks") await f.page.getByRole("button", { name: "Deliveries" }).first().click();
-          if (view === "products") await f.page.getByRole("link", { name: /^Edit / }).first().click();
-          if (view === "requests" || view === "webhooks" || view === "products") await f.page.locator("section.panel").first().waitFor();
-          await f.page.waitForFunction(() => !document.querySelector("main")?.textContent?.includes("Loading..."));
           // The scheme the page really uses: a dark run that rendered light colours would check nothing new.
           const background = await f.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-          expect(background, `${view} ${scheme}`).toBe(scheme === "dark" ? "rgb(11, 15, 23)" : "rgb(249, 250, 251)");
-          await expectNoAxeViolations(f.page);
-          expect(await sidewaysOverflow(f.page), `${view} at ${size}, ${scheme}`).toBe("0");
+          expect(background, state).toBe(scheme === "dark" ? "rgb(11, 15, 23)" : "rgb(249, 250, 251)");
+          if (axeStates.includes(`${size} ${scheme}`)) await expectNoAxeViolations(f.page, state);
+          expect(await sidewaysOverflow(f.page), state).toBe("0");
           const name = `${view}${size === "phone" ? "-phone" : ""}${scheme === "dark" ? "-dark" : ""}`;
-          await f.page.screenshot({ path: `${ARTIFACTS}/dashboard-${storage}-${name}.png`, fullPage: true });
+          await f.page.screenshot({ path: `${ARTIFACTS}/dashboard-${name}.png`, fullPage: true });
           // The docs show every view light at both sizes, and dark on the laptop.
-          if (DOCS && storage === "memory" && !(scheme === "dark" && size === "phone")) await f.page.screenshot({ path: `${DOCS}${name}.png`, fullPage: false });
+          if (DOCS && !(scheme === "dark" && size === "phone")) await f.page.screenshot({ path: `${DOCS}${name}.png`, fullPage: false });
         }
       }
       await f.page.emulateMedia({ colorScheme: "light" });
       await f.page.setViewportSize(VIEWPORTS.desktop);
-    }, 180_000);
+    });
   }
 
   it("works from the keyboard: skip link, then the navigation", async () => {

@@ -89,6 +89,15 @@ export interface UnsafeRegex extends SweptRegex {
 }
 
 /**
+ * recheck's limits in steps only. Its defaults also stop on time (the whole check, the matching of each attack
+ * string, each incubation), and a limit of time reached counts as an attack that worked or as "unknown": on a
+ * loaded machine a linear pattern was once reported vulnerable (`,(?=\s*https?:\/\/)`) and another unknown. The
+ * step limits (`attackLimit`, `incubationLimit`) and the fixed seed give the same verdict on any machine; the test's
+ * own timeout bounds the time.
+ */
+const RECHECK_PARAMS = { timeout: null, attackTimeout: null, incubationTimeout: null } as const;
+
+/**
  * Runs recheck on each distinct pattern (the automaton checker where it applies, fuzzing otherwise) and
  * returns those whose verdict is not `safe`: `vulnerable`, and `unknown` too (a pattern recheck cannot
  * judge is not known to be linear).
@@ -102,7 +111,7 @@ export async function findUnsafe(regexes: SweptRegex[]): Promise<UnsafeRegex[]> 
   const unsafe: UnsafeRegex[] = [];
   for (const group of distinct.values()) {
     const { source, flags } = group[0]!;
-    const result = await check(source, flags, { timeout: 20_000 });
+    const result = await check(source, flags, RECHECK_PARAMS);
     if (result.status === "safe") continue;
     const complexity = result.status === "vulnerable" ? result.complexity.type : result.error.kind;
     const attack = result.status === "vulnerable" ? result.attack.pattern : null;
