@@ -15,7 +15,7 @@ const APRON = readFileSync(new URL("../../../fixtures/images/apron.png", import.
  * and colours do not depend on the storage; dashboard.browser.test.ts checks every view with axe at both sizes);
  * then back to light at 1440x900.
  */
-async function checkDarkAtBothSizes(page: Page, storage: "memory" | "fs", what: string): Promise<void> {
+async function checkDarkAtBothSizes(page: Page, storage: "memory" | "sqlite", what: string): Promise<void> {
   await page.emulateMedia({ colorScheme: "dark" });
   for (const [size, viewport] of Object.entries(VIEWPORTS)) {
     await page.setViewportSize(viewport);
