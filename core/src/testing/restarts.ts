@@ -14,7 +14,11 @@ export interface Restarts {
   folder(prefix: string): string;
   /** A core on `dir` (recovery runs as it opens), with the dev credentials, on a frozen clock. */
   open(dir: string, events?: EventSink): Promise<Core>;
-  /** Closes a core opened here and its stores, as a clean stop would; writes through them after that are flushed when the next core opens on the folder. */
+  /**
+   * Closes a core opened here, as a clean stop would. Its stores stay open, so a test can write through them the
+   * state a kill leaves (each write is in the database once it resolves); they close when the next core opens on
+   * the folder, or after the test.
+   */
   shut(core: Core): Promise<void>;
 }
 
@@ -28,7 +32,7 @@ export function useRestarts(): Restarts {
   // The stores of the cores shut here, by folder: tests write through them, by hand, the state a kill leaves.
   const shutStores = new Map<string, Core["stores"][]>();
   const folderOf = new Map<Core, string>();
-  // A clean stop closes the stores too: their log is checkpointed, and nothing is still being written into the folder.
+  // After the test: every core and every store closed before its folder is removed.
   const stop = async (core: Core) => {
     await core.close();
     await core.stores.dispose();
@@ -47,8 +51,8 @@ export function useRestarts(): Restarts {
       return dir;
     },
     async open(dir, events) {
-      // What a test wrote through a shut core's stores is all in the folder before a core opens on it, as a dead
-      // process's writes are: two stores writing one folder at once would race (a removal undone by a late write).
+      // A shut core's stores close before the next core opens its folder: one connection to a database at a time,
+      // as after a restart.
       for (const stores of shutStores.get(dir)?.splice(0) ?? []) await stores.dispose();
       const clock = createManualClock("2026-05-01T00:00:00.000Z");
       const core = await createCore({ stores: createStores("sqlite", dir), clock, events, publicUrl: () => "http://lp.test", sleep: async () => {} });
@@ -58,7 +62,7 @@ export function useRestarts(): Restarts {
       return core;
     },
     async shut(core) {
-      await stop(core);
+      await core.close();
       cores.splice(cores.indexOf(core), 1);
       const dir = folderOf.get(core)!;
       shutStores.set(dir, [...(shutStores.get(dir) ?? []), core.stores]);
