@@ -4,7 +4,7 @@ import { createWebhookTestApp, verifyWithReference, type WebhookTestApp } from "
 describe("developer plane: webhook endpoints", () => {
   let t: WebhookTestApp;
   beforeEach(async () => {
-    t = await createWebhookTestApp({ coreDeps: { webhooks: { verificationTimeoutMs: 300 } } });
+    t = await createWebhookTestApp();
   });
   afterEach(async () => {
     await t.close();
@@ -52,25 +52,33 @@ describe("developer plane: webhook endpoints", () => {
     expect(res.json.data).toMatchObject({ status: "active", verification: { outcome: "succeeded" } });
   });
 
+  /** A receiver that never answers the challenge. */
+  const silent = () => null;
   const failures: [string, (body: string) => { status: number; headers?: Record<string, string>; text: string } | null, RegExp][] = [
     ["a wrong echo", () => ({ status: 200, text: JSON.stringify({ challenge: "not-the-nonce" }) }), /did not echo/],
     ["a non-200 status with the right echo", (b) => ({ status: 201, text: JSON.stringify({ challenge: JSON.parse(b).data.challenge }) }), /expected status 200, got 201/],
     ["a 500", () => ({ status: 500, text: "boom" }), /got 500/],
     ["a redirect (not followed)", () => ({ status: 307, headers: { location: "http://127.0.0.1:9/elsewhere" }, text: "" }), /redirect to http:\/\/127\.0\.0\.1:9\/elsewhere not followed/],
-    ["no answer within the timeout", () => null, /timeout/],
+    ["no answer within the timeout", silent, /timeout/],
   ];
   for (const [name, reply, error] of failures) {
     it(`leaves the endpoint pending_verification on ${name}`, async () => {
-      const server = await t.server((_req, res, body) => {
-        const r = reply(body);
-        if (r) res.writeHead(r.status, { "content-type": "application/json", ...r.headers }).end(r.text);
-      });
-      const res = await t.dev("POST", "", { url: server.url, events: ["product.created"] });
-      expect(res.status).toBe(201);
-      expect(res.json.data.status).toBe("pending_verification");
-      expect(res.json.data.verification.outcome).toBe("failed");
-      expect(res.json.data.verification.error).toMatch(error);
-      expect(res.json.data.last_verification.error).toMatch(error);
+      // Only the receiver that never answers waits for the timeout: a short one, on an app of its own.
+      const app = reply === silent ? await createWebhookTestApp({ coreDeps: { webhooks: { verificationTimeoutMs: 300 } } }) : t;
+      try {
+        const server = await app.server((_req, res, body) => {
+          const r = reply(body);
+          if (r) res.writeHead(r.status, { "content-type": "application/json", ...r.headers }).end(r.text);
+        });
+        const res = await app.dev("POST", "", { url: server.url, events: ["product.created"] });
+        expect(res.status).toBe(201);
+        expect(res.json.data.status).toBe("pending_verification");
+        expect(res.json.data.verification.outcome).toBe("failed");
+        expect(res.json.data.verification.error).toMatch(error);
+        expect(res.json.data.last_verification.error).toMatch(error);
+      } finally {
+        if (app !== t) await app.close();
+      }
     });
   }
 
