@@ -1,9 +1,8 @@
 /**
  * What a reader derives from a stored record's text (a parsed pointer, a serialised view), kept per key
  * while the text stays the same. The record is still read on every use, so a write by any process (a
- * shared store) is seen at once: the memo only skips the parsing and the work after it. The text of a key
- * held in memory or in the fs read cache is the same string on every read, so the check is usually a
- * pointer comparison. At most `max` keys are kept, the oldest forgotten first.
+ * shared store) is seen at once: the memo only skips the parsing and the work after it. The check is a
+ * string comparison (a pointer comparison when the store hands back the same string, as memory does). At most `max` keys are kept, the oldest forgotten first.
  */
 export function createTextMemo<T>(derive: (text: string, key: string) => T, max = 4096) {
   const known = new Map<string, { text: string; value: T }>();
