@@ -46,11 +46,16 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
   // call's event never waits behind a group of delivery records being written.
   const outboxGroup = createGroupCommit({ write });
   const hold = (eventId: string) => void held.set(eventId, (held.get(eventId) ?? 0) + 1);
+  /** Drops one hold on `eventId`; true when it was the last. */
+  const dropOne = (eventId: string): boolean => {
+    const left = (held.get(eventId) ?? 1) - 1;
+    if (left > 0) held.set(eventId, left);
+    else held.delete(eventId);
+    return left <= 0;
+  };
   // Nothing to wait for (undefined) while other holds remain: a fan-out releases its event on every delivery.
   function release(eventId: string): Promise<void> | undefined {
-    const left = (held.get(eventId) ?? 1) - 1;
-    if (left > 0) return void held.set(eventId, left);
-    held.delete(eventId);
+    if (!dropOne(eventId)) return undefined;
     const key = `${OUTBOX}:${eventId}`;
     // Locally with the group commit, so it joins the records finishing with it.
     return shared ? storage.removeItem(key) : group.commit([{ key, remove: true }]);
@@ -237,11 +242,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     /** The fan-out of `eventId` is done; the outbox entry goes once no delivery it covers is left. */
     releaseEvent: release,
     /** A fan-out of `eventId` failed and runs again as a job of its own (shared stores): its hold goes, the entry stays. */
-    dropHold(eventId: string): void {
-      const left = (held.get(eventId) ?? 0) - 1;
-      if (left > 0) held.set(eventId, left);
-      else held.delete(eventId);
-    },
+    dropHold: (eventId: string): void => void dropOne(eventId),
     /** Stores a delivery a fan-out made; a pending one is covered by the event's outbox entry (no marker). */
     saveFanOutDelivery(d: DeliveryRecord): Promise<void> {
       if (d.status === "pending" && !shared) this.cover(d);
