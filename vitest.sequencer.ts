@@ -22,7 +22,6 @@ const SLOW_SUITES: [RegExp, number][] = [
   [/^core\/src\/ports\/(redis-lock|bullmq-queue)/, 13],
   [/^server\/src\/routes\/(isolation\.matrix|fuzz\.property|products-list)/, 12],
   [/^(test\/cluster|test\/crash)\//, 10],
-  [/^core\/src\/storage\/fs-crash/, 10],
 ];
 /** A suite expected to take at least this long starts before every shorter one, whatever its project. */
 const SLOW_MS = 10_000;

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { defineConfig, type Options } from "tsup";
+import { dtsCompilerOptions } from "../tsup.package.js";
 
 type Plugin = NonNullable<Options["esbuildPlugins"]>[number];
 
@@ -41,7 +42,7 @@ export default defineConfig({
   // No source maps: they would carry the sources into the published tarball.
   sourcemap: false,
   noExternal: ["@lp/core", "@lp/server", "@lp/contract", "zod", "h3", "srvx", "rou3", "unstorage", "destr", "listhen", "commander", "node-forge"],
-  dts: { entry: { testing: "src/testing.ts" }, compilerOptions: { ignoreDeprecations: "6.0" } },
+  dts: { entry: { testing: "src/testing.ts" }, compilerOptions: dtsCompilerOptions },
   define: { __LP_VERSION__: JSON.stringify(version) },
   banner: { js: "#!/usr/bin/env node\nimport { createRequire as __lpCreateRequire } from \"node:module\";\nconst require = __lpCreateRequire(import.meta.url);" },
   // What the CLI reads at run time ships inside it, found relative to the modules (never the cwd).

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, watch, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
@@ -7,7 +7,31 @@ import { useTempDirs } from "../testing/temp-dirs.js";
 import { ASIDE, migrateLegacyDataDir } from "./format-1-migration.js";
 
 const fixtures = new URL("../../../test/formats/data-dirs/", import.meta.url).pathname;
-const tempDir = useTempDirs();
+/** A migration child still running when its test ends (failed or timed out): stopped before its folder goes. */
+let running: ChildProcess | null = null;
+const tempDir = useTempDirs(async () => {
+  const child = running;
+  running = null;
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+  }
+});
+
+/** Resolves once `name` exists in `dir`: on the folder's change events, so the wait takes no CPU from the writer. */
+function appears(dir: string, name: string): Promise<void> {
+  return new Promise((resolve) => {
+    const watcher = watch(dir, () => {
+      if (existsSync(join(dir, name))) done();
+    });
+    const done = () => {
+      watcher.close();
+      resolve();
+    };
+    if (existsSync(join(dir, name))) done();
+  });
+}
 
 /** A copy of a committed format-1 dir. */
 function copyOf(name: string): string {
@@ -99,12 +123,16 @@ describe("the migration of a format-1 data dir", () => {
     mkdirSync(folder, { recursive: true });
     for (let i = 0; i < 5000; i++) writeFileSync(join(folder, `i${i}`), JSON.stringify({ id: `i${i}`, created_at: "2026-01-01T00:00:00.000Z", n: i }));
     writeFileSync(join(dir, "format.json"), '{"format":1,"written_by":"lp 0.1.0"}\n');
-    const child = spawn(process.execPath, ["--import", "tsx", "-e", `import("${new URL("./format-1-migration.ts", import.meta.url).pathname}").then((m) => m.migrateLegacyDataDir(process.argv[1], { log: (l) => console.log(l) }))`, dir], { stdio: ["ignore", "pipe", "inherit"] });
-    // Killed once the copy has begun: its first line is written just before the database is.
-    await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
-    while (!existsSync(join(dir, "lp.db.migrating"))) await new Promise((resolve) => setImmediate(resolve));
+    // Killed once the copy has begun: the database being built appears in the folder.
+    const building = appears(dir, "lp.db.migrating");
+    const child = spawn(process.execPath, ["--import", "tsx", "-e", `import("${new URL("./format-1-migration.ts", import.meta.url).pathname}").then((m) => m.migrateLegacyDataDir(process.argv[1], { log: (l) => console.log(l) }))`, dir], { stdio: ["ignore", "ignore", "inherit"] });
+    running = child;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    await Promise.race([building, exited]);
     child.kill("SIGKILL");
-    await new Promise((resolve) => child.once("exit", resolve));
+    await exited;
+    running = null;
+    expect(child.signalCode, "the migration was still running when killed").toBe("SIGKILL");
     expect(existsSync(join(dir, "lp.db"))).toBe(false);
     expect(JSON.parse(readFileSync(join(dir, "format.json"), "utf8")).format).toBe(1);
     expect(readdirSync(folder)).toHaveLength(5000);

@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createWebhookTestApp, eventsOf, type WebhookTestApp } from "./webhooks-test-kit.js";
 
+/** A promise the test settles by calling `open`. */
+function latch() {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
 describe("webhook circuit breaker and concurrency", () => {
   let t: WebhookTestApp;
   afterEach(async () => {
@@ -74,28 +81,43 @@ describe("webhook circuit breaker and concurrency", () => {
 
   it("never has more deliveries in flight than the endpoint's concurrency_limit", async () => {
     t = await createWebhookTestApp();
+    // Answers are held until the test opens the gate, so how many requests are open at once depends on the
+    // engine's limit alone, not on how fast this machine creates products or answers.
+    let gate = latch();
     let inFlight = 0;
     let most = 0;
-    const receiver = await t.receiver({ delayMs: 40 });
+    let reached = latch();
+    let awaited = 0;
+    const receiver = await t.receiver({ respond: () => gate.promise.then(() => 200) });
     receiver.on("request", (d) => {
-      if (!d.challenge) most = Math.max(most, ++inFlight);
+      if (d.challenge) return;
+      most = Math.max(most, ++inFlight);
+      if (inFlight === awaited) reached.open();
     });
     receiver.on("delivery", (d) => {
       if (!d.challenge) inFlight--;
     });
     const endpoint = await t.endpoint(receiver, { concurrency_limit: 2 });
+    gate = latch();
+    awaited = 2;
     for (let i = 0; i < 8; i++) await t.product(`P${i}`);
+    await reached.promise;
+    gate.open();
     await t.settle();
     await receiver.expect({ type: "product.created", count: 8, within: 1 });
-    expect(most).toBeLessThanOrEqual(2);
     expect(most).toBe(2);
 
     // Raising the limit takes effect for the queue that already exists.
     most = 0;
     await t.dev("PATCH", `/${endpoint.id}`, { concurrency_limit: 5 });
+    gate = latch();
+    reached = latch();
+    awaited = 5;
     for (let i = 0; i < 10; i++) await t.product(`Q${i}`);
+    await reached.promise;
+    gate.open();
     await t.settle();
-    expect(most).toBeLessThanOrEqual(5);
-    expect(most).toBeGreaterThan(2);
+    await receiver.expect({ type: "product.created", count: 18, within: 1 });
+    expect(most).toBe(5);
   });
 });
