@@ -62,11 +62,11 @@ export function threadBusyUs(profile: Profile, window?: Window): number {
  * `window`, only the samples taken in it (the load, not the process's start-up).
  */
 export function summarise(profile: Profile, requests: number, window?: Window): string {
-  // Frames of a bundle (bench/lib/bundle.ts writes its source map beside it) get their source file's path.
+  // Frames of a bundle (server/src/testing/bundle-entry.ts writes its source map beside it) get their source file's path.
   const maps = new Map<string, SourceMap | null>();
   for (const node of profile.nodes) {
     const f = node.callFrame;
-    if (!f.url.endsWith(".mjs") || !f.url.includes("lp-bench")) continue;
+    if (!f.url.endsWith(".mjs") || !f.url.includes("lp-bundles")) continue;
     if (!maps.has(f.url)) {
       const file = `${fileURLToPath(f.url)}.map`;
       maps.set(f.url, existsSync(file) ? new SourceMap(JSON.parse(readFileSync(file, "utf8"))) : null);

@@ -7,7 +7,7 @@
  * LP_SERVE_HOST (default 127.0.0.1), LP_SERVE_LOG=1 for the access log on stderr, LP_SERVE_RETRY_SCHEDULE
  * (webhook retry delays in ms, comma-separated, e.g. `0,200,500`; default DESIGN §9's schedule),
  * LP_SERVE_MAX_ENDPOINTS (webhook endpoints per application; default 100).
- * Run: node --import tsx server/src/testing/serve-main.ts
+ * Run: node --import tsx server/src/testing/serve-main.ts (tests spawn it bundled: spawn-serve.ts)
  */
 import { startServer } from "../serve.js";
 

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundle } from "./bundle-entry.js";
 
 /** The repository root. */
 export const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
-const script = join(repoRoot, "server/src/testing/serve-main.ts");
 
 /** A server process started by {@link spawnServe}. */
 export interface ServeProcess {
@@ -15,8 +14,9 @@ export interface ServeProcess {
 }
 
 /** Spawns `server/src/testing/serve-main.ts` and resolves once it printed its `KEY=value` lines. */
-export function spawnServe(env: Record<string, string>): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+export async function spawnServe(env: Record<string, string>): Promise<ServeProcess> {
+  // The server from its sources, bundled once per test process (plain `node`: no loader thread at every spawn).
+  const child = spawn(process.execPath, [await bundle("server/src/testing/serve-main.ts")], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,26 +1,34 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { ROOT } from "./root.js";
 
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 // Under core/node_modules: Node resolves the bundle's imports from there up, so the core's own copies
 // (ioredis, nested because bullmq pins another version) are found as well as the root's packages.
-const OUT_DIR = join(ROOT, "core/node_modules/.cache/lp-bench");
+const OUT_DIR = join(ROOT, "core/node_modules/.cache/lp-bundles");
 const built = new Map<string, Promise<string>>();
 
 /**
  * Bundles a TypeScript entry (repository-relative) into one ESM file the way the published packages
- * are built: workspace sources inlined, npm dependencies left as imports. Measured servers then run
- * on plain `node`, without tsx's loader thread (about 40 MB of RSS and a second of start-up).
- * The output lives under core/node_modules so those imports resolve.
+ * are built: workspace sources inlined, npm dependencies left as imports. The processes that tests and
+ * benchmarks start then run on plain `node`, without tsx's loader thread (about 40 MB of RSS, and a second of
+ * CPU and two of start-up on a busy machine, at every spawn). Bundled once per process, into a file of its own
+ * (test workers bundle side by side), removed when the process exits (or by the next bundling, when it was killed); under core/node_modules so
+ * those imports resolve.
  */
 export function bundle(entry: string): Promise<string> {
   let out = built.get(entry);
   if (!out) {
     out = (async () => {
       mkdirSync(OUT_DIR, { recursive: true });
-      const outfile = join(OUT_DIR, basename(entry).replace(/\.ts$/, ".mjs"));
+      removeOrphans();
+      const outfile = join(OUT_DIR, basename(entry).replace(/\.ts$/, `-${process.pid}.mjs`));
+      process.once("exit", () => {
+        rmSync(outfile, { force: true });
+        rmSync(`${outfile}.map`, { force: true });
+      });
       await build({
         entryPoints: [join(ROOT, entry)],
         outfile,
@@ -29,7 +37,11 @@ export function bundle(entry: string): Promise<string> {
         format: "esm",
         target: "node20",
         packages: "external",
+        // The workspaces from their sources, as tsconfig.json's paths resolve them: no build needed.
         alias: {
+          "@lp/contract/events": join(ROOT, "packages/contract/src/events.ts"),
+          "@lp/contract": join(ROOT, "packages/contract/src/index.ts"),
+          "@lp/client": join(ROOT, "packages/client/src/index.ts"),
           "@lp/core": join(ROOT, "core/src/index.ts"),
           "@lp/server": join(ROOT, "server/src/index.ts"),
           "@lp/webhooks": join(ROOT, "packages/webhooks/src/index.ts"),
@@ -44,6 +56,23 @@ export function bundle(entry: string): Promise<string> {
     built.set(entry, out);
   }
   return out;
+}
+
+/** Removes the bundles of processes that are gone (a test worker is stopped without its exit handlers running). */
+function removeOrphans(): void {
+  for (const name of readdirSync(OUT_DIR)) {
+    const pid = Number(/-(\d+)\.mjs(?:\.map)?$/.exec(name)?.[1]);
+    if (pid && !alive(pid)) rmSync(join(OUT_DIR, name), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /**
