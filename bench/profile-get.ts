@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundle } from "../server/src/testing/bundle-entry.js";
+import { bundle } from "../core/src/testing/bundle-entry.js";
 import { runLoad } from "./lib/load.js";
 import { ROOT } from "./lib/root.js";
 import { summarise, threadBusyUs } from "./lib/cpu-profile.js";

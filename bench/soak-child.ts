@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { bundle } from "../server/src/testing/bundle-entry.js";
+import { bundle } from "../core/src/testing/bundle-entry.js";
 import { ROOT } from "./lib/root.js";
 
 /** What the soak server prints once it listens. */

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { bundle } from "../../server/src/testing/bundle-entry.js";
+import { bundle } from "../../core/src/testing/bundle-entry.js";
 import { childProbe, type ChildLoop } from "./loop-delay.js";
 import { ROOT } from "./root.js";
 
@@ -25,7 +25,7 @@ export async function loopHookFlags(): Promise<string[]> {
 }
 
 /**
- * Bundles `script` (see server/src/testing/bundle-entry.ts), runs it on node with `env`, and resolves with the first stdout line
+ * Bundles `script` (see core/src/testing/bundle-entry.ts), runs it on node with `env`, and resolves with the first stdout line
  * that parses as JSON. Rejects when the child exits first or after `timeoutMs`.
  */
 export async function startChild<T>(script: string, env: Record<string, string>, timeoutMs = 300_000): Promise<Child<T>> {

@@ -62,7 +62,7 @@ export function threadBusyUs(profile: Profile, window?: Window): number {
  * `window`, only the samples taken in it (the load, not the process's start-up).
  */
 export function summarise(profile: Profile, requests: number, window?: Window): string {
-  // Frames of a bundle (server/src/testing/bundle-entry.ts writes its source map beside it) get their source file's path.
+  // Frames of a bundle (core/src/testing/bundle-entry.ts writes its source map beside it) get their source file's path.
   const maps = new Map<string, SourceMap | null>();
   for (const node of profile.nodes) {
     const f = node.callFrame;

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { bundle } from "./bundle-entry.js";
+import { bundle } from "../../../core/src/testing/bundle-entry.js";
 
 /** The repository root. */
 export const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
