@@ -6,6 +6,7 @@ import { deliveryText, eventText } from "./record-text.js";
 import { toDeliveryEntry, toEndpointEntry, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
 import { skipUnreadable } from "../storage/record-check.js";
 import type { DeliveryRef, SharedStore } from "./webhook-keys.js";
+import { createEventHolds } from "./event-holds.js";
 
 const ENDPOINTS = "webhooks:endpoints";
 const DELIVERIES = "webhooks:deliveries";
@@ -39,23 +40,15 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
   const covered = new Map<string, string>();
   // Covered deliveries found again after a restart may have a marker already: removed if they settle.
   const recoveredCovers = new Set<string>();
-  const held = new Map<string, number>();
+  const held = createEventHolds();
   const write = (ops: readonly BatchOp[]) => (batch ? batch(ops) : applyInOrder(storage, ops));
   const group = createGroupCommit({ write });
   // Outbox entries have a group commit of their own: events emitted together share a flush, and an API
   // call's event never waits behind a group of delivery records being written.
   const outboxGroup = createGroupCommit({ write });
-  const hold = (eventId: string) => void held.set(eventId, (held.get(eventId) ?? 0) + 1);
-  /** Drops one hold on `eventId`; true when it was the last. */
-  const dropOne = (eventId: string): boolean => {
-    const left = (held.get(eventId) ?? 1) - 1;
-    if (left > 0) held.set(eventId, left);
-    else held.delete(eventId);
-    return left <= 0;
-  };
   // Nothing to wait for (undefined) while other holds remain: a fan-out releases its event on every delivery.
   function release(eventId: string): Promise<void> | undefined {
-    if (!dropOne(eventId)) return undefined;
+    if (!held.drop(eventId)) return undefined;
     const key = `${OUTBOX}:${eventId}`;
     // Locally with the group commit, so it joins the records finishing with it.
     return shared ? storage.removeItem(key) : group.commit([{ key, remove: true }]);
@@ -211,7 +204,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       // it, and the event's outbox entry too when no other delivery or fan-out holds it (after the record,
       // so a kill between them leaves the entry, whose next fan-out finds the delivery settled).
       const settlesCover = coveredBy !== undefined && d.status !== "pending";
-      const closesEvent = settlesCover && held.get(coveredBy) === 1;
+      const closesEvent = settlesCover && held.count(coveredBy) === 1;
       if (settlesCover && recoveredCovers.has(d.id)) ops.push({ key: `${PENDING}:${d.id}`, remove: true });
       if (closesEvent) ops.push({ key: `${OUTBOX}:${coveredBy}`, remove: true });
       try {
@@ -228,7 +221,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       if (settlesCover && covered.get(d.id) === coveredBy) {
         covered.delete(d.id);
         recoveredCovers.delete(d.id);
-        if (closesEvent && held.get(coveredBy) === 1) held.delete(coveredBy);
+        if (closesEvent && held.count(coveredBy) === 1) held.delete(coveredBy);
         else await release(coveredBy);
       }
       const index = await deliveryIndex(d.endpoint_id);
@@ -238,11 +231,11 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       else index.upsert(toDeliveryEntry(d));
     },
     /** A fan-out of `eventId` starts: its outbox entry stays at least until {@link releaseEvent}. */
-    holdEvent: hold,
+    holdEvent: held.add,
     /** The fan-out of `eventId` is done; the outbox entry goes once no delivery it covers is left. */
     releaseEvent: release,
     /** A fan-out of `eventId` failed and runs again as a job of its own (shared stores): its hold goes, the entry stays. */
-    dropHold: (eventId: string): void => void dropOne(eventId),
+    dropHold: (eventId: string): void => void held.drop(eventId),
     /** Stores a delivery a fan-out made; a pending one is covered by the event's outbox entry (no marker). */
     saveFanOutDelivery(d: DeliveryRecord): Promise<void> {
       if (d.status === "pending" && !shared) this.cover(d);
@@ -253,7 +246,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       if (covered.has(d.id) || shared) return;
       covered.set(d.id, d.event_id);
       if (recovered) recoveredCovers.add(d.id);
-      hold(d.event_id);
+      held.add(d.event_id);
     },
     /**
      * After a delivery's first run: if its event's outbox entry covered it, it gets its marker now when it
