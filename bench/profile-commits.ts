@@ -5,8 +5,8 @@
  *    create writes), by one caller after another, then by 10 callers at once (the writer thread commits
  *    what arrived together in one transaction, one fsync);
  * 2. `core.products.create` by 10 callers at once into one account, then into 10 accounts (one caller
- *    each), on sqlite and on memory: each create runs under its account's quota lock, so creates into one
- *    account wait for each other's commit.
+ *    each), on sqlite and on memory: creates into one account used to wait for each other's commit under the
+ *    account's quota lock; they now reserve their share and commit together (`products/product-room.ts`).
  * Prints each rate; rounds alternate so a neighbour's burst of CPU skews both sides alike. One-off.
  */
 import { mkdtempSync, rmSync } from "node:fs";

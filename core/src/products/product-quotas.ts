@@ -24,13 +24,21 @@ export function mediaBytesUsed(index: CollectionIndex<ProductEntry>): number {
 
 /**
  * Throws {@link quotaExceeded} when `products` more products or `bytes` more bytes of uploads would pass
- * the account's quotas. Called under the account's products-quota lock, with the write that follows it, so
- * two requests never both take the last share.
+ * the account's quotas, counting the products and bytes in `index` and the shares `reserved` by writes not
+ * in it yet. Called under the account's products-quota lock, which the share taken is recorded under
+ * (`product-room.ts`), so two requests never both take the last share.
  */
-export function assertProductRoom(account: Pick<AccountRecord, "product_quota" | "media_quota_bytes">, index: CollectionIndex<ProductEntry>, products: number, bytes: number): void {
-  if (products > 0 && index.size + products > account.product_quota) throw quotaExceeded("products", account.product_quota, index.size, products);
+export function assertProductRoom(
+  account: Pick<AccountRecord, "product_quota" | "media_quota_bytes">,
+  index: CollectionIndex<ProductEntry>,
+  products: number,
+  bytes: number,
+  reserved: { products: number; bytes: number } = { products: 0, bytes: 0 },
+): void {
+  const count = index.size + reserved.products;
+  if (products > 0 && count + products > account.product_quota) throw quotaExceeded("products", account.product_quota, count, products);
   if (bytes > 0) {
-    const used = mediaBytesUsed(index);
+    const used = mediaBytesUsed(index) + reserved.bytes;
     if (used + bytes > account.media_quota_bytes) throw quotaExceeded("media_bytes", account.media_quota_bytes, used, bytes);
   }
 }

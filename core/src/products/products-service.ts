@@ -14,8 +14,8 @@ import { createTextMemo } from "../storage/text-memo.js";
 import { stageEvent } from "../events/event-sink.js";
 import { checkUploads, type CheckedUpload, type ImageUpload } from "./product-input.js";
 import { createProductStore, productKeys } from "./product-store.js";
-import { assertProductRoom } from "./product-quotas.js";
-import { DEFAULT_MEDIA_QUOTA_BYTES, DEFAULT_PRODUCT_QUOTA, type AccountRecord } from "../accounts/schemas.js";
+import { createProductRoom } from "./product-room.js";
+import type { AccountRecord } from "../accounts/schemas.js";
 import { sortImages, toProductSummary, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
 import { MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type ProductUpdateInput } from "./schemas.js";
 import { skipUnreadable } from "../storage/record-check.js";
@@ -25,6 +25,8 @@ interface Deps extends ServiceDeps {
   media: MediaStore;
   /** The account's quotas (`product_quota`, `media_quota_bytes`); defaults when the account is unknown. */
   accounts: { get(accountId: string): Promise<Pick<AccountRecord, "product_quota" | "media_quota_bytes"> | null> };
+  /** True when other processes write the same store (its change feed): quota shares are then taken under the shared lock. */
+  shared: boolean;
 }
 
 /** Bytes a set of checked uploads adds to the media store. */
@@ -45,7 +47,7 @@ export function createProductsService(deps: Deps) {
   const { clock, ids } = deps;
   const store = createProductStore(deps);
   const key = productKeys.product;
-  const indexOf = store.index;
+  const room = createProductRoom({ lock: deps.lock, accounts: deps.accounts, index: store.index, shared: deps.shared });
   const view = (p: ProductRecord) => toProductView(p, deps.publicUrl());
   // GET's answer, serialised, per product while its stored text stays the same (the view is a function of
   // that text and the public URL): a GET then reads the record's text and parses nothing.
@@ -86,19 +88,6 @@ export function createProductsService(deps: Deps) {
     return added;
   }
 
-  /**
-   * Runs `fn` under the account's quota lock, after checking that `products` more products and `bytes` more
-   * upload bytes fit: the check and the write that takes the share are one step for every process (the lock
-   * is shared on Redis), so two requests never both take the last of a quota. Nothing is stored when refused.
-   */
-  async function withRoom<T>(accountId: string, products: number, bytes: () => number, fn: (lease: LockLease) => Promise<T>): Promise<T> {
-    return deps.lock.withLock(`productquota:${accountId}`, async (lease) => {
-      const account = (await deps.accounts.get(accountId)) ?? { product_quota: DEFAULT_PRODUCT_QUOTA, media_quota_bytes: DEFAULT_MEDIA_QUOTA_BYTES };
-      assertProductRoom(account, await indexOf(accountId), products, bytes());
-      return fn(lease);
-    });
-  }
-
   /** The edit of {@link update}, under the product's lock (and the quota lock when it adds uploads). */
   async function editProduct(current: ProductRecord, body: ProductUpdateInput, removed: Set<string>, uploads: CheckedUpload[], lease: LockLease, quotaLease?: LockLease) {
     const at = toTimestamp(clock.now());
@@ -123,7 +112,7 @@ export function createProductsService(deps: Deps) {
       if (body[field] !== undefined) (record as unknown as Record<string, unknown>)[field] = body[field];
     }
     record.updated_at = at;
-    // The share is taken by this write: only while the quota lock is still ours.
+    // On a shared store the share is taken by this write: only while the quota lock is still ours.
     await quotaLease?.assertHeld();
     await commit(record, "product.updated", lease);
     return view(record);
@@ -146,10 +135,11 @@ export function createProductsService(deps: Deps) {
       const uploads = checkUploads(files);
       const urlCount = body.images?.length ?? 0;
       if (urlCount + uploads.length > MAX_IMAGES) throw tooManyImages();
-      return withRoom(accountId, 1, () => sizeOf(uploads), async (lease) => {
+      const id = ids.uuid();
+      return room.take(accountId, { id, products: 1, bytes: () => sizeOf(uploads) }, async (quotaLease) => {
         const at = toTimestamp(clock.now());
         const record: ProductRecord = {
-          id: ids.uuid(),
+          id,
           account_id: accountId,
           title: body.title,
           description: body.description ?? null,
@@ -164,7 +154,8 @@ export function createProductsService(deps: Deps) {
           deleted_at: null,
         };
         record.images = [...urlImages(body.images, 0, at), ...(await storeUploads(record, uploads, urlCount, at))];
-        await commit(record, "product.created", lease);
+        // On a shared store the quota lease fences the write: refused once the lease has ended.
+        await commit(record, "product.created", quotaLease);
         return view(record);
       });
     },
@@ -219,7 +210,7 @@ export function createProductsService(deps: Deps) {
         if (uploads.length === 0) return edit();
         // New bytes take media quota: what the removed images free is counted first.
         const freed = current.images.reduce((sum, image) => sum + (removed.has(image.id) ? (image.bytes ?? 0) : 0), 0);
-        return withRoom(accountId, 0, () => sizeOf(uploads) - freed, edit);
+        return room.take(accountId, { id, products: 0, bytes: () => sizeOf(uploads) - freed }, edit);
       });
     },
 
