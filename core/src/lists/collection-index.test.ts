@@ -98,3 +98,85 @@ describe("CollectionIndex", () => {
     expect(index.get("id9")).toBeUndefined();
   });
 });
+
+describe("CollectionIndex, a new order of a large index", () => {
+  const SIZE = 12_000;
+  const entryAt = (i: number, title = `t${(i * 7919) % 1000}`): Entry => ({
+    id: `id${String(i).padStart(6, "0")}`,
+    created_at: `2026-01-01T00:00:${String(i % 60).padStart(2, "0")}.${String(i % 1000).padStart(3, "0")}Z`,
+    title,
+    price: i % 13 === 0 ? null : (i * 31) % 500,
+  });
+  const fill = () => {
+    const index = new CollectionIndex<Entry>();
+    const byId = new Map<string, Entry>();
+    for (let i = 0; i < SIZE; i++) {
+      const e = entryAt(i);
+      index.upsert(e);
+      byId.set(e.id, e);
+    }
+    // As after a load: the created_at order is kept.
+    index.query({ field: "created_at", descending: true, limit: 1 });
+    return { index, byId };
+  };
+  /** Pages through `field` with page(), waiting on progress() whenever it answers null. */
+  async function pages(index: CollectionIndex<Entry>, field: (typeof FIELDS)[number], descending: boolean, limit: number) {
+    const seen: string[] = [];
+    let after: { value: string | number | null; id: string } | undefined;
+    for (;;) {
+      let page = index.page({ field, descending, after, limit });
+      while (!page) {
+        await index.progress();
+        page = index.page({ field, descending, after, limit });
+      }
+      seen.push(...page.items.map((e) => e.id));
+      if (!page.hasMore) return seen;
+      const last = page.items[page.items.length - 1]!;
+      after = { value: last[field], id: last.id };
+    }
+  }
+
+  it("is sorted in slices: other lists and the event loop run meanwhile, and its pages are a whole sort's", async () => {
+    for (const field of ["title", "price"] as const) {
+      const { index, byId } = fill();
+      expect(index.page({ field, descending: false, limit: 20 })).toBeNull();
+      // A list by created_at is answered at once while the order is sorted.
+      expect(index.page({ field: "created_at", descending: true, limit: 20 })?.items).toHaveLength(20);
+      let turned = false;
+      setImmediate(() => (turned = true));
+      await index.progress();
+      expect(turned).toBe(true);
+      for (const descending of [false, true]) expect(await pages(index, field, descending, 97)).toEqual(reference([...byId.values()], field, descending));
+    }
+  });
+
+  it("takes in the writes made while it was sorted, and keeps every order current after", async () => {
+    const { index, byId } = fill();
+    expect(index.page({ field: "title", descending: false, limit: 20 })).toBeNull();
+    const write = (i: number, title: string) => {
+      const e = entryAt(i, title);
+      index.upsert(e);
+      byId.set(e.id, e);
+    };
+    const remove = (i: number) => {
+      index.remove(entryAt(i).id);
+      byId.delete(entryAt(i).id);
+    };
+    // Writes land between the slices of the sort: renames (one twice), removals, new entries, a removed one back.
+    const done = index.progress();
+    for (let round = 0; round < 6; round++) {
+      write(round * 1000 + 5, `renamed ${round}`);
+      write(5, `again ${round}`);
+      remove(round * 1000 + 7);
+      write(SIZE + round, `new ${round}`);
+      if (round === 3) write(7, "back");
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await done;
+    expect(await pages(index, "title", false, 50)).toEqual(reference([...byId.values()], "title", false));
+    write(11, "aaa first");
+    remove(12);
+    expect(await pages(index, "title", true, 500)).toEqual(reference([...byId.values()], "title", true));
+    expect(await pages(index, "created_at", true, 500)).toEqual(reference([...byId.values()], "created_at", true));
+  });
+});

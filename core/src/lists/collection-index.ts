@@ -1,3 +1,6 @@
+import { pacer } from "./pacing.js";
+import { sortYielding } from "./sort-yielding.js";
+
 /** The fields every indexed record has. Other fields are filter and sort keys. */
 export interface IndexEntry {
   id: string;
@@ -32,15 +35,26 @@ export function compareByCreated(a: IndexEntry, b: IndexEntry): number {
   return compareValues(a.created_at, b.created_at) || compareValues(a.id, b.id);
 }
 
+/** Up to this many entries an order is sorted at once when first asked for (a millisecond or so). */
+const SORT_AT_ONCE = 4096;
+
+/** An order being sorted in slices: the entry each id had when it began, for ids written since. */
+interface OrderBuild<E> {
+  seen: Map<string, E | null>;
+  done: Promise<void>;
+}
+
 /**
  * An in-memory index of one collection (say, one account's products) so that a listing never reads every
- * record: it walks sorted entries from the cursor and stops after `limit` matches. Entries sorted by
- * `created_at` are kept sorted on every write; other sort fields are sorted lazily and cached until the
- * next write.
+ * record: it walks sorted entries from the cursor and stops after `limit` matches. Each order a listing has
+ * asked for (`created_at` from the load on) is kept sorted on every write. A new order of a large index is
+ * sorted in slices that yield to the event loop ({@link page} answers null meanwhile, {@link progress}
+ * resolves when it is ready), so a first list by title at 100,000 entries never holds the loop for the sort.
  */
 export class CollectionIndex<E extends IndexEntry> {
   private readonly byId = new Map<string, E>();
   private readonly sorted = new Map<string, E[]>();
+  private readonly building = new Map<string, OrderBuild<E>>();
 
   /**
    * An index of entries already in `created_at` order (a persisted snapshot): no sort, so loading a large
@@ -98,11 +112,11 @@ export class CollectionIndex<E extends IndexEntry> {
   upsert(entry: E): void {
     const previous = this.byId.get(entry.id);
     this.byId.set(entry.id, entry);
-    const byCreated = this.sorted.get("created_at");
-    for (const key of [...this.sorted.keys()]) if (key !== "created_at") this.sorted.delete(key);
-    if (!byCreated) return;
-    if (previous) byCreated.splice(this.position(byCreated, "created_at", previous), 1);
-    byCreated.splice(this.position(byCreated, "created_at", entry), 0, entry);
+    for (const [field, list] of this.sorted) {
+      if (previous) list.splice(this.position(list, field, previous), 1);
+      list.splice(this.position(list, field, entry), 0, entry);
+    }
+    this.noteBuilds(entry.id, previous);
   }
 
   /** Removes an entry if present. */
@@ -110,9 +124,8 @@ export class CollectionIndex<E extends IndexEntry> {
     const previous = this.byId.get(id);
     if (!previous) return;
     this.byId.delete(id);
-    const byCreated = this.sorted.get("created_at");
-    for (const key of [...this.sorted.keys()]) if (key !== "created_at") this.sorted.delete(key);
-    if (byCreated) byCreated.splice(this.position(byCreated, "created_at", previous), 1);
+    for (const [field, list] of this.sorted) list.splice(this.position(list, field, previous), 1);
+    this.noteBuilds(id, previous);
   }
 
   /** Every entry, in no particular order. */
@@ -120,9 +133,34 @@ export class CollectionIndex<E extends IndexEntry> {
     return this.byId.values();
   }
 
-  /** One page of entries after `after`, plus whether more follow. */
+  /**
+   * One page of entries after `after`, plus whether more follow. An order not kept yet is sorted here at
+   * once, whatever the size: listings go through {@link page}, which never does that for a large index.
+   */
   query(q: IndexQuery<E>): { items: E[]; hasMore: boolean } {
-    const list = this.sortedBy(q.field);
+    return this.walk(this.sortedBy(q.field), q);
+  }
+
+  /**
+   * The page {@link query} gives, or null while the order it needs is being sorted in slices (begun by this
+   * call when the index is large and the order was never asked for): then await {@link progress}.
+   */
+  page(q: IndexQuery<E>): { items: E[]; hasMore: boolean } | null {
+    let list = this.sorted.get(q.field);
+    if (!list && this.byId.size <= SORT_AT_ONCE) list = this.sortedBy(q.field);
+    if (!list) {
+      this.build(q.field);
+      return null;
+    }
+    return this.walk(list, q);
+  }
+
+  /** Resolves once every order being sorted in slices is kept. */
+  async progress(): Promise<void> {
+    await Promise.all([...this.building.values()].map((b) => b.done));
+  }
+
+  private walk(list: E[], q: IndexQuery<E>): { items: E[]; hasMore: boolean } {
     const items: E[] = [];
     const step = q.descending ? -1 : 1;
     let i: number;
@@ -151,6 +189,38 @@ export class CollectionIndex<E extends IndexEntry> {
       this.sorted.set(field, list);
     }
     return list;
+  }
+
+  /**
+   * Sorts `field`'s order in slices from the entries as they are now; a write meanwhile notes the entry its
+   * id had, and once sorted each noted id's old entry is taken out and its current one put in, so the kept
+   * order is the one a sort at that moment would give. The copy sorted is taken before this returns.
+   */
+  private build(field: string): void {
+    if (this.building.has(field)) return;
+    const seen = new Map<string, E | null>();
+    const base = this.sorted.get("created_at") ?? [...this.byId.values()];
+    const done = (async () => {
+      const list = await sortYielding(base, (a, b) => this.compare(a, b, field));
+      const pace = pacer();
+      // Each noted id leaves `seen` as it is applied: a write during a yield below notes it again.
+      for (const [id, old] of seen) {
+        seen.delete(id);
+        if (old) list.splice(this.position(list, field, old), 1);
+        const now = this.byId.get(id);
+        if (now) list.splice(this.position(list, field, now), 0, now);
+        await pace();
+      }
+      this.building.delete(field);
+      // A synchronous query() may have kept this order meanwhile; that one is current.
+      if (!this.sorted.has(field)) this.sorted.set(field, list);
+    })();
+    this.building.set(field, { seen, done });
+  }
+
+  /** Notes, for each order being sorted, the entry `id` had before its first write since the sort began. */
+  private noteBuilds(id: string, previous: E | undefined): void {
+    for (const { seen } of this.building.values()) if (!seen.has(id)) seen.set(id, previous ?? null);
   }
 
   private compare(a: E, b: E, field: string): number {

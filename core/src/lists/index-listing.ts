@@ -20,13 +20,19 @@ export interface IndexListing<E extends IndexEntry> {
 export function listingOf<E extends IndexEntry>(held: Held): IndexListing<E> {
   const whole = (): CollectionIndex<E> | undefined => (held.settled ? (held.loaded as unknown as CollectionIndex<E>) : undefined);
   const loaded = whole();
-  if (loaded) return loaded;
+  // A loaded index answers at once, but for an order it is still sorting in slices.
+  if (loaded) return { query: (q) => loaded.page(q), progress: () => loaded.progress() };
   const early = () => (held.dirty ? undefined : (held.early as unknown as RestoringIndex<E> | undefined));
   return {
-    query: (q) => whole()?.query(q) ?? early()?.query(q) ?? null,
+    query: (q) => {
+      const index = whole();
+      return index ? index.page(q) : (early()?.query(q) ?? null);
+    },
     progress: () => {
+      const index = whole();
+      if (index) return index.progress();
       const restoring = early();
-      return whole() || !restoring || restoring.ended ? held.ready.then(() => {}) : restoring.progress();
+      return !restoring || restoring.ended ? held.ready.then(() => {}) : restoring.progress();
     },
   };
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { CollectionIndex, compareByCreated, type IndexEntry } from "./collection-index.js";
-import { sortYielding } from "./index-build.js";
+import { sortYielding } from "./sort-yielding.js";
 import { bytesSource, decodeSnapshot, encodeSnapshot, openSnapshot } from "./index-snapshot.js";
 
 const entry = (i: number): IndexEntry => ({ id: `e${String(i).padStart(5, "0")}`, created_at: `2026-01-01T00:00:${String(i % 60).padStart(2, "0")}.000Z`, title: `naïve ✓ ${i}\nline`, price: i / 7, on: i % 2 === 0, note: null });

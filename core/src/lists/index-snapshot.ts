@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { CollectionIndex, compareByCreated, type IndexEntry } from "./collection-index.js";
+import { pacer, yieldToLoop } from "./pacing.js";
 
 /** Version of the snapshot text below; a snapshot of another version is rebuilt, never read. */
 export const SNAPSHOT_FORMAT = 3;
@@ -71,21 +72,7 @@ export function entryShape(toEntry: (record: never) => unknown): string {
   return shape;
 }
 
-/** Lets the event loop run other work (requests, `/healthz`) between two slices of a long job. */
-export const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/** Time the event loop is held at most, give or take one block, by encoding or decoding before it yields. */
-const BUDGET_MS = 8;
-
-/** A yield to the event loop when the work since the last one has taken {@link BUDGET_MS} or more. */
-export function pacer(): () => Promise<void> {
-  let since = performance.now();
-  return async () => {
-    if (performance.now() - since < BUDGET_MS) return;
-    await yieldToLoop();
-    since = performance.now();
-  };
-}
+export { pacer, yieldToLoop } from "./pacing.js";
 
 /**
  * The bytes of a snapshot (format 3, UTF-8 text): one header line (format, prefix, entry shape, token, the

@@ -2,11 +2,18 @@ import type { Storage } from "unstorage";
 import type { OrderedCollections } from "../storage/create-storage.js";
 import { assertReadable } from "../storage/guarded-stores.js";
 import { compareByCreated, type IndexEntry } from "./collection-index.js";
+import { pacer } from "./pacing.js";
 
-/** Rows of the first block: small, so the first page of a list is answered within milliseconds of a start. */
-const FIRST_BLOCK = 128;
-/** Rows of every later block: a `JSON.parse` each, about two milliseconds of work, so a slice stays short. */
+/**
+ * Rows of the first block: little more than a first page of 20 and the one after it that says more follow,
+ * because right after a start each row's parse and schema check runs as cold code, a good fraction of a
+ * millisecond each, and the first list waits for this block.
+ */
+const FIRST_BLOCK = 32;
+/** Rows of every later block: one index range read each. */
 const BLOCK = 256;
+/** Rows checked between two looks at the clock: a block is cut into slices of about 8 ms (`pacer`). */
+const ROWS_PER_LOOK = 8;
 
 /**
  * The entries of collection `prefix`, newest block first, read from a store that orders its collections by
@@ -30,6 +37,7 @@ export async function* orderedBlocks(ordered: OrderedCollections, storage: Stora
       return null;
     }
   };
+  const pace = pacer();
   let before: readonly [string, string] | null = null;
   for (let limit = FIRST_BLOCK; ; limit = BLOCK) {
     const rows = ordered.newest(prefix, before, limit);
@@ -37,6 +45,9 @@ export async function* orderedBlocks(ordered: OrderedCollections, storage: Stora
     for (let i = rows.length - 1; i >= 0; i--) {
       const entry = entryOf(rows[i]![0], rows[i]![1]);
       if (entry) entries.push(entry);
+      // Cold code (the blocks after the first) can take a millisecond a row: yield within a block. The
+      // first block is read in one go: a first list waits for it, and it is short.
+      if (limit !== FIRST_BLOCK && i % ROWS_PER_LOOK === 0) await pace();
     }
     yield entries;
     if (rows.length < limit) break;

@@ -75,19 +75,38 @@ export function toProductView(product: ProductRecord, publicUrl: string): Produc
 /** The product as the API returns it (`productSchema` of @lp/contract). */
 export type ProductView = Product;
 
-/** What the products index keeps per product: enough to filter and sort without reading records, and its media bytes. */
+/** The product types, as constants: an index entry points at one of these rather than at its record's copy. */
+const PRODUCT_TYPES = ["physical", "service"] as const;
+
+/**
+ * What the products index keeps per product: enough to filter and sort without reading records, and its
+ * media bytes. Kept small, as an index holds one per product (100,000 of them in one account is a case lp is
+ * measured at): `updated_at` is the same string as `created_at` until the product is edited, the type one of
+ * the shared constants, and the search text the description alone (the title is there already, lowercased;
+ * {@link matchesText} searches both as the title, a line break and the description).
+ */
 export function toProductEntry(product: ProductRecord) {
   if (product.deleted_at) return null;
+  const created_at = product.created_at;
   return {
     media_bytes: product.images.reduce((sum, image) => sum + (image.bytes ?? 0), 0),
     id: product.id,
-    created_at: product.created_at,
-    updated_at: product.updated_at,
+    created_at,
+    updated_at: product.updated_at === created_at ? created_at : product.updated_at,
     title: product.title.toLowerCase(),
     price: product.price,
-    product_type: product.product_type,
-    text: `${product.title}\n${product.description ?? ""}`.toLowerCase(),
+    product_type: PRODUCT_TYPES.find((type) => type === product.product_type) ?? product.product_type,
+    text: product.description ? product.description.toLowerCase() : null,
   };
+}
+
+/**
+ * Whether `needle` (lowercased) is in the product's title, a line break and its description, lowercased:
+ * a needle without a line break lies in one of the two, one with it is looked for across them.
+ */
+export function matchesText(entry: Pick<ProductEntry, "title" | "text">, needle: string): boolean {
+  if (entry.title.includes(needle) || (entry.text !== null && entry.text.includes(needle))) return true;
+  return needle.includes("\n") && `${entry.title}\n${entry.text ?? ""}`.includes(needle);
 }
 
 /** An entry of the products index. */

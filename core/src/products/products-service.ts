@@ -16,7 +16,7 @@ import { checkUploads, type CheckedUpload, type ImageUpload } from "./product-in
 import { createProductStore, productKeys } from "./product-store.js";
 import { createProductRoom } from "./product-room.js";
 import type { AccountRecord } from "../accounts/schemas.js";
-import { sortImages, toProductSummary, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
+import { matchesText, sortImages, toProductSummary, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
 import { MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type ProductUpdateInput } from "./schemas.js";
 import { skipUnreadable } from "../storage/record-check.js";
 import { assertReadable } from "../storage/guarded-stores.js";
@@ -189,7 +189,7 @@ export function createProductsService(deps: Deps) {
         filters: { product_type: q.product_type, q: q.q, created_after: q.created_after, created_before: q.created_before },
         filter: (e) =>
           (!q.product_type || e.product_type === q.product_type) &&
-          (!needle || e.text.includes(needle)) &&
+          (!needle || matchesText(e, needle)) &&
           withinBounds(e.created_at, q.created_after, q.created_before),
         load: async (entries) => {
           const records = await Promise.all(entries.map((e) => skipUnreadable(store.read(accountId, e.id))));
