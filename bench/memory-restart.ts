@@ -9,11 +9,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { seedSqliteProducts, spawnServe, stopServe } from "./lib/restart-seed.js";
+import { ROOT } from "./lib/root.js";
 
 const count = Number(process.argv[2] ?? 100_000);
-const root = fileURLToPath(new URL("..", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "memory-restart-"));
 const probe = join(work, "probe.mjs");
 const out = join(work, "probe.json");
@@ -42,11 +41,11 @@ process.on("SIGUSR2", () => {
 try {
   const dataDir = join(work, "data");
   const args = ["--storage", "sqlite", "--data-dir", dataDir];
-  const first = await spawnServe(root, work, args);
+  const first = await spawnServe(ROOT, work, args);
   const account = first.env.LP_ACCOUNT!;
   await stopServe(first.child);
   await seedSqliteProducts(dataDir, account, count);
-  const server = await spawnServe(root, work, args, ["--expose-gc", "--import", probe]);
+  const server = await spawnServe(ROOT, work, args, ["--expose-gc", "--import", probe]);
   const figures = async (label: string) => {
     const before = readFileSync(out, { flag: "a+" }).toString().split("\n").length;
     server.child.kill("SIGUSR2");

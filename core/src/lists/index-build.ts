@@ -2,7 +2,7 @@ import type { Storage } from "unstorage";
 import { directKeys } from "../storage/key-chunks.js";
 import { skipUnreadable } from "../storage/record-check.js";
 import { CollectionIndex, compareByCreated, type IndexEntry } from "./collection-index.js";
-import { pacer, yieldToLoop } from "./index-snapshot.js";
+import { pacer, yieldToLoop } from "./pacing.js";
 import { sortYielding } from "./sort-yielding.js";
 
 /** Records read at once while building. */

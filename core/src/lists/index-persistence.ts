@@ -2,7 +2,8 @@ import type { Storage } from "unstorage";
 import type { ChangeFeed, OrderedCollections, RecordChange } from "../storage/create-storage.js";
 import type { CollectionIndex, IndexEntry } from "./collection-index.js";
 import { buildIndex } from "./index-build.js";
-import { bytesSource, encodeSnapshotParts, entryShape, openSnapshot, pacer, snapshotBlocks, yieldToLoop, type IndexSnapshotStore } from "./index-snapshot.js";
+import { bytesSource, encodeSnapshotParts, entryShape, openSnapshot, snapshotBlocks, type IndexSnapshotStore } from "./index-snapshot.js";
+import { pacer, yieldToLoop } from "./pacing.js";
 import { orderedBlocks } from "./ordered-blocks.js";
 import { RestoringIndex } from "./restoring-index.js";
 

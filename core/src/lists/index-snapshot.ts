@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { CollectionIndex, compareByCreated, type IndexEntry } from "./collection-index.js";
-import { pacer, yieldToLoop } from "./pacing.js";
+import { pacer } from "./pacing.js";
 
 /** Version of the snapshot text below; a snapshot of another version is rebuilt, never read. */
 export const SNAPSHOT_FORMAT = 3;
@@ -71,8 +71,6 @@ export function entryShape(toEntry: (record: never) => unknown): string {
   }
   return shape;
 }
-
-export { pacer, yieldToLoop } from "./pacing.js";
 
 /**
  * The bytes of a snapshot (format 3, UTF-8 text): one header line (format, prefix, entry shape, token, the

@@ -1,5 +1,5 @@
 import { CollectionIndex, compareByCreated, type IndexEntry, type IndexQuery } from "./collection-index.js";
-import { pacer } from "./index-snapshot.js";
+import { pacer } from "./pacing.js";
 
 /** A page of a listing, or null when what is loaded so far cannot say it exactly. */
 export type PartialPage<E> = { items: E[]; hasMore: boolean } | null;

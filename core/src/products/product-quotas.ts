@@ -25,8 +25,9 @@ export function mediaBytesUsed(index: CollectionIndex<ProductEntry>): number {
 /**
  * Throws {@link quotaExceeded} when `products` more products or `bytes` more bytes of uploads would pass
  * the account's quotas, counting the products and bytes in `index` and the shares `reserved` by writes not
- * in it yet. Called under the account's products-quota lock, which the share taken is recorded under
- * (`product-room.ts`), so two requests never both take the last share.
+ * in it yet. `product-room.ts` calls it in the same step as recording the share it grants (in one
+ * synchronous step in one process, under the account's lock on a shared store), so two requests never both
+ * take the last share.
  */
 export function assertProductRoom(
   account: Pick<AccountRecord, "product_quota" | "media_quota_bytes">,
