@@ -1,4 +1,4 @@
-import { createStores, cryptoIds, ensureDevCredentials, systemClock, type Core, type ProductRecord } from "@lp/core";
+import { createStores, cryptoIds, ensureDevCredentials, openFormat, systemClock, type Core, type ProductRecord } from "@lp/core";
 
 /** A product body for seed number `i`. */
 export const seedProduct = (i: number) => ({
@@ -38,6 +38,8 @@ export async function seedThroughCore(core: Core, accountId: string, count: numb
 export async function seedSqliteDir(dataDir: string, count: number): Promise<string | null> {
   const stores = createStores("sqlite", dataDir);
   try {
+    // Marked as lp marks a dir it creates, so the server that opens it next starts as on a user's dir.
+    await openFormat(stores, { writtenBy: "lp bench seed" });
     const creds = await ensureDevCredentials(stores.data, systemClock, cryptoIds);
     const account = (await stores.data.getItem(`accounts:${creds.account_id}`)) as { product_quota?: number } | null;
     if (account && (account.product_quota ?? 0) < count + 1000) await stores.data.setItem(`accounts:${creds.account_id}`, { ...account, product_quota: count + 1000 });

@@ -108,7 +108,7 @@ export async function createCore(coreDeps: CoreDeps) {
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
   const base = { storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
 
-  const products = createProductsService({ ...base, media, accounts, shared: deps.stores.changes !== undefined });
+  const products = createProductsService({ ...base, media, accounts, shared: deps.stores.changes !== undefined, tables: deps.stores.products });
   const idempotency = createIdempotency({ storage, clock, lock, shared: deps.stores.changes !== undefined, batch: base.batch, claims: deps.stores.claims, owner: () => ids.uuid() });
   const delays: Delays = deps.delays ?? { generationStepMs: 0, deploymentStepMs: 0 };
   const sleep = deps.sleep ?? realSleep;

@@ -16,27 +16,33 @@ const BLOCK = 256;
 const ROWS_PER_LOOK = 8;
 
 /**
+ * The entry `toEntry` makes of a record's stored text, or null for a record lists leave out: one that is not
+ * readable (not JSON, or failing its kind's schema) is named once in the log as the guarded read names it.
+ */
+export function entryFromText<E extends IndexEntry>(storage: Storage, key: string, text: string, toEntry: (record: never) => E | null): E | null {
+  let record: unknown;
+  try {
+    record = JSON.parse(text);
+  } catch {
+    // Not JSON (a torn or emptied row): the check below names it, as the guarded read would.
+    record = text;
+  }
+  try {
+    assertReadable(storage, key, record);
+    return toEntry(record as never);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The entries of collection `prefix`, newest block first, read from a store that orders its collections by
  * `created_at` (SQLite: one index range per block, so nothing needs persisting beside the records). A record
  * that is not readable (not JSON, or failing its kind's schema) is named once in the log and left out, as
  * lists leave it out; a record with no `created_at` comes in a last block of its own.
  */
 export async function* orderedBlocks(ordered: OrderedCollections, storage: Storage, prefix: string, toEntry: (record: unknown) => IndexEntry | null): AsyncGenerator<IndexEntry[]> {
-  const entryOf = (key: string, text: string): IndexEntry | null => {
-    let record: unknown;
-    try {
-      record = JSON.parse(text);
-    } catch {
-      // Not JSON (a torn or emptied row): the check below names it, as the guarded read would.
-      record = text;
-    }
-    try {
-      assertReadable(storage, key, record);
-      return toEntry(record);
-    } catch {
-      return null;
-    }
-  };
+  const entryOf = (key: string, text: string) => entryFromText(storage, key, text, toEntry);
   const pace = pacer();
   let before: readonly [string, string] | null = null;
   for (let limit = FIRST_BLOCK; ; limit = BLOCK) {

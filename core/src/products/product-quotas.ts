@@ -22,24 +22,34 @@ export function mediaBytesUsed(index: CollectionIndex<ProductEntry>): number {
   return used;
 }
 
+/** What an account's products take of its quotas, as one read saw them. */
+export interface ProductUsage {
+  /** Live products. */
+  products: number;
+  /** Bytes of the live products' uploaded images (worked out when asked). */
+  bytes(): number;
+  /** Product `id` as the read saw it: a write under way has landed once a later read sees something else. */
+  state(id: string): unknown;
+}
+
 /**
  * Throws {@link quotaExceeded} when `products` more products or `bytes` more bytes of uploads would pass
- * the account's quotas, counting the products and bytes in `index` and the shares `reserved` by writes not
- * in it yet. `product-room.ts` calls it in the same step as recording the share it grants (in one
+ * the account's quotas, counting the products and bytes `usage` saw and the shares `reserved` by writes it
+ * did not see yet. `product-room.ts` calls it in the same step as recording the share it grants (in one
  * synchronous step in one process, under the account's lock on a shared store), so two requests never both
  * take the last share.
  */
 export function assertProductRoom(
   account: Pick<AccountRecord, "product_quota" | "media_quota_bytes">,
-  index: CollectionIndex<ProductEntry>,
+  usage: Pick<ProductUsage, "products" | "bytes">,
   products: number,
   bytes: number,
   reserved: { products: number; bytes: number } = { products: 0, bytes: 0 },
 ): void {
-  const count = index.size + reserved.products;
+  const count = usage.products + reserved.products;
   if (products > 0 && count + products > account.product_quota) throw quotaExceeded("products", account.product_quota, count, products);
   if (bytes > 0) {
-    const used = mediaBytesUsed(index) + reserved.bytes;
+    const used = usage.bytes() + reserved.bytes;
     if (used + bytes > account.media_quota_bytes) throw quotaExceeded("media_bytes", account.media_quota_bytes, used, bytes);
   }
 }

@@ -1,8 +1,6 @@
 import { DEFAULT_MEDIA_QUOTA_BYTES, DEFAULT_PRODUCT_QUOTA, type AccountRecord } from "../accounts/schemas.js";
-import type { CollectionIndex } from "../lists/collection-index.js";
 import type { Lock, LockLease } from "../ports/lock.js";
-import { assertProductRoom } from "./product-quotas.js";
-import type { ProductEntry } from "./product-view.js";
+import { assertProductRoom, type ProductUsage } from "./product-quotas.js";
 
 /** What a write asks of the account's quotas. */
 export interface RoomClaim {
@@ -18,8 +16,11 @@ interface Deps {
   lock: Lock;
   /** The account's quotas; null when the account is unknown (the defaults apply). */
   accounts: { get(accountId: string): Promise<Pick<AccountRecord, "product_quota" | "media_quota_bytes"> | null> };
-  /** The account's products index. */
-  index: (accountId: string) => Promise<CollectionIndex<ProductEntry>>;
+  /**
+   * A reader of the account's usage (the products index, loaded if need be, or SQLite's totals), called in
+   * one synchronous step with the check; it reads the state of each product named.
+   */
+  usage: (accountId: string) => Promise<(ids: readonly string[]) => ProductUsage>;
   /**
    * True when other processes write the same store (Redis): its index follows them through the change feed
    * and the lock is theirs too, but a reservation kept here would not be seen by them.
@@ -27,10 +28,10 @@ interface Deps {
   shared: boolean;
 }
 
-/** A share taken and not yet visible in the index: counted while the product's entry is still `before`. */
+/** A share taken and not yet visible in the usage: counted while the product's state is still `before`. */
 interface Reservation {
   id: string;
-  before: ProductEntry | undefined;
+  before: unknown;
   products: number;
   bytes: number;
 }
@@ -39,12 +40,13 @@ interface Reservation {
  * Takes a share of an account's product and media quotas for one write. The check and the share it takes are
  * one step: two writes never both take the last product or the last bytes.
  *
- * With one process writing the store (memory, SQLite), the check counts the index and the shares reserved by
- * writes still under way, and records its own reservation, in one synchronous step: no lock is needed for
- * that in one process, and none is held across the write (its durable commit included), so creates into one
- * account reach the store's group commit together. A reservation counts until the index shows the write (the
- * product's entry is no longer what it was when the share was taken, so the count is exact whenever a check
- * runs) and is dropped when the write settles, stored or refused (a thrown error included).
+ * With one process writing the store (memory, SQLite), the check counts the usage (the index on memory,
+ * SQLite's totals) and the shares reserved by writes still under way, and records its own reservation, in
+ * one synchronous step: no lock is needed for that in one process, and none is held across the write (its
+ * durable commit included), so creates into one account reach the store's group commit together. A
+ * reservation counts until the usage shows the write (the product's state, its index entry or its stored
+ * text, is no longer what it was when the share was taken, so the count is exact whenever a check runs) and
+ * is dropped when the write settles, stored or refused (a thrown error included).
  *
  * On a shared store (Redis, several processes) the lock is held across the write as before: the share is the
  * write itself, which every process's index sees, and a reservation in this process's memory would not be.
@@ -54,11 +56,11 @@ export function createProductRoom(deps: Deps) {
   const quotaOf = async (accountId: string) => (await deps.accounts.get(accountId)) ?? { product_quota: DEFAULT_PRODUCT_QUOTA, media_quota_bytes: DEFAULT_MEDIA_QUOTA_BYTES };
   const lockKey = (accountId: string) => `productquota:${accountId}`;
 
-  /** Shares reserved for writes not yet in `index`. */
-  function reserved(accountId: string, index: CollectionIndex<ProductEntry>) {
+  /** Shares reserved for writes `usage` does not show yet. */
+  function reserved(reservations: Iterable<Reservation>, usage: ProductUsage) {
     const taken = { products: 0, bytes: 0 };
-    for (const r of pending.get(accountId) ?? []) {
-      if (index.get(r.id) !== r.before) continue;
+    for (const r of reservations) {
+      if (usage.state(r.id) !== r.before) continue;
       taken.products += r.products;
       taken.bytes += r.bytes;
     }
@@ -82,18 +84,20 @@ export function createProductRoom(deps: Deps) {
       if (deps.shared) {
         return deps.lock.withLock(lockKey(accountId), async (lease) => {
           const account = await quotaOf(accountId);
-          assertProductRoom(account, await deps.index(accountId), claim.products, claim.bytes());
+          assertProductRoom(account, (await deps.usage(accountId))([]), claim.products, claim.bytes());
           return write(lease);
         });
       }
       const account = await quotaOf(accountId);
-      const index = await deps.index(accountId);
+      const read = await deps.usage(accountId);
       const bytes = claim.bytes();
       // Counted and recorded in one synchronous step (no await in between), which in one process is what
       // the lock gave: every later check sees this share, and no earlier one is missed.
-      assertProductRoom(account, index, claim.products, bytes, reserved(accountId, index));
-      const reservation: Reservation = { id: claim.id, before: index.get(claim.id), products: claim.products, bytes: Math.max(0, bytes) };
-      pending.set(accountId, (pending.get(accountId) ?? new Set<Reservation>()).add(reservation));
+      const reservations = pending.get(accountId) ?? new Set<Reservation>();
+      const usage = read([claim.id, ...[...reservations].map((r) => r.id)]);
+      assertProductRoom(account, usage, claim.products, bytes, reserved(reservations, usage));
+      const reservation: Reservation = { id: claim.id, before: usage.state(claim.id), products: claim.products, bytes: Math.max(0, bytes) };
+      pending.set(accountId, reservations.add(reservation));
       try {
         return await write();
       } finally {

@@ -1,7 +1,12 @@
 import type { Storage } from "unstorage";
+import type { CollectionIndex } from "../lists/collection-index.js";
 import type { IndexRegistry } from "../lists/index-registry.js";
+import { entryFromText } from "../lists/ordered-blocks.js";
+import { tableListing } from "../lists/table-listing.js";
 import { readText, type BatchFence, type BatchOp } from "../storage/create-storage.js";
-import { toProductEntry, type ProductRecord } from "./product-view.js";
+import type { ProductOrder, ProductTables } from "../storage/sqlite-products.js";
+import { mediaBytesUsed, type ProductUsage } from "./product-quotas.js";
+import { toProductEntry, type ProductEntry, type ProductRecord } from "./product-view.js";
 
 /** Storage keys of the product aggregate. */
 export const productKeys = {
@@ -9,18 +14,55 @@ export const productKeys = {
   products: (accountId: string) => `acct:${accountId}:products`,
 };
 
+/** What the quota check reads of an index: its size, its entries' bytes, and an entry's object as its state. */
+const indexUsage = (index: CollectionIndex<ProductEntry>) => (): ProductUsage => ({
+  products: index.size,
+  bytes: () => mediaBytesUsed(index),
+  state: (id) => index.get(id),
+});
+
 /**
  * The one place products are read and written. A product is one record (its images' bytes live in the
  * media store, written before the record names them), so every change is a single write; edits are
  * serialized by the product's lock and start from a fresh read of the record, never from an index.
+ *
+ * With `tables` (SQLite), lists and quota totals come from the database's indexes and triggers, so no index
+ * of products is held in memory; memory and Redis keep one per account in the registry.
  */
-export function createProductStore(deps: { storage: Storage; batch: (ops: readonly BatchOp[], fence?: BatchFence) => Promise<void>; indexes: IndexRegistry }) {
-  const { storage, indexes } = deps;
+export function createProductStore(deps: { storage: Storage; batch: (ops: readonly BatchOp[], fence?: BatchFence) => Promise<void>; indexes: IndexRegistry; tables?: ProductTables }) {
+  const { storage, indexes, tables } = deps;
+  // A listing from the database parses each record for its entry: the page's records are those, not read again.
+  const parsed = new WeakMap<ProductEntry, ProductRecord>();
+  const toEntry = (record: ProductRecord) => {
+    const entry = toProductEntry(record);
+    if (entry) parsed.set(entry, record);
+    return entry;
+  };
+  const entryOf = (key: string, text: string) => entryFromText(storage, key, text, toEntry);
   return {
-    /** The listing index of an account's products (current with every process's writes on a shared store). */
-    index: (accountId: string) => indexes.get(productKeys.products(accountId), toProductEntry),
-    /** What a listing asks its page of: the index, or while it is restored after a start its newest entries. */
-    listing: (accountId: string) => indexes.listing(productKeys.products(accountId), toProductEntry),
+    /**
+     * A reader of what the account's products take of its quotas: called in the same synchronous step as the
+     * check that uses it, with the ids whose state it compares (SQLite reads them in one transaction).
+     */
+    usage: async (accountId: string): Promise<(ids: readonly string[]) => ProductUsage> => {
+      const parent = productKeys.products(accountId);
+      if (!tables) return indexUsage(await indexes.get(parent, toProductEntry));
+      return (ids) => {
+        const read = tables.usage(parent, ids.map((id) => productKeys.product(accountId, id)));
+        const states = new Map(ids.map((id, i) => [id, read.texts[i]]));
+        return { products: read.products, bytes: () => read.bytes, state: (id) => states.get(id) };
+      };
+    },
+    /** What a listing asks its page of: the database's indexes, the index, or while that is restored its newest entries. */
+    listing: async (accountId: string) => {
+      const parent = productKeys.products(accountId);
+      if (!tables) return indexes.listing(parent, toProductEntry);
+      const rows = (field: string, descending: boolean, after: readonly [string | number | null, string] | null, limit: number) =>
+        tables.page(parent, field as ProductOrder, descending, after, limit);
+      return tableListing(rows, (id) => productKeys.product(accountId, id), entryOf);
+    },
+    /** The record a listing from the database read for `entry`, checked then; undefined for an index's entry. */
+    recordOf: (entry: ProductEntry): ProductRecord | undefined => parsed.get(entry),
     /** The stored record, soft-deleted or not. */
     read: (accountId: string, id: string) => storage.getItem<ProductRecord>(productKeys.product(accountId, id)),
     /** The stored record's text, unparsed (soft-deleted or not): for readers that memoise what they derive from it. */
@@ -34,6 +76,7 @@ export function createProductStore(deps: { storage: Storage; batch: (ops: readon
       const key = productKeys.product(record.account_id, record.id);
       if (fence || also.length > 0) await deps.batch([{ key, value: record }, ...also], fence);
       else await storage.setItem(key, record);
+      if (tables) return;
       const entry = toProductEntry(record);
       await indexes.update(productKeys.products(record.account_id), toProductEntry, (index) => (entry ? index.upsert(entry) : index.remove(record.id)));
     },

@@ -33,10 +33,21 @@ describe("the products index entry", () => {
     );
   });
 
-  it("keeps the record's values: the timestamps, the type and the lowercased title", () => {
+  it("keeps the record's values: the timestamps, the type, the title without ASCII case and the search text", () => {
     const same = toProductEntry(record("Desk", "Oak", "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z"))!;
-    expect(same).toMatchObject({ title: "desk", text: "oak", product_type: "physical", created_at: "2026-01-01T00:00:00.000Z", updated_at: "2026-01-01T00:00:00.000Z" });
+    expect(same).toMatchObject({ title: "desk", text: "desk\noak", product_type: "physical", created_at: "2026-01-01T00:00:00.000Z", updated_at: "2026-01-01T00:00:00.000Z" });
     const edited = toProductEntry(record("Desk", null, "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"))!;
-    expect(edited).toMatchObject({ text: null, updated_at: "2026-02-01T00:00:00.000Z" });
+    expect(edited).toMatchObject({ text: "desk\n", updated_at: "2026-02-01T00:00:00.000Z" });
+  });
+
+  it("sorts titles by their text with A-Z lowered and nothing else, as SQLite's lower() keys its index", () => {
+    fc.assert(
+      fc.property(text, (title) => {
+        expect(toProductEntry(record(title, null, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z"))!.title).toBe(
+          [...title].map((c) => (c >= "A" && c <= "Z" ? c.toLowerCase() : c)).join(""),
+        );
+      }),
+    );
+    expect(toProductEntry(record("ÉCLAIR Box", null, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z"))!.title).toBe("Éclair box");
   });
 });

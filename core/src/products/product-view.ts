@@ -78,12 +78,16 @@ export type ProductView = Product;
 /** The product types, as constants: an index entry points at one of these rather than at its record's copy. */
 const PRODUCT_TYPES = ["physical", "service"] as const;
 
+/** `text` with A-Z lowered and nothing else: the title's sort key, as SQLite's `lower()` gives it. */
+const foldAscii = (text: string) => text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+
 /**
- * What the products index keeps per product: enough to filter and sort without reading records, and its
- * media bytes. Kept small, as an index holds one per product (100,000 of them in one account is a case lp is
- * measured at): `updated_at` is the same string as `created_at` until the product is edited, the type one of
- * the shared constants, and the search text the description alone (the title is there already, lowercased;
- * {@link matchesText} searches both as the title, a line break and the description).
+ * What a products list needs of a product to filter and sort it, and its media bytes; null for a deleted one.
+ * Kept small, as the products index of memory and Redis holds one per product (100,000 of them in one account
+ * is a case lp is measured at): `updated_at` is the same string as `created_at` until the product is edited,
+ * and the type one of the shared constants. `title` is the sort key, titles without ASCII case, the order
+ * SQLite's index of it keeps, so every store lists by title alike; `text` is what `q` searches, the title, a
+ * line break and the description, lowercased.
  */
 export function toProductEntry(product: ProductRecord) {
   if (product.deleted_at) return null;
@@ -93,20 +97,16 @@ export function toProductEntry(product: ProductRecord) {
     id: product.id,
     created_at,
     updated_at: product.updated_at === created_at ? created_at : product.updated_at,
-    title: product.title.toLowerCase(),
+    title: foldAscii(product.title),
     price: product.price,
     product_type: PRODUCT_TYPES.find((type) => type === product.product_type) ?? product.product_type,
-    text: product.description ? product.description.toLowerCase() : null,
+    text: `${product.title}\n${product.description ?? ""}`.toLowerCase(),
   };
 }
 
-/**
- * Whether `needle` (lowercased) is in the product's title, a line break and its description, lowercased:
- * a needle without a line break lies in one of the two, one with it is looked for across them.
- */
-export function matchesText(entry: Pick<ProductEntry, "title" | "text">, needle: string): boolean {
-  if (entry.title.includes(needle) || (entry.text !== null && entry.text.includes(needle))) return true;
-  return needle.includes("\n") && `${entry.title}\n${entry.text ?? ""}`.includes(needle);
+/** Whether `needle` (lowercased) is in the product's title, a line break and its description, lowercased. */
+export function matchesText(entry: Pick<ProductEntry, "text">, needle: string): boolean {
+  return entry.text.includes(needle);
 }
 
 /** An entry of the products index. */

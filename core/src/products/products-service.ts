@@ -20,6 +20,7 @@ import { matchesText, sortImages, toProductSummary, toProductView, type ProductI
 import { MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type ProductUpdateInput } from "./schemas.js";
 import { skipUnreadable } from "../storage/record-check.js";
 import { assertReadable } from "../storage/guarded-stores.js";
+import type { ProductTables } from "../storage/sqlite-products.js";
 
 interface Deps extends ServiceDeps {
   media: MediaStore;
@@ -27,6 +28,8 @@ interface Deps extends ServiceDeps {
   accounts: { get(accountId: string): Promise<Pick<AccountRecord, "product_quota" | "media_quota_bytes"> | null> };
   /** True when other processes write the same store (its change feed): quota shares are then taken under the shared lock. */
   shared: boolean;
+  /** On SQLite: lists and quota totals from the database (`sqlite-products.ts`) instead of an index in memory. */
+  tables?: ProductTables;
 }
 
 /** Bytes a set of checked uploads adds to the media store. */
@@ -47,7 +50,7 @@ export function createProductsService(deps: Deps) {
   const { clock, ids } = deps;
   const store = createProductStore(deps);
   const key = productKeys.product;
-  const room = createProductRoom({ lock: deps.lock, accounts: deps.accounts, index: store.index, shared: deps.shared });
+  const room = createProductRoom({ lock: deps.lock, accounts: deps.accounts, usage: store.usage, shared: deps.shared });
   const view = (p: ProductRecord) => toProductView(p, deps.publicUrl());
   // GET's answer, serialised, per product while its stored text stays the same (the view is a function of
   // that text and the public URL): a GET then reads the record's text and parses nothing.
@@ -192,7 +195,7 @@ export function createProductsService(deps: Deps) {
           (!needle || matchesText(e, needle)) &&
           withinBounds(e.created_at, q.created_after, q.created_before),
         load: async (entries) => {
-          const records = await Promise.all(entries.map((e) => skipUnreadable(store.read(accountId, e.id))));
+          const records = await Promise.all(entries.map((e) => store.recordOf(e) ?? skipUnreadable(store.read(accountId, e.id))));
           return records.filter((r): r is ProductRecord => r !== null).map((r) => toProductSummary(r, deps.publicUrl()));
         },
       });

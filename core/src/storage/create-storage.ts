@@ -7,6 +7,7 @@ import type { IndexSnapshotStore } from "../lists/index-snapshot.js";
 import { attachKeyChunks } from "./key-chunks.js";
 import { directBatch, installDirectWrites } from "./direct-writes.js";
 import { createSqliteStores, type SqliteStoreOptions } from "./sqlite-stores.js";
+import type { ProductTables } from "./sqlite-products.js";
 
 /**
  * The kinds of store: `sqlite`, the embedded store on disk (`lp serve`'s default; `--storage fs` is another
@@ -92,6 +93,8 @@ export interface Stores {
   indexSnapshots?: IndexSnapshotStore;
   /** On SQLite: collections newest first, for list indexes that load without a snapshot. */
   ordered?: OrderedCollections;
+  /** On SQLite: products lists and quota totals read from the database's indexes (`sqlite-products.ts`). */
+  products?: ProductTables;
   /**
    * Replaces every record but the `meta:` ones, and every media file (base64 in `media`), so that a reader,
    * or the next start after a kill, finds the old data or the new, never a mix (SQLite: one transaction).

@@ -2,6 +2,7 @@ import { closeSync, openSync } from "node:fs";
 import { createRequire } from "node:module";
 import Database from "better-sqlite3";
 import { FILE_MODE } from "./data-dir-files.js";
+import { applyProductSchema, PRODUCT_SCHEMA } from "./sqlite-products.js";
 
 /** The database of a data dir, beside its `format.json`. */
 export const DATABASE_FILE = "lp.db";
@@ -13,9 +14,9 @@ export const SQLITE_DRIVER = createRequire(import.meta.url).resolve("better-sqli
  * The tables of the embedded store (format 2). `records` holds every record as its JSON text under its
  * storage key (`acct:a:products:<id>`); `parent` is the key up to its last `:` (the collection), and
  * `created_at` is read from the text by SQLite itself, so one index serves every list's newest-first walk
- * (`sqlite-blocks.ts`). `media` holds uploads and generated images as blobs under their keys.
+ * (`ordered-blocks.ts`). `media` holds uploads and generated images as blobs under their keys.
  */
-export const SCHEMA = `
+const TABLES = `
 CREATE TABLE IF NOT EXISTS records (
   key TEXT NOT NULL PRIMARY KEY,
   parent TEXT NOT NULL,
@@ -29,6 +30,9 @@ CREATE TABLE IF NOT EXISTS media (
 );
 `;
 
+/** Everything a new database is made with: the tables, and what the products lists read (`sqlite-products.ts`). */
+export const SCHEMA = TABLES + PRODUCT_SCHEMA;
+
 /**
  * Opens (creating it owner-only if needed) the database at `file` in WAL mode with its tables: the
  * connection the main thread reads through. SQLite gives the `-wal` and `-shm` files the database's mode.
@@ -38,7 +42,8 @@ export function openDatabase(file: string, options: { readonly?: boolean } = {})
   const db = new Database(file, { readonly: options.readonly === true, fileMustExist: options.readonly === true, timeout: 1000 });
   if (!options.readonly) {
     db.pragma("journal_mode = WAL");
-    db.exec(SCHEMA);
+    db.exec(TABLES);
+    applyProductSchema(db);
   }
   return db;
 }

@@ -4,6 +4,7 @@ import type Database from "better-sqlite3";
 import { DIR_MODE, readTextOrNull, writeFileDurably } from "./data-dir-files.js";
 import { toStorage, type OrderedCollections, type Stores } from "./create-storage.js";
 import { DATABASE_FILE, openDatabase, readStatements } from "./sqlite-database.js";
+import { productTables } from "./sqlite-products.js";
 import { batchOps, sqliteMediaDriver, sqliteRecordsDriver } from "./sqlite-driver.js";
 import { parentOf, toStoredText as toText } from "./keys.js";
 import { SqliteWriter, type WriteOp } from "./sqlite-writer.js";
@@ -76,6 +77,7 @@ export function createSqliteStores(dataDir: string, options: SqliteStoreOptions 
       return write(ops);
     },
     ordered: orderedCollections(db),
+    products: productTables(db),
     async dispose() {
       if (!open) return;
       open = false;

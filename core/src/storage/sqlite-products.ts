@@ -1,0 +1,113 @@
+import type Database from "better-sqlite3";
+
+/**
+ * What SQLite keeps for the products lists, so they read the database's own indexes instead of an index in
+ * memory: a partial index per sort a products list offers (over the collections `acct:<a>:products`), and
+ * `product_totals`, each account's count of live products and the bytes of their uploaded images, kept by
+ * triggers in the transaction of every write (the quota check reads one row). Every expression reads the
+ * record's JSON only when it is valid, so a damaged record is stored and reported, never refused.
+ */
+const PRODUCTS = "parent GLOB 'acct:*:products'";
+const field = (row: string, path: string) => `CASE WHEN json_valid(${row}) THEN json_extract(${row}, '${path}') END`;
+
+/** The sort fields of a products list and the expression each is indexed by. `title` folds ASCII case. */
+export const PRODUCT_ORDERS = {
+  created_at: "created_at",
+  updated_at: field("value", "$.updated_at"),
+  title: `lower(${field("value", "$.title")})`,
+  price: field("value", "$.price"),
+} as const;
+
+export type ProductOrder = keyof typeof PRODUCT_ORDERS;
+
+/** 1 for a product that lists show (JSON, not soft-deleted), else 0. */
+const live = (row: string) => `(CASE WHEN json_valid(${row}) THEN json_extract(${row}, '$.deleted_at') IS NULL ELSE 0 END)`;
+const bytes = (row: string) =>
+  `(CASE WHEN ${live(row)} THEN (SELECT coalesce(sum(json_extract(i.value, '$.bytes')), 0) FROM json_each(${row}, '$.images') i) ELSE 0 END)`;
+const add = (row: string, sign: string) => `products = products ${sign} ${live(row)}, media_bytes = media_bytes ${sign} ${bytes(row)}`;
+
+/** The indexes, the totals table and its triggers (a parent never changes for a key, so an update is one row). */
+export const PRODUCT_SCHEMA = `
+CREATE INDEX IF NOT EXISTS products_by_updated ON records (parent, ${PRODUCT_ORDERS.updated_at}, key) WHERE ${PRODUCTS};
+CREATE INDEX IF NOT EXISTS products_by_title ON records (parent, ${PRODUCT_ORDERS.title}, key) WHERE ${PRODUCTS};
+CREATE INDEX IF NOT EXISTS products_by_price ON records (parent, ${PRODUCT_ORDERS.price}, key) WHERE ${PRODUCTS};
+CREATE TABLE IF NOT EXISTS product_totals (
+  parent TEXT NOT NULL PRIMARY KEY,
+  products INTEGER NOT NULL,
+  media_bytes INTEGER NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS product_totals_insert AFTER INSERT ON records WHEN new.${PRODUCTS} BEGIN
+  INSERT INTO product_totals (parent, products, media_bytes) VALUES (new.parent, 0, 0) ON CONFLICT (parent) DO NOTHING;
+  UPDATE product_totals SET ${add("new.value", "+")} WHERE parent = new.parent;
+END;
+CREATE TRIGGER IF NOT EXISTS product_totals_update AFTER UPDATE OF value ON records WHEN new.${PRODUCTS} BEGIN
+  UPDATE product_totals SET ${add("old.value", "-")} WHERE parent = old.parent;
+  UPDATE product_totals SET ${add("new.value", "+")} WHERE parent = new.parent;
+END;
+CREATE TRIGGER IF NOT EXISTS product_totals_delete AFTER DELETE ON records WHEN old.${PRODUCTS} BEGIN
+  UPDATE product_totals SET ${add("old.value", "-")} WHERE parent = old.parent;
+END;
+`;
+
+/**
+ * Creates what {@link PRODUCT_SCHEMA} describes in `db`, in one transaction; a database made before it had
+ * them gets its totals counted from the records it holds.
+ */
+export function applyProductSchema(db: Database.Database): void {
+  db.transaction(() => {
+    const counted = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'product_totals'").get() !== undefined;
+    db.exec(PRODUCT_SCHEMA);
+    if (counted) return;
+    db.exec(
+      `INSERT INTO product_totals (parent, products, media_bytes) SELECT r.parent, sum(${live("r.value")}), sum(${bytes("r.value")}) FROM records r WHERE r.${PRODUCTS} GROUP BY r.parent`,
+    );
+  })();
+}
+
+/** A row of a products list: the record's key, its JSON text, and its sort value. */
+export type ProductRow = [key: string, text: string, sortValue: string | number | null];
+
+/** Reads of the products lists and totals, from the main thread's connection. */
+export interface ProductTables {
+  /**
+   * Up to `limit` records of the collection `parent` in `order` (ties by key), strictly after `after` (a
+   * sort value and key) when given. Soft-deleted products are among them: the caller skips them. A record
+   * with no sort value (not JSON) is not.
+   */
+  page(parent: string, order: ProductOrder, descending: boolean, after: readonly [string | number | null, string] | null, limit: number): ProductRow[];
+  /**
+   * The collection's live products and their upload bytes, and the stored text of each of `keys` (null when
+   * absent), all read in one transaction, so they describe the database at one moment.
+   */
+  usage(parent: string, keys: readonly string[]): { products: number; bytes: number; texts: (string | null)[] };
+}
+
+/** The {@link ProductTables} of a connection whose database has {@link PRODUCT_SCHEMA}. */
+export function productTables(db: Database.Database): ProductTables {
+  const statements = new Map<string, Database.Statement>();
+  const statement = (order: ProductOrder, descending: boolean, after: boolean) => {
+    const name = `${order} ${descending} ${after}`;
+    let made = statements.get(name);
+    if (!made) {
+      const expr = PRODUCT_ORDERS[order];
+      const [way, beyond] = descending ? ["DESC", "<"] : ["ASC", ">"];
+      // The bound on the value alone lets the index seek to the cursor; the row value breaks ties by key.
+      const from = after ? `AND ${expr} ${beyond}= @value AND (${expr}, key) ${beyond} (@value, @key)` : "";
+      const sql = `SELECT key, value, ${expr} FROM records WHERE parent = @parent AND ${PRODUCTS} AND ${expr} IS NOT NULL ${from} ORDER BY ${expr} ${way}, key ${way} LIMIT @limit`;
+      made = db.prepare(sql).raw();
+      statements.set(name, made);
+    }
+    return made;
+  };
+  const totals = db.prepare<[string], { products: number; media_bytes: number }>("SELECT products, media_bytes FROM product_totals WHERE parent = ?");
+  const text = db.prepare<[string], string>("SELECT value FROM records WHERE key = ?").pluck();
+  const usage = db.transaction((parent: string, keys: readonly string[]) => {
+    const row = totals.get(parent);
+    return { products: row?.products ?? 0, bytes: row?.media_bytes ?? 0, texts: keys.map((key) => text.get(key) ?? null) };
+  });
+  return {
+    page: (parent, order, descending, after, limit) =>
+      statement(order, descending, after !== null).all(after ? { parent, limit, value: after[0], key: after[1] } : { parent, limit }) as ProductRow[],
+    usage: (parent, keys) => usage(parent, keys),
+  };
+}
