@@ -28,9 +28,20 @@ export interface ProductUsage {
   products: number;
   /** Bytes of the live products' uploaded images (worked out when asked). */
   bytes(): number;
-  /** Product `id` as the read saw it: a write under way has landed once a later read sees something else. */
-  state(id: string): unknown;
+  /** The claimed product as the read saw it (its index entry, or its stored text; absent: undefined or null). */
+  claimed: unknown;
+  /** For each pending write asked about, whether the read shows it: its product is no longer as it was (`before`). */
+  landed: boolean[];
 }
+
+/** A write under way, whose share counts until it has landed: its product, and that product's state when the share was taken. */
+export interface PendingWrite {
+  id: string;
+  before: unknown;
+}
+
+/** What the quota check asks of a store, in one synchronous step with the check (one read, on SQLite). */
+export type UsageReader = (claimId: string, pending: readonly PendingWrite[]) => ProductUsage;
 
 /**
  * Throws {@link quotaExceeded} when `products` more products or `bytes` more bytes of uploads would pass

@@ -1,6 +1,6 @@
 import { DEFAULT_MEDIA_QUOTA_BYTES, DEFAULT_PRODUCT_QUOTA, type AccountRecord } from "../accounts/schemas.js";
 import type { Lock, LockLease } from "../ports/lock.js";
-import { assertProductRoom, type ProductUsage } from "./product-quotas.js";
+import { assertProductRoom, type PendingWrite, type ProductUsage, type UsageReader } from "./product-quotas.js";
 
 /** What a write asks of the account's quotas. */
 export interface RoomClaim {
@@ -18,9 +18,9 @@ interface Deps {
   accounts: { get(accountId: string): Promise<Pick<AccountRecord, "product_quota" | "media_quota_bytes"> | null> };
   /**
    * A reader of the account's usage (the products index, loaded if need be, or SQLite's totals), called in
-   * one synchronous step with the check; it reads the state of each product named.
+   * one synchronous step with the check; it tells which of the writes under way it shows.
    */
-  usage: (accountId: string) => Promise<(ids: readonly string[]) => ProductUsage>;
+  usage: (accountId: string) => Promise<UsageReader>;
   /**
    * True when other processes write the same store (Redis): its index follows them through the change feed
    * and the lock is theirs too, but a reservation kept here would not be seen by them.
@@ -29,9 +29,7 @@ interface Deps {
 }
 
 /** A share taken and not yet visible in the usage: counted while the product's state is still `before`. */
-interface Reservation {
-  id: string;
-  before: unknown;
+interface Reservation extends PendingWrite {
   products: number;
   bytes: number;
 }
@@ -56,14 +54,14 @@ export function createProductRoom(deps: Deps) {
   const quotaOf = async (accountId: string) => (await deps.accounts.get(accountId)) ?? { product_quota: DEFAULT_PRODUCT_QUOTA, media_quota_bytes: DEFAULT_MEDIA_QUOTA_BYTES };
   const lockKey = (accountId: string) => `productquota:${accountId}`;
 
-  /** Shares reserved for writes `usage` does not show yet. */
-  function reserved(reservations: Iterable<Reservation>, usage: ProductUsage) {
+  /** Shares reserved for the writes of `reservations` that `usage` does not show yet. */
+  function reserved(reservations: readonly Reservation[], usage: ProductUsage) {
     const taken = { products: 0, bytes: 0 };
-    for (const r of reservations) {
-      if (usage.state(r.id) !== r.before) continue;
+    reservations.forEach((r, i) => {
+      if (usage.landed[i]) return;
       taken.products += r.products;
       taken.bytes += r.bytes;
-    }
+    });
     return taken;
   }
 
@@ -84,7 +82,7 @@ export function createProductRoom(deps: Deps) {
       if (deps.shared) {
         return deps.lock.withLock(lockKey(accountId), async (lease) => {
           const account = await quotaOf(accountId);
-          assertProductRoom(account, (await deps.usage(accountId))([]), claim.products, claim.bytes());
+          assertProductRoom(account, (await deps.usage(accountId))(claim.id, []), claim.products, claim.bytes());
           return write(lease);
         });
       }
@@ -94,9 +92,10 @@ export function createProductRoom(deps: Deps) {
       // Counted and recorded in one synchronous step (no await in between), which in one process is what
       // the lock gave: every later check sees this share, and no earlier one is missed.
       const reservations = pending.get(accountId) ?? new Set<Reservation>();
-      const usage = read([claim.id, ...[...reservations].map((r) => r.id)]);
-      assertProductRoom(account, usage, claim.products, bytes, reserved(reservations, usage));
-      const reservation: Reservation = { id: claim.id, before: usage.state(claim.id), products: claim.products, bytes: Math.max(0, bytes) };
+      const under = [...reservations];
+      const usage = read(claim.id, under);
+      assertProductRoom(account, usage, claim.products, bytes, reserved(under, usage));
+      const reservation: Reservation = { id: claim.id, before: usage.claimed, products: claim.products, bytes: Math.max(0, bytes) };
       pending.set(accountId, reservations.add(reservation));
       try {
         return await write();

@@ -5,7 +5,7 @@ import { entryFromText } from "../lists/ordered-blocks.js";
 import { tableListing } from "../lists/table-listing.js";
 import { readText, type BatchFence, type BatchOp } from "../storage/create-storage.js";
 import type { ProductOrder, ProductTables } from "../storage/sqlite-products.js";
-import { mediaBytesUsed, type ProductUsage } from "./product-quotas.js";
+import { mediaBytesUsed, type UsageReader } from "./product-quotas.js";
 import { toProductEntry, type ProductEntry, type ProductRecord } from "./product-view.js";
 
 /** Storage keys of the product aggregate. */
@@ -14,12 +14,15 @@ export const productKeys = {
   products: (accountId: string) => `acct:${accountId}:products`,
 };
 
-/** What the quota check reads of an index: its size, its entries' bytes, and an entry's object as its state. */
-const indexUsage = (index: CollectionIndex<ProductEntry>) => (): ProductUsage => ({
-  products: index.size,
-  bytes: () => mediaBytesUsed(index),
-  state: (id) => index.get(id),
-});
+/** What the quota check reads of an index: its size, its entries' bytes, and an entry's object as a product's state. */
+const indexUsage =
+  (index: CollectionIndex<ProductEntry>): UsageReader =>
+  (claimId, pending) => ({
+    products: index.size,
+    bytes: () => mediaBytesUsed(index),
+    claimed: index.get(claimId),
+    landed: pending.map((write) => index.get(write.id) !== write.before),
+  });
 
 /**
  * The one place products are read and written. A product is one record (its images' bytes live in the
@@ -41,16 +44,16 @@ export function createProductStore(deps: { storage: Storage; batch: (ops: readon
   const entryOf = (key: string, text: string) => entryFromText(storage, key, text, toEntry);
   return {
     /**
-     * A reader of what the account's products take of its quotas: called in the same synchronous step as the
-     * check that uses it, with the ids whose state it compares (SQLite reads them in one transaction).
+     * A reader of what the account's products take of its quotas, called in the same synchronous step as the
+     * check that uses it: the index's (loaded first if need be), or SQLite's totals and texts, one read.
      */
-    usage: async (accountId: string): Promise<(ids: readonly string[]) => ProductUsage> => {
+    usage: async (accountId: string): Promise<UsageReader> => {
       const parent = productKeys.products(accountId);
       if (!tables) return indexUsage(await indexes.get(parent, toProductEntry));
-      return (ids) => {
-        const read = tables.usage(parent, ids.map((id) => productKeys.product(accountId, id)));
-        const states = new Map(ids.map((id, i) => [id, read.texts[i]]));
-        return { products: read.products, bytes: () => read.bytes, state: (id) => states.get(id) };
+      const keyOf = (id: string) => productKeys.product(accountId, id);
+      return (claimId, pending) => {
+        const read = tables.usage(parent, keyOf(claimId), pending.map((write) => [keyOf(write.id), (write.before as string | null) ?? null] as const));
+        return { products: read.products, bytes: () => read.bytes, claimed: read.claimed, landed: read.landed };
       };
     },
     /** What a listing asks its page of: the database's indexes, the index, or while that is restored its newest entries. */

@@ -46,7 +46,7 @@ async function recount(stores: Stores) {
 }
 
 const usage = (stores: Stores) => {
-  const { products, bytes } = stores.products!.usage(PARENT, []);
+  const { products, bytes } = stores.products!.usage(PARENT, `${PARENT}:none`, []);
   return { products, bytes };
 };
 
@@ -102,13 +102,20 @@ describe("the products tables of the embedded store", () => {
     }
   });
 
-  it("reads the stored text of each product asked for in the same read as the totals", async () => {
+  it("reads the claimed product's text and which pending writes have landed in the same read as the totals", async () => {
     const stores = createStores("sqlite", temp("states"));
     try {
+      const before = JSON.stringify(product("a", "A", []));
       await stores.data.setItem(`${PARENT}:a`, product("a", "A", []));
-      const read = stores.products!.usage(PARENT, [`${PARENT}:a`, `${PARENT}:missing`]);
-      expect(read.texts[0]).toBe(JSON.stringify(product("a", "A", [])));
-      expect(read.texts[1]).toBeNull();
+      await stores.data.setItem(`${PARENT}:b`, product("b", "B", []));
+      const read = stores.products!.usage(PARENT, `${PARENT}:a`, [
+        [`${PARENT}:a`, before],
+        [`${PARENT}:b`, null],
+        [`${PARENT}:missing`, null],
+        [`${PARENT}:a`, "an older text"],
+      ]);
+      expect(read).toEqual({ products: 2, bytes: 0, claimed: before, landed: [false, true, false, true] });
+      expect(stores.products!.usage(PARENT, `${PARENT}:missing`, []).claimed).toBeNull();
     } finally {
       await stores.dispose();
     }

@@ -24,7 +24,6 @@ export type ProductOrder = keyof typeof PRODUCT_ORDERS;
 const live = (row: string) => `(CASE WHEN json_valid(${row}) THEN json_extract(${row}, '$.deleted_at') IS NULL ELSE 0 END)`;
 const bytes = (row: string) =>
   `(CASE WHEN ${live(row)} THEN (SELECT coalesce(sum(json_extract(i.value, '$.bytes')), 0) FROM json_each(${row}, '$.images') i) ELSE 0 END)`;
-const add = (row: string, sign: string) => `products = products ${sign} ${live(row)}, media_bytes = media_bytes ${sign} ${bytes(row)}`;
 
 /** The indexes, the totals table and its triggers (a parent never changes for a key, so an update is one row). */
 export const PRODUCT_SCHEMA = `
@@ -37,15 +36,15 @@ CREATE TABLE IF NOT EXISTS product_totals (
   media_bytes INTEGER NOT NULL
 );
 CREATE TRIGGER IF NOT EXISTS product_totals_insert AFTER INSERT ON records WHEN new.${PRODUCTS} BEGIN
-  INSERT INTO product_totals (parent, products, media_bytes) VALUES (new.parent, 0, 0) ON CONFLICT (parent) DO NOTHING;
-  UPDATE product_totals SET ${add("new.value", "+")} WHERE parent = new.parent;
+  INSERT INTO product_totals (parent, products, media_bytes) VALUES (new.parent, ${live("new.value")}, ${bytes("new.value")})
+    ON CONFLICT (parent) DO UPDATE SET products = products + excluded.products, media_bytes = media_bytes + excluded.media_bytes;
 END;
 CREATE TRIGGER IF NOT EXISTS product_totals_update AFTER UPDATE OF value ON records WHEN new.${PRODUCTS} BEGIN
-  UPDATE product_totals SET ${add("old.value", "-")} WHERE parent = old.parent;
-  UPDATE product_totals SET ${add("new.value", "+")} WHERE parent = new.parent;
+  UPDATE product_totals SET products = products - ${live("old.value")} + ${live("new.value")},
+    media_bytes = media_bytes - ${bytes("old.value")} + ${bytes("new.value")} WHERE parent = new.parent;
 END;
 CREATE TRIGGER IF NOT EXISTS product_totals_delete AFTER DELETE ON records WHEN old.${PRODUCTS} BEGIN
-  UPDATE product_totals SET ${add("old.value", "-")} WHERE parent = old.parent;
+  UPDATE product_totals SET products = products - ${live("old.value")}, media_bytes = media_bytes - ${bytes("old.value")} WHERE parent = old.parent;
 END;
 `;
 
@@ -76,10 +75,12 @@ export interface ProductTables {
    */
   page(parent: string, order: ProductOrder, descending: boolean, after: readonly [string | number | null, string] | null, limit: number): ProductRow[];
   /**
-   * The collection's live products and their upload bytes, and the stored text of each of `keys` (null when
-   * absent), all read in one transaction, so they describe the database at one moment.
+   * The collection's live products and their upload bytes, the stored text of `claim` (null when absent), and
+   * for each pending write (a key and the text it had when its share was taken, null for none) whether the
+   * database shows it (the key's text is no longer that one): all read by one statement, so they describe
+   * the database at one moment.
    */
-  usage(parent: string, keys: readonly string[]): { products: number; bytes: number; texts: (string | null)[] };
+  usage(parent: string, claim: string, pending: readonly (readonly [key: string, before: string | null])[]): { products: number; bytes: number; claimed: string | null; landed: boolean[] };
 }
 
 /** The {@link ProductTables} of a connection whose database has {@link PRODUCT_SCHEMA}. */
@@ -99,15 +100,23 @@ export function productTables(db: Database.Database): ProductTables {
     }
     return made;
   };
-  const totals = db.prepare<[string], { products: number; media_bytes: number }>("SELECT products, media_bytes FROM product_totals WHERE parent = ?");
-  const text = db.prepare<[string], string>("SELECT value FROM records WHERE key = ?").pluck();
-  const usage = db.transaction((parent: string, keys: readonly string[]) => {
-    const row = totals.get(parent);
-    return { products: row?.products ?? 0, bytes: row?.media_bytes ?? 0, texts: keys.map((key) => text.get(key) ?? null) };
-  });
+  // One statement, so one read of the database: the totals, the claimed product's text, and which of the
+  // pending writes it shows (a create's key absent so far costs one probe of the key index).
+  const read = db
+    .prepare<[{ parent: string; claim: string; pending: string }], [number | null, number | null, string | null, string]>(
+      `SELECT t.products, t.media_bytes, (SELECT value FROM records WHERE key = @claim),
+         (SELECT json_group_array(j.key) FROM json_each(@pending) j LEFT JOIN records r ON r.key = j.value ->> 0 WHERE r.value IS NOT j.value ->> 1)
+       FROM (SELECT 1) LEFT JOIN product_totals t ON t.parent = @parent`,
+    )
+    .raw();
   return {
     page: (parent, order, descending, after, limit) =>
       statement(order, descending, after !== null).all(after ? { parent, limit, value: after[0], key: after[1] } : { parent, limit }) as ProductRow[],
-    usage: (parent, keys) => usage(parent, keys),
+    usage: (parent, claim, pending) => {
+      const [products, bytes, claimed, shown] = read.get({ parent, claim, pending: JSON.stringify(pending) })!;
+      const landed = new Array<boolean>(pending.length).fill(false);
+      for (const i of JSON.parse(shown) as number[]) landed[i] = true;
+      return { products: products ?? 0, bytes: bytes ?? 0, claimed, landed };
+    },
   };
 }
