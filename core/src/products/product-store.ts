@@ -4,7 +4,7 @@ import type { IndexRegistry } from "../lists/index-registry.js";
 import { entryFromText } from "../lists/ordered-blocks.js";
 import { tableListing } from "../lists/table-listing.js";
 import { readText, type BatchFence, type BatchOp } from "../storage/create-storage.js";
-import type { ProductOrder, ProductTables } from "../storage/sqlite-products.js";
+import type { ProductFilter, ProductOrder, ProductTables } from "../storage/sqlite-products.js";
 import { mediaBytesUsed, type UsageReader } from "./product-quotas.js";
 import { toProductEntry, type ProductEntry, type ProductRecord } from "./product-view.js";
 
@@ -56,13 +56,16 @@ export function createProductStore(deps: { storage: Storage; batch: (ops: readon
         return { products: read.products, bytes: () => read.bytes, claimed: read.claimed, landed: read.landed };
       };
     },
-    /** What a listing asks its page of: the database's indexes, the index, or while that is restored its newest entries. */
-    listing: async (accountId: string) => {
+    /**
+     * What a listing asks its page of: the database's indexes, the index, or while that is restored its newest
+     * entries. `filter` lets the database rule rows out before they are read (it may keep more than match).
+     */
+    listing: async (accountId: string, filter?: ProductFilter) => {
       const parent = productKeys.products(accountId);
       if (!tables) return indexes.listing(parent, toProductEntry);
       const rows = (field: string, descending: boolean, after: readonly [string | number | null, string] | null, limit: number) =>
-        tables.page(parent, field as ProductOrder, descending, after, limit);
-      return tableListing(rows, (id) => productKeys.product(accountId, id), entryOf);
+        tables.page(parent, field as ProductOrder, descending, after, limit, filter);
+      return tableListing(rows, (id) => productKeys.product(accountId, id), entryOf, filter !== undefined);
     },
     /** The record a listing from the database read for `entry`, checked then; undefined for an index's entry. */
     recordOf: (entry: ProductEntry): ProductRecord | undefined => parsed.get(entry),

@@ -20,7 +20,7 @@ import { matchesText, sortImages, toProductSummary, toProductView, type ProductI
 import { MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type ProductUpdateInput } from "./schemas.js";
 import { skipUnreadable } from "../storage/record-check.js";
 import { assertReadable } from "../storage/guarded-stores.js";
-import type { ProductTables } from "../storage/sqlite-products.js";
+import type { ProductFilter, ProductTables } from "../storage/sqlite-products.js";
 
 interface Deps extends ServiceDeps {
   media: MediaStore;
@@ -44,6 +44,21 @@ export const productListSchema = listQuerySchema(["created_at", "updated_at", "t
 
 /** A products query as `productListSchema` outputs it. */
 export type ProductListQuery = z.output<typeof productListSchema>;
+
+const DAY_MS = 86_400_000;
+/** A bound moved a day outward, as the stored `created_at`'s text: every date-time with an offset inside it compares right. */
+const widened = (bound: string | undefined, by: number) => (bound === undefined ? undefined : new Date(Date.parse(bound) + by).toISOString());
+
+/**
+ * What the database may rule out of a products list before its rows are read (SQLite; the list's own filter
+ * then decides exactly): the type, the longest ASCII run of the search text (found in the database's
+ * ASCII-folded text wherever the whole needle is in the lowercased one), the created bounds a day wider.
+ */
+function toProductFilter(q: ProductListQuery, needle: string | undefined): ProductFilter | undefined {
+  if (!q.product_type && !needle && !q.created_after && !q.created_before) return undefined;
+  const ascii = needle?.match(/[\0-\x7f]+/g)?.reduce((a, b) => (b.length > a.length ? b : a), "");
+  return { type: q.product_type, text: ascii || undefined, createdFrom: widened(q.created_after, -DAY_MS), createdTo: widened(q.created_before, DAY_MS) };
+}
 
 /** Products of an account: create, read, list, update (with media), soft delete. */
 export function createProductsService(deps: Deps) {
@@ -184,7 +199,7 @@ export function createProductsService(deps: Deps) {
     async list(accountId: string, q: ProductListQuery) {
       const needle = q.q?.toLowerCase();
       return paginate({
-        index: await store.listing(accountId),
+        index: await store.listing(accountId, toProductFilter(q, needle)),
         codec: deps.cursors,
         sort: q.sort,
         cursor: q.cursor,

@@ -63,17 +63,38 @@ export function applyProductSchema(db: Database.Database): void {
   })();
 }
 
-/** A row of a products list: the record's key, its JSON text, and its sort value. */
-export type ProductRow = [key: string, text: string, sortValue: string | number | null];
+/** A row of a products list: the record's key, its JSON text (null when the list's filter rules it out), and its sort value. */
+export type ProductRow = [key: string, text: string | null, sortValue: string | number | null];
+
+/**
+ * What a products list filters by, as SQLite can rule rows out without reading them into JavaScript: every
+ * row it keeps may match, and the caller decides exactly. `text` is found in the title, a line break and the
+ * description with A-Z, `İ` and `K` folded (the only characters whose JavaScript lowercase holds a-z), so a
+ * needle of a-z and other ASCII is never missed; `createdFrom` and `createdTo` are exclusive bounds.
+ */
+export interface ProductFilter {
+  type?: string;
+  text?: string;
+  createdFrom?: string;
+  createdTo?: string;
+}
 
 /** Reads of the products lists and totals, from the main thread's connection. */
 export interface ProductTables {
   /**
-   * Up to `limit` records of the collection `parent` in `order` (ties by key), strictly after `after` (a
-   * sort value and key) when given. Soft-deleted products are among them: the caller skips them. A record
-   * with no sort value (not JSON) is not.
+   * The next `limit` records of the collection `parent` in `order` (ties by key), strictly after `after` (a
+   * sort value and key) when given, each with its text (null when `filter` rules it out), and how many there
+   * were (`scanned`). Soft-deleted products are among them: the caller skips them. A record with no sort
+   * value (not JSON) is not.
    */
-  page(parent: string, order: ProductOrder, descending: boolean, after: readonly [string | number | null, string] | null, limit: number): ProductRow[];
+  page(
+    parent: string,
+    order: ProductOrder,
+    descending: boolean,
+    after: readonly [string | number | null, string] | null,
+    limit: number,
+    filter?: ProductFilter,
+  ): { rows: ProductRow[]; scanned: number };
   /**
    * The collection's live products and their upload bytes, the stored text of `claim` (null when absent), and
    * for each pending write (a key and the text it had when its share was taken, null for none) whether the
@@ -86,15 +107,21 @@ export interface ProductTables {
 /** The {@link ProductTables} of a connection whose database has {@link PRODUCT_SCHEMA}. */
 export function productTables(db: Database.Database): ProductTables {
   const statements = new Map<string, Database.Statement>();
-  const statement = (order: ProductOrder, descending: boolean, after: boolean) => {
-    const name = `${order} ${descending} ${after}`;
+  const statement = (order: ProductOrder, descending: boolean, after: boolean, filtered: boolean) => {
+    const name = `${order} ${descending} ${after} ${filtered}`;
     let made = statements.get(name);
     if (!made) {
       const expr = PRODUCT_ORDERS[order];
       const [way, beyond] = descending ? ["DESC", "<"] : ["ASC", ">"];
       // The bound on the value alone lets the index seek to the cursor; the row value breaks ties by key.
       const from = after ? `AND ${expr} ${beyond}= @value AND (${expr}, key) ${beyond} (@value, @key)` : "";
-      const sql = `SELECT key, value, ${expr} FROM records WHERE parent = @parent AND ${PRODUCTS} AND ${expr} IS NOT NULL ${from} ORDER BY ${expr} ${way}, key ${way} LIMIT @limit`;
+      const rows = `SELECT key, value, created_at, ${expr} AS sorted FROM records WHERE parent = @parent AND ${PRODUCTS} AND ${expr} IS NOT NULL ${from} ORDER BY ${expr} ${way}, key ${way} LIMIT @limit`;
+      // Rows in the window have a sort value, so their JSON is valid; the filter runs in SQLite on each.
+      const text = `lower(replace(replace(coalesce(json_extract(value, '$.title'), '') || char(10) || coalesce(json_extract(value, '$.description'), ''), 'İ', 'i'), 'K', 'k'))`;
+      const keep = `(@type IS NULL OR json_extract(value, '$.product_type') = @type) AND (@text IS NULL OR instr(${text}, @text) > 0)
+        AND (@createdFrom IS NULL OR created_at > @createdFrom) AND (@createdTo IS NULL OR created_at < @createdTo)`;
+      // Filtered, a row ruled out comes back without its text: the next call goes on from the last one.
+      const sql = `SELECT key, ${filtered ? `CASE WHEN ${keep} THEN value END` : "value"}, sorted FROM (${rows})`;
       made = db.prepare(sql).raw();
       statements.set(name, made);
     }
@@ -110,8 +137,12 @@ export function productTables(db: Database.Database): ProductTables {
     )
     .raw();
   return {
-    page: (parent, order, descending, after, limit) =>
-      statement(order, descending, after !== null).all(after ? { parent, limit, value: after[0], key: after[1] } : { parent, limit }) as ProductRow[],
+    page: (parent, order, descending, after, limit, filter) => {
+      const params: Record<string, unknown> = after ? { parent, limit, value: after[0], key: after[1] } : { parent, limit };
+      if (filter) Object.assign(params, { type: filter.type ?? null, text: filter.text ?? null, createdFrom: filter.createdFrom ?? null, createdTo: filter.createdTo ?? null });
+      const rows = statement(order, descending, after !== null, filter !== undefined).all(params) as ProductRow[];
+      return { rows, scanned: rows.length };
+    },
     usage: (parent, claim, pending) => {
       const [products, bytes, claimed, shown] = read.get({ parent, claim, pending: JSON.stringify(pending) })!;
       const landed = new Array<boolean>(pending.length).fill(false);
