@@ -61,6 +61,7 @@ describe(`crash loop (seed ${seed}, ${cycles} cycles)`, () => {
 
         const dead = scanDataDir(dataDir);
         expect(dead.corrupt, "records torn by the kill").toEqual([]);
+        expect(dead.totalsOff, "quota totals that differ from the products after the kill").toEqual([]);
 
         server = await spawnServe(env);
         const api = connect(server);
