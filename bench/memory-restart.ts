@@ -1,10 +1,10 @@
 /**
- * Where a restarted server's memory goes once a 100,000-product index is loaded: `npx tsx
+ * Where a restarted server's memory goes with 100,000 products in its database: `npx tsx
  * bench/memory-restart.ts [count]` (one-off, not in `npm run bench`; build first: it runs the built CLI).
  * Writes `count` products (default 100,000) into one account's database, starts `lp serve` on it with a
- * preloaded probe, and after a full collection at ready and again after a list by title (which loads the
- * whole index) prints the RSS, V8's heap spaces (used / resident) and the resident memory by kind of mapping
- * (`/proc/<pid>/smaps`: V8's heap pages, the C heap, the node binary).
+ * preloaded probe, and after a full collection at ready and again after a list by title (read from the
+ * database's index of titles) prints the RSS, V8's heap spaces (used / resident) and the resident memory by
+ * kind of mapping (`/proc/<pid>/smaps`: V8's heap pages, the C heap, the node binary).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -55,7 +55,7 @@ try {
   await figures("ready:");
   const res = await fetch(`${server.url}/v1/accounts/${account}/products?per_page=20&sort=title`, { headers: { authorization: `Bearer ${server.env.LP_TOKEN}` } });
   await res.text();
-  await figures(`whole index of ${count} (list by title ${res.status}):`);
+  await figures(`after a list by title of ${count} products (${res.status}):`);
   await stopServe(server.child);
   console.log(`load average ${loadavg()[0].toFixed(1)}`);
 } finally {

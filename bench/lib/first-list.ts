@@ -56,7 +56,7 @@ function pollHealth(base: string) {
 export interface Restarted {
   firstMs: number;
   secondMs: number;
-  /** A list sorted by title, which needs the account's whole index: when it answers, the index is loaded. */
+  /** A list sorted by title: on a store that lists from an index in memory, it needs the whole index loaded. */
   wholeMs: number | null;
   health: { max: number; polls: number; failed: number };
   /** From the moment the process reported ready to the end of the polling after its lists. */
@@ -69,7 +69,7 @@ export interface Restarted {
 
 /**
  * The first `GET /products?per_page=20` of `server` (started with BENCH_FIRST_LIST=0), `/healthz` polled
- * beside it, then a second list, and with `whole` a list sorted by title (the whole index loaded). The
+ * beside it, then a second list, and with `whole` a list sorted by title (an index in memory loads whole). The
  * event-loop figures are the process's own: from ready to the end of the polling (judged), and from its
  * start to ready (module loading and start-up, reported beside).
  */
