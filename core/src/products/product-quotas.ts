@@ -64,3 +64,14 @@ export function assertProductRoom(
     if (used + bytes > account.media_quota_bytes) throw quotaExceeded("media_bytes", account.media_quota_bytes, used, bytes);
   }
 }
+
+/** Whether {@link assertProductRoom} lets the claim in. */
+export function fitsProductRoom(...args: Parameters<typeof assertProductRoom>): boolean {
+  try {
+    assertProductRoom(...args);
+    return true;
+  } catch (error) {
+    if (error instanceof LpError && error.code === "quota_exceeded") return false;
+    throw error;
+  }
+}

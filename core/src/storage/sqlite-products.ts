@@ -129,12 +129,16 @@ export function productTables(db: Database.Database): ProductTables {
   };
   // One statement, so one read of the database: the totals, the claimed product's text, and which of the
   // pending writes it shows (a create's key absent so far costs one probe of the key index).
+  const totals = "FROM (SELECT 1) LEFT JOIN product_totals t ON t.parent = @parent";
   const read = db
     .prepare<[{ parent: string; claim: string; pending: string }], [number | null, number | null, string | null, string]>(
       `SELECT t.products, t.media_bytes, (SELECT value FROM records WHERE key = @claim),
          (SELECT json_group_array(j.key) FROM json_each(@pending) j LEFT JOIN records r ON r.key = j.value ->> 0 WHERE r.value IS NOT j.value ->> 1)
-       FROM (SELECT 1) LEFT JOIN product_totals t ON t.parent = @parent`,
+       ${totals}`,
     )
+    .raw();
+  const readAlone = db
+    .prepare<[{ parent: string; claim: string }], [number | null, number | null, string | null]>(`SELECT t.products, t.media_bytes, (SELECT value FROM records WHERE key = @claim) ${totals}`)
     .raw();
   return {
     page: (parent, order, descending, after, limit, filter) => {
@@ -144,6 +148,10 @@ export function productTables(db: Database.Database): ProductTables {
       return { rows, scanned: rows.length };
     },
     usage: (parent, claim, pending) => {
+      if (pending.length === 0) {
+        const [products, bytes, claimed] = readAlone.get({ parent, claim })!;
+        return { products: products ?? 0, bytes: bytes ?? 0, claimed, landed: [] };
+      }
       const [products, bytes, claimed, shown] = read.get({ parent, claim, pending: JSON.stringify(pending) })!;
       const landed = new Array<boolean>(pending.length).fill(false);
       for (const i of JSON.parse(shown) as number[]) landed[i] = true;
