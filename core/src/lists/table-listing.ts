@@ -4,20 +4,19 @@ import { yieldToLoop } from "./pacing.js";
 
 /**
  * Rows of one collection in a sort order, as a database's index gives them (`sqlite-products.ts`): the next
- * `limit` rows strictly after `after` (a sort value and a key), each its key, its text (null for a row the
- * database already ruled out) and its sort value, and how many there were (`scanned`: fewer than `limit` at
- * the end of the collection).
+ * `limit` rows strictly after `after` (a sort value and a key; fewer at the end of the collection), each its
+ * key, its text (null for a row the database already ruled out) and its sort value.
  */
 export type SortedRows = (
   field: string,
   descending: boolean,
   after: readonly [string | number | null, string] | null,
   limit: number,
-) => { rows: ReadonlyArray<readonly [key: string, text: string | null, value: string | number | null]>; scanned: number };
+) => ReadonlyArray<readonly [key: string, text: string | null, value: string | number | null]>;
 
 /** Rows read per call after the first, which asks for one page and the row that says more follow. */
 const ROWS = 128;
-/** Rows read per call when the database filters them: most of a window may be ruled out. */
+/** Rows read per call after the first when the database filters them: most of a window may be ruled out. */
 const WINDOW = 512;
 /** Time a page's walk holds the event loop before it yields, when its filter skips many rows. */
 const BUDGET_MS = 8;
@@ -29,7 +28,7 @@ const BUDGET_MS = 8;
  * skips many rows is walked in slices of about 8 ms: {@link IndexListing.query} then answers null and the
  * next call, after {@link IndexListing.progress}, goes on from the row where it stopped. `keyOf` turns an
  * entry's id into the row key the cursor continues from. With `filtered`, the database rules rows out
- * itself (their text comes as null), and windows of 512 rows are read.
+ * itself (their text comes as null), and after the first call windows of 512 rows are read.
  */
 export function tableListing<E extends IndexEntry>(
   rows: SortedRows,
@@ -43,8 +42,8 @@ export function tableListing<E extends IndexEntry>(
       const walk = walks.get(q) ?? { after: q.after ? [q.after.value, keyOf(q.after.id)] : null, items: [] };
       walks.delete(q);
       const started = performance.now();
-      for (let limit = filtered ? WINDOW : q.limit + 1 - walk.items.length; ; limit = filtered ? WINDOW : ROWS) {
-        const { rows: batch, scanned } = rows(q.field, q.descending, walk.after, limit);
+      for (let limit = q.limit + 1 - walk.items.length; ; limit = filtered ? WINDOW : ROWS) {
+        const batch = rows(q.field, q.descending, walk.after, limit);
         for (const [key, text, value] of batch) {
           walk.after = [value, key];
           if (text === null) continue;
@@ -53,7 +52,7 @@ export function tableListing<E extends IndexEntry>(
           if (walk.items.length === q.limit) return { items: walk.items, hasMore: true };
           walk.items.push(entry);
         }
-        if (scanned < limit) return { items: walk.items, hasMore: false };
+        if (batch.length < limit) return { items: walk.items, hasMore: false };
         if (performance.now() - started >= BUDGET_MS) {
           walks.set(q, walk);
           return null;

@@ -44,34 +44,32 @@ export interface PendingWrite {
 export type UsageReader = (claimId: string, pending: readonly PendingWrite[]) => ProductUsage;
 
 /**
- * Throws {@link quotaExceeded} when `products` more products or `bytes` more bytes of uploads would pass
+ * The {@link quotaExceeded} refusal when `products` more products or `bytes` more bytes of uploads would pass
  * the account's quotas, counting the products and bytes `usage` saw and the shares `reserved` by writes it
- * did not see yet. `product-room.ts` calls it in the same step as recording the share it grants (in one
- * synchronous step in one process, under the account's lock on a shared store), so two requests never both
- * take the last share.
+ * did not see yet; null when they fit.
  */
-export function assertProductRoom(
+export function productRoomRefusal(
   account: Pick<AccountRecord, "product_quota" | "media_quota_bytes">,
   usage: Pick<ProductUsage, "products" | "bytes">,
   products: number,
   bytes: number,
   reserved: { products: number; bytes: number } = { products: 0, bytes: 0 },
-): void {
+): LpError | null {
   const count = usage.products + reserved.products;
-  if (products > 0 && count + products > account.product_quota) throw quotaExceeded("products", account.product_quota, count, products);
+  if (products > 0 && count + products > account.product_quota) return quotaExceeded("products", account.product_quota, count, products);
   if (bytes > 0) {
     const used = usage.bytes() + reserved.bytes;
-    if (used + bytes > account.media_quota_bytes) throw quotaExceeded("media_bytes", account.media_quota_bytes, used, bytes);
+    if (used + bytes > account.media_quota_bytes) return quotaExceeded("media_bytes", account.media_quota_bytes, used, bytes);
   }
+  return null;
 }
 
-/** Whether {@link assertProductRoom} lets the claim in. */
-export function fitsProductRoom(...args: Parameters<typeof assertProductRoom>): boolean {
-  try {
-    assertProductRoom(...args);
-    return true;
-  } catch (error) {
-    if (error instanceof LpError && error.code === "quota_exceeded") return false;
-    throw error;
-  }
+/**
+ * Throws {@link productRoomRefusal}'s refusal. `product-room.ts` calls it in the same step as recording the
+ * share it grants (in one synchronous step in one process, under the account's lock on a shared store), so
+ * two requests never both take the last share.
+ */
+export function assertProductRoom(...args: Parameters<typeof productRoomRefusal>): void {
+  const refusal = productRoomRefusal(...args);
+  if (refusal) throw refusal;
 }

@@ -1,6 +1,6 @@
 import { DEFAULT_MEDIA_QUOTA_BYTES, DEFAULT_PRODUCT_QUOTA, type AccountRecord } from "../accounts/schemas.js";
 import type { Lock, LockLease } from "../ports/lock.js";
-import { assertProductRoom, fitsProductRoom, type PendingWrite, type ProductUsage, type UsageReader } from "./product-quotas.js";
+import { assertProductRoom, productRoomRefusal, type PendingWrite, type ProductUsage, type UsageReader } from "./product-quotas.js";
 
 /** What a write asks of the account's quotas. */
 export interface RoomClaim {
@@ -96,7 +96,7 @@ export function createProductRoom(deps: Deps) {
       // Every share still reserved, counted as if its write had not landed, is an upper bound: when the claim
       // fits beside it, no look at which writes have landed is needed (on SQLite, a read of the totals alone).
       let usage = read(claim.id, []);
-      if (!fitsProductRoom(account, usage, claim.products, bytes, reserved(under, usage))) {
+      if (productRoomRefusal(account, usage, claim.products, bytes, reserved(under, usage))) {
         usage = read(claim.id, under);
         assertProductRoom(account, usage, claim.products, bytes, reserved(under, usage));
       }

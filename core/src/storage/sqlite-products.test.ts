@@ -136,7 +136,7 @@ describe("the products tables of the embedded store", () => {
       const walked: (readonly [string, string])[] = [];
       let after: readonly [string, string] | null = null;
       for (;;) {
-        const { rows } = tables.page(PARENT, "title", false, after, 7);
+        const rows = tables.page(PARENT, "title", false, after, 7);
         walked.push(...rows.map(([key, , value]) => [value as string, key] as const));
         if (rows.length < 7) break;
         after = [rows[6]![2] as string, rows[6]![0]];

@@ -83,9 +83,8 @@ export interface ProductFilter {
 export interface ProductTables {
   /**
    * The next `limit` records of the collection `parent` in `order` (ties by key), strictly after `after` (a
-   * sort value and key) when given, each with its text (null when `filter` rules it out), and how many there
-   * were (`scanned`). Soft-deleted products are among them: the caller skips them. A record with no sort
-   * value (not JSON) is not.
+   * sort value and key) when given, each with its text (null when `filter` rules it out). Soft-deleted
+   * products are among them: the caller skips them. A record with no sort value (not JSON) is not.
    */
   page(
     parent: string,
@@ -94,7 +93,7 @@ export interface ProductTables {
     after: readonly [string | number | null, string] | null,
     limit: number,
     filter?: ProductFilter,
-  ): { rows: ProductRow[]; scanned: number };
+  ): ProductRow[];
   /**
    * The collection's live products and their upload bytes, the stored text of `claim` (null when absent), and
    * for each pending write (a key and the text it had when its share was taken, null for none) whether the
@@ -115,7 +114,8 @@ export function productTables(db: Database.Database): ProductTables {
       const [way, beyond] = descending ? ["DESC", "<"] : ["ASC", ">"];
       // The bound on the value alone lets the index seek to the cursor; the row value breaks ties by key.
       const from = after ? `AND ${expr} ${beyond}= @value AND (${expr}, key) ${beyond} (@value, @key)` : "";
-      const rows = `SELECT key, value, created_at, ${expr} AS sorted FROM records WHERE parent = @parent AND ${PRODUCTS} AND ${expr} IS NOT NULL ${from} ORDER BY ${expr} ${way}, key ${way} LIMIT @limit`;
+      // created_at is read from the JSON for each row it is selected for: only a filter needs it beside the order.
+      const rows = `SELECT key, value, ${filtered ? "created_at, " : ""}${expr} AS sorted FROM records WHERE parent = @parent AND ${PRODUCTS} AND ${expr} IS NOT NULL ${from} ORDER BY ${expr} ${way}, key ${way} LIMIT @limit`;
       // Rows in the window have a sort value, so their JSON is valid; the filter runs in SQLite on each.
       const text = `lower(replace(replace(coalesce(json_extract(value, '$.title'), '') || char(10) || coalesce(json_extract(value, '$.description'), ''), 'İ', 'i'), 'K', 'k'))`;
       const keep = `(@type IS NULL OR json_extract(value, '$.product_type') = @type) AND (@text IS NULL OR instr(${text}, @text) > 0)
@@ -144,8 +144,7 @@ export function productTables(db: Database.Database): ProductTables {
     page: (parent, order, descending, after, limit, filter) => {
       const params: Record<string, unknown> = after ? { parent, limit, value: after[0], key: after[1] } : { parent, limit };
       if (filter) Object.assign(params, { type: filter.type ?? null, text: filter.text ?? null, createdFrom: filter.createdFrom ?? null, createdTo: filter.createdTo ?? null });
-      const rows = statement(order, descending, after !== null, filter !== undefined).all(params) as ProductRow[];
-      return { rows, scanned: rows.length };
+      return statement(order, descending, after !== null, filter !== undefined).all(params) as ProductRow[];
     },
     usage: (parent, claim, pending) => {
       if (pending.length === 0) {
