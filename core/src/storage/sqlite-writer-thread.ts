@@ -1,9 +1,9 @@
 /**
  * The writer thread's program, shared by every SQLite store of the process (one `lp serve` has one; a test
  * suite that opens many pays for the thread once). It keeps one connection per database it is told to
- * open. The event loop posts the ops of each change and goes on; the thread commits, per database, every
- * change that arrived while it was busy in one transaction (a group commit: one fsync for them all,
- * synchronous=FULL), then answers each. A group that fails is applied again one change per transaction, so
+ * open. The event loop posts the changes of each of its turns in one message and goes on; the thread
+ * commits, per database, every change that arrived while it was busy in one transaction (a group commit:
+ * one fsync for them all, synchronous=FULL), then answers each. A group that fails is applied again one change per transaction, so
  * one bad change never fails the others. On a failure that looks like the disk (full, read-only, forbidden),
  * it asks the file system itself with a one-byte write beside the database, and reports that errno (ENOSPC,
  * EDQUOT, EROFS, EACCES), which the guarded stores turn into a 507 or 503.
@@ -80,7 +80,8 @@ function flush() {
   }
   if (done.length > 0 || failed.length > 0) parentPort.postMessage({ done, failed });
 }
-parentPort.on("message", (message) => {
+parentPort.on("message", (messages) => { for (const message of messages) take(message); });
+function take(message) {
   if (message.open) {
     try { open(message.db, message.open, message.dir); parentPort.postMessage({ done: [message.id], failed: [] }); }
     catch (error) { parentPort.postMessage({ done: [], failed: [[message.id, String(error.code || "EUNKNOWN"), String(error.message), String(error.code || "")]] }); }
@@ -97,5 +98,5 @@ parentPort.on("message", (message) => {
   }
   entry.queue.push(message);
   if (!scheduled) { scheduled = true; setImmediate(flush); }
-});
+}
 `;

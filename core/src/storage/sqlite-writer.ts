@@ -60,9 +60,17 @@ const thread = {
     return new Promise<void>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       if (this.pending.size === 1) worker.ref();
-      // Copied, never transferred: the caller may still hold the bytes it stored.
-      worker.postMessage({ ...message, id });
+      this.queued.push({ ...message, id });
+      if (this.queued.length === 1) setImmediate(() => this.post());
     });
+  },
+  /** What this turn of the event loop sent, posted at its end in one message (so committed in one group). */
+  queued: [] as Record<string, unknown>[],
+  /** Copied, never transferred: the caller may still hold the bytes it stored. */
+  post(): void {
+    const messages = this.queued;
+    this.queued = [];
+    if (messages.length > 0) this.worker?.postMessage(messages);
   },
   start(): Worker {
     const worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { driver: SQLITE_DRIVER } });
@@ -86,6 +94,7 @@ const thread = {
   lost(worker: Worker, error: Error): void {
     if (this.worker !== worker) return;
     this.worker = null;
+    this.queued = [];
     const waiting = [...this.pending.values()];
     this.pending.clear();
     for (const pending of waiting) pending.reject(error);
