@@ -187,6 +187,41 @@ describe.skipIf(!redisAvailable)("Redis lock", () => {
     expect(await b.withLock("slow", () => "got it")).toBe("got it");
   });
 
+  it("asks Redis once per grant when the callers of one process wait for the same key", async () => {
+    const one = lock();
+    const evals = async () => {
+      const stats = await raw.info("commandstats");
+      return [...stats.matchAll(/^cmdstat_(?:eval|evalsha):calls=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+    };
+    await one.withLock("herd", () => undefined); // loads the scripts
+    const before = await evals();
+    const order: number[] = [];
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        one.withLock("herd", async () => {
+          await raw.ping();
+          order.push(i);
+        }),
+      ),
+    );
+    // Each grant is one acquire and one release: no caller retried against a key held by its own process.
+    expect(await evals()).toBe(before + 40);
+    expect(order).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  it("gives a caller queued behind a holder of its own process service_unavailable once its wait is over", async () => {
+    const one = lock({ waitMs: 300 });
+    const held = gate();
+    const holding = one.withLock("queued", () => held.opened);
+    const started = Date.now();
+    await expect(one.withLock("queued", () => "never")).rejects.toMatchObject({ code: "service_unavailable" });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    held.open();
+    await holding;
+    // The queue goes on after a caller that gave up.
+    expect(await one.withLock("queued", () => "next")).toBe("next");
+  });
+
   it("answers service_unavailable, not a hang, when Redis is unreachable", async () => {
     const down = createRedisLock({ url: "redis://127.0.0.1:1/0", log: () => {} });
     opened.push(down);

@@ -61,9 +61,10 @@ export function lockUnavailable(message: string): LpError {
 
 /**
  * A {@link Lock} shared by every process on one Redis: SET NX PX with a lease, renewed while `fn` runs and
- * released by compare-and-delete, with a fencing token per grant. Waiters sleep until a release notice
- * (pub/sub) or a jittered back-off bounded by the holder's remaining lease, whichever comes first; after
- * `waitMs` they get `service_unavailable`. A holder that dies stops renewing, and its key frees itself when
+ * released by compare-and-delete, with a fencing token per grant. The callers of one process take a key in
+ * turn, and only the first of them asks Redis; it sleeps until a release notice (pub/sub) or a jittered
+ * back-off bounded by the holder's remaining lease, whichever comes first. After `waitMs` in all, a caller
+ * gets `service_unavailable`. A holder that dies stops renewing, and its key frees itself when
  * the lease ends. Timers here run on the real clock: leases are Redis's real-time expiries.
  */
 export function createRedisLock(options: RedisLockOptions): Lock & { close(): Promise<void> } {
@@ -113,9 +114,22 @@ export function createRedisLock(options: RedisLockOptions): Lock & { close(): Pr
       set.add(done);
     });
 
-  /** The token of a grant of `key`, and when the request that got it was sent. */
-  async function acquire(key: string): Promise<{ token: number; sentAt: number }> {
-    const started = Date.now();
+  const busy = () => lockUnavailable(`The resource is busy (lock held for more than ${waitMs} ms); retry shortly.`);
+  // The callers of this process queue for a key here first, and only the head of the queue asks Redis: a
+  // release then wakes one caller of the process instead of all of them, each asking Redis again.
+  const queues = new Map<string, Promise<void>>();
+  /** Resolves once the callers ahead in this process are done; throws `service_unavailable` after `ms`. */
+  const awaitTurn = (ahead: Promise<void>, ms: number) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(busy()), ms);
+      void ahead.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+
+  /** The token of a grant of `key`, and when the request that got it was sent; waits at most until `started + waitMs`. */
+  async function acquire(key: string, started: number): Promise<{ token: number; sentAt: number }> {
     let backoff = 10;
     for (;;) {
       let answer: number;
@@ -128,7 +142,7 @@ export function createRedisLock(options: RedisLockOptions): Lock & { close(): Pr
       }
       if (answer > 0) return { token: answer, sentAt };
       const left = started + waitMs - Date.now();
-      if (left <= 0) throw lockUnavailable(`The resource is busy (lock held for more than ${waitMs} ms); retry shortly.`);
+      if (left <= 0) throw busy();
       subscribe();
       // Full jitter on an exponential step, never past the holder's lease nor our own deadline.
       const delay = Math.max(1, Math.min(left, -answer, Math.ceil(backoff * (0.5 + random() / 2))));
@@ -195,14 +209,27 @@ export function createRedisLock(options: RedisLockOptions): Lock & { close(): Pr
   return {
     async withLock(key, fn) {
       const k = lockKey(key);
-      const { token, sentAt } = await acquire(k);
-      const { lease, stop } = keepAlive(k, token, sentAt);
+      const started = Date.now();
+      const ahead = queues.get(k);
+      let leave!: () => void;
+      const mine = new Promise<void>((resolve) => (leave = resolve));
+      // The next caller waits for this one, and for the one ahead of it if this one gave up first.
+      const tail = ahead ? ahead.then(() => mine) : mine;
+      queues.set(k, tail);
       try {
-        return await fn(lease);
+        if (ahead) await awaitTurn(ahead, waitMs);
+        const { token, sentAt } = await acquire(k, started);
+        const { lease, stop } = keepAlive(k, token, sentAt);
+        try {
+          return await fn(lease);
+        } finally {
+          stop();
+          // A failed release only delays the next holder until the lease ends.
+          await commands.lpLockRelease(k, String(token), channel).catch(() => {});
+        }
       } finally {
-        stop();
-        // A failed release only delays the next holder until the lease ends.
-        await commands.lpLockRelease(k, String(token), channel).catch(() => {});
+        leave();
+        if (queues.get(k) === tail) queues.delete(k);
       }
     },
     async close() {
