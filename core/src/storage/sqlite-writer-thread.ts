@@ -3,10 +3,10 @@
  * suite that opens many pays for the thread once). It keeps one connection per database it is told to
  * open. The event loop posts the changes of each of its turns in one message and goes on; the thread
  * commits, per database, every change that arrived while it was busy in one transaction (a group commit:
- * one fsync for them all, synchronous=FULL), then answers each. A group that fails is applied again one change per transaction, so
- * one bad change never fails the others. On a failure that looks like the disk (full, read-only, forbidden),
- * it asks the file system itself with a one-byte write beside the database, and reports that errno (ENOSPC,
- * EDQUOT, EROFS, EACCES), which the guarded stores turn into a 507 or 503.
+ * one fsync for them all, synchronous=FULL), then answers each. A group that fails is applied again one
+ * change per transaction, so one bad change never fails the others. On a failure that looks like the disk
+ * (full, read-only, forbidden), it asks the file system itself with a one-byte write beside the database,
+ * and reports that errno (ENOSPC, EDQUOT, EROFS, EACCES), which the guarded stores turn into a 507 or 503.
  * Plain JavaScript run with `eval`: the bundles that ship lp need no separate file for it.
  */
 export const WRITER_SOURCE = String.raw`
