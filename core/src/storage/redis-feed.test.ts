@@ -96,6 +96,23 @@ describe.skipIf(!redisAvailable)("Redis batches and change feed", () => {
     expect(await stores.data.getItem("g:first")).toEqual({ n: 0 });
   });
 
+  it("reads nothing new, and no gap, from a feed nobody has written yet; then reads the first change", async () => {
+    const stores = open(`e${++counter}:`);
+    const head = await stores.changes!.head();
+    expect(head).toBe("0-0");
+    expect(await stores.changes!.read(head)).toEqual({ cursor: head, changes: [], gap: false });
+    await stores.data.setItem("x:first", { n: 1 });
+    const after = await stores.changes!.read(head);
+    expect(after.changes).toEqual([{ key: "x:first", value: { n: 1 } }]);
+    expect(after.gap).toBe(false);
+  });
+
+  it("fails a read while Redis is unreachable, rather than answering that nothing is new", async () => {
+    const down = createStores("redis", { url: "redis://127.0.0.1:1/0", prefix: `u${++counter}:` });
+    opened.push(down);
+    await expect(down.changes!.read("0-0")).rejects.toMatchObject({ code: "service_unavailable" });
+  });
+
   it("refuses a cursor that is not a stream id", async () => {
     const stores = open(`c${++counter}:`);
     await stores.data.setItem("x:y", 1);

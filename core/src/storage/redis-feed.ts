@@ -64,14 +64,14 @@ export function redisChangeFeed(client: Redis, stream: string): ChangeFeed {
         // reading the feed must go on while writes are refused. The entries are read before the stream's
         // state, so a trim in between can only make the gap check see a newer first entry: a reload, never a
         // missed change.
-        const results = await client.pipeline().xrange(stream, `(${cursor}`, "+", "COUNT", count).exists(stream).xinfo("STREAM", stream).exec();
+        const results = await client.pipeline().xrange(stream, `(${cursor}`, "+", "COUNT", count).xinfo("STREAM", stream).exec();
         if (!results) throw new Error("Redis pipeline was aborted");
-        const [[rangeError, range], [existsError, exists], [infoError, infoReply]] = results as [Error | null, unknown][];
+        const [[rangeError, range], [infoError, infoReply]] = results as [Error | null, unknown][];
         // A pipeline answers each command's error in place: an unreachable Redis must fail the read, not look
-        // like a feed with nothing new (lists would then answer from what this process last knew).
-        if (existsError) throw existsError;
+        // like a feed with nothing new (lists would then answer from what this process last knew). XINFO on a
+        // stream nobody has written yet answers "no such key": that alone means nothing new.
         if (rangeError) throw rangeError;
-        if (!exists) return { cursor, changes: [], gap: false };
+        if (infoError && /no such key/i.test(infoError.message)) return { cursor, changes: [], gap: false };
         if (infoError) throw infoError;
         const info = toInfo(infoReply);
         const entries = range as [string, string[]][];
