@@ -102,4 +102,28 @@ describe.each(kinds)("a damaged record on %s", (_kind, make) => {
       await app.close();
     }
   });
+  it("JSON null: lists skip it and log its key once, its GET answers 500 record_unreadable, not an internal error", async () => {
+    let app = await store.open([]);
+    const ids: string[] = [];
+    for (const title of ["First", "Nulled"]) ids.push((await app.call("POST", `${app.account}/products`, { body: { title, product_type: "physical", price: 3 } })).json.data.id);
+    const key = `acct:${app.creds.account_id}:products:${ids[1]}`;
+    await app.close();
+    await store.damage(key, "null");
+    const lines: string[] = [];
+    app = await store.open(lines);
+    try {
+      const list = await app.call("GET", `${app.account}/products`);
+      expect(list.status).toBe(200);
+      expect(list.json.data.map((p: { id: string }) => p.id)).toContain(ids[0]);
+      expect(list.json.data.map((p: { id: string }) => p.id)).not.toContain(ids[1]);
+      const get = await app.call("GET", `${app.account}/products/${ids[1]}`);
+      expect(get.status).toBe(500);
+      expect(get.json.error).toMatchObject({ code: "record_unreadable", details: { resource: "product", id: ids[1] } });
+      const named = lines.filter((l) => l.includes(key));
+      expect(named).toHaveLength(1);
+      expect(named[0]).toContain("JSON null, not a record");
+    } finally {
+      await app.close();
+    }
+  });
 });

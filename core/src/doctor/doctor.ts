@@ -1,5 +1,5 @@
 import { destr } from "destr";
-import { recordProblem } from "../storage/record-check.js";
+import { storedRecordProblem } from "../storage/record-check.js";
 import { CURRENT_FORMAT, parseFormat } from "../storage/format-version.js";
 
 /** One problem `lp doctor` found. */
@@ -122,7 +122,7 @@ export async function runDoctor(source: DoctorSource, options: { fix: boolean; w
   const media: Array<{ key: string; where: string; path: string }> = [];
   for (const record of records) {
     const value = destr(record.text);
-    const problem = recordProblem(record.key, record.text.trim() === "" ? "" : value);
+    const problem = storedRecordProblem(record.key, record.text.trim() === "" ? "" : value);
     if (problem) {
       problems.push({ check: "record", key: record.key, where: record.where, fixable: true, message: problem });
       if (options.fix) fixed.push(`quarantined ${record.key}: ${record.where} -> ${await source.quarantine(record)}`);

@@ -1,6 +1,6 @@
 import type { Storage } from "unstorage";
 import type { Stores } from "./create-storage.js";
-import { recordProblem, RecordUnreadableError } from "./record-check.js";
+import { recordProblem, RecordUnreadableError, storedRecordProblem } from "./record-check.js";
 import { toTimestamp, type Clock } from "../deps.js";
 import { createStorageHealth, toStorageFault, type StorageHealth } from "./storage-faults.js";
 import { hasScopedOp, withScopedOp } from "./change-scope.js";
@@ -109,7 +109,7 @@ const REPORT = Symbol("lp.reportUnreadable");
  * as the guarded `getItem` does: throws {@link RecordUnreadableError}, logged once when `storage` is guarded.
  */
 export function assertReadable(storage: Storage, key: string, value: unknown): void {
-  const problem = recordProblem(key, value);
+  const problem = storedRecordProblem(key, value);
   if (!problem) return;
   const report = (storage as Storage & { [REPORT]?: (key: string, problem: string) => RecordUnreadableError })[REPORT];
   throw report ? report(key, problem) : new RecordUnreadableError(key, problem);

@@ -26,6 +26,14 @@ export function recordProblem(key: string, value: unknown): string | null {
 }
 
 /**
+ * {@link recordProblem} of a value parsed from a record's stored text. The text was there, so a JSON `null` is
+ * a damaged record, not an absent one (a read through the store cannot tell the two apart: both are null).
+ */
+export function storedRecordProblem(key: string, value: unknown): string | null {
+  return value === null || value === undefined ? "JSON null, not a record" : recordProblem(key, value);
+}
+
+/**
  * A record that cannot be read as what it should be (torn, empty, another shape). A GET of it answers 500
  * `record_unreadable` naming the id; lists skip it; `lp doctor` finds it and `--fix` quarantines it.
  */

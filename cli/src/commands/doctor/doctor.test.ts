@@ -100,6 +100,23 @@ describe("lp doctor --data-dir", () => {
     }
   });
 
+  it("finds a record whose text is JSON null (a damaged record, not an absent one), and --fix quarantines it", async () => {
+    const nulled = mkdtempSync(join(tmpdir(), "lp-doctor-null-"));
+    try {
+      const { account, ids } = await seed(await startServer({ storage: "sqlite", dataDir: nulled, port: 0, log: null, admin: false }));
+      const key = `acct:${account}:products:${ids[1]}`;
+      expect(sql(nulled, "UPDATE records SET value = 'null' WHERE key = ?", key).changes).toBe(1);
+      const found = await doctor("--data-dir", nulled);
+      expect(found.code).toBe(1);
+      expect(found.out).toContain(`record ${key}  (${join(nulled, "lp.db")}, key ${key}): JSON null, not a record`);
+      const fixed = await doctor("--data-dir", nulled, "--fix");
+      expect(fixed.out).toContain(`quarantined ${key}`);
+      expect((await doctor("--data-dir", nulled)).code).toBe(0);
+    } finally {
+      rmSync(nulled, { recursive: true, force: true });
+    }
+  });
+
   it("reports SQLite's own integrity check, and --fix copies every readable row out of a damaged file", async () => {
     const broken = mkdtempSync(join(tmpdir(), "lp-doctor-broken-"));
     try {
