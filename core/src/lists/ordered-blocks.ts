@@ -1,6 +1,6 @@
 import type { Storage } from "unstorage";
 import type { OrderedCollections } from "../storage/create-storage.js";
-import { assertReadable } from "../storage/guarded-stores.js";
+import { entryFromText } from "../storage/guarded-stores.js";
 import { compareByCreated, type IndexEntry } from "./collection-index.js";
 import { pacer } from "./pacing.js";
 
@@ -14,26 +14,6 @@ const FIRST_BLOCK = 32;
 const BLOCK = 256;
 /** Rows checked between two looks at the clock: a block is cut into slices of about 8 ms (`pacer`). */
 const ROWS_PER_LOOK = 8;
-
-/**
- * The entry `toEntry` makes of a record's stored text, or null for a record lists leave out: one that is not
- * readable (not JSON, or failing its kind's schema) is named once in the log as the guarded read names it.
- */
-export function entryFromText<E extends IndexEntry>(storage: Storage, key: string, text: string, toEntry: (record: never) => E | null): E | null {
-  let record: unknown;
-  try {
-    record = JSON.parse(text);
-  } catch {
-    // Not JSON (a torn or emptied row): the check below names it, as the guarded read would.
-    record = text;
-  }
-  try {
-    assertReadable(storage, key, record);
-    return toEntry(record as never);
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The entries of collection `prefix`, newest block first, read from a store that orders its collections by

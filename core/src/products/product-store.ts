@@ -1,9 +1,9 @@
 import type { Storage } from "unstorage";
 import type { CollectionIndex } from "../lists/collection-index.js";
 import type { IndexRegistry } from "../lists/index-registry.js";
-import { entryFromText } from "../lists/ordered-blocks.js";
 import { tableListing } from "../lists/table-listing.js";
 import { readText, type BatchFence, type BatchOp } from "../storage/create-storage.js";
+import { entryFromText } from "../storage/guarded-stores.js";
 import type { ProductFilter, ProductOrder, ProductTables } from "../storage/sqlite-products.js";
 import { mediaBytesUsed, type UsageReader } from "./product-quotas.js";
 import { toProductEntry, type ProductEntry, type ProductRecord } from "./product-view.js";

@@ -1,4 +1,3 @@
-import { destr } from "destr";
 import type { z } from "zod";
 import { toTimestamp } from "../deps.js";
 import { notFound, validationError, type ValidationIssue } from "../errors.js";
@@ -19,7 +18,7 @@ import type { AccountRecord } from "../accounts/schemas.js";
 import { matchesText, sortImages, toProductSummary, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
 import { MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type ProductUpdateInput } from "./schemas.js";
 import { skipUnreadable } from "../storage/record-check.js";
-import { assertReadable } from "../storage/guarded-stores.js";
+import { parseStoredRecord } from "../storage/guarded-stores.js";
 import type { ProductFilter, ProductTables } from "../storage/sqlite-products.js";
 
 interface Deps extends ServiceDeps {
@@ -71,8 +70,7 @@ export function createProductsService(deps: Deps) {
   // that text and the public URL): a GET then reads the record's text and parses nothing.
   let viewsUrl = "";
   const views = createTextMemo((text: string, memoKey: string): string | null => {
-    const record = destr<ProductRecord>(text);
-    assertReadable(deps.storage, memoKey, record);
+    const record = parseStoredRecord<ProductRecord>(deps.storage, memoKey, text);
     return record.deleted_at ? null : JSON.stringify(toProductView(record, viewsUrl));
   });
 

@@ -1,3 +1,4 @@
+import { destr } from "destr";
 import type { Storage } from "unstorage";
 import type { Stores } from "./create-storage.js";
 import { recordProblem, RecordUnreadableError, storedRecordProblem } from "./record-check.js";
@@ -113,6 +114,25 @@ export function assertReadable(storage: Storage, key: string, value: unknown): v
   if (!problem) return;
   const report = (storage as Storage & { [REPORT]?: (key: string, problem: string) => RecordUnreadableError })[REPORT];
   throw report ? report(key, problem) : new RecordUnreadableError(key, problem);
+}
+
+/**
+ * The record stored as `text` at `key`, parsed as the store's own reads parse (`destr`: a text that is not
+ * JSON stays a string) and checked by {@link assertReadable}: for readers that read texts themselves.
+ */
+export function parseStoredRecord<T>(storage: Storage, key: string, text: string): T {
+  const record = destr<T>(text);
+  assertReadable(storage, key, record);
+  return record;
+}
+
+/** The entry `toEntry` makes of the record stored as `text`, or null for a record lists leave out (deleted, or unreadable: then named once in the log). */
+export function entryFromText<E>(storage: Storage, key: string, text: string, toEntry: (record: never) => E | null): E | null {
+  try {
+    return toEntry(parseStoredRecord<never>(storage, key, text));
+  } catch {
+    return null;
+  }
 }
 
 /**
