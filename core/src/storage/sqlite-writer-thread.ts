@@ -18,6 +18,9 @@ const databases = new Map();
 function open(db, file, dir) {
   const conn = new Database(file, { timeout: 5000 });
   conn.pragma("synchronous = FULL");
+  // The log is reused from its start once checkpointed, at the size it last reached: one large change (an
+  // import) would keep it that large until the server stops. Past this size it is cut back when reused.
+  conn.pragma("journal_size_limit = " + workerData.walLimit);
   const q = {
     put: conn.prepare("INSERT INTO records (key, parent, value) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET parent = excluded.parent, value = excluded.value"),
     del: conn.prepare("DELETE FROM records WHERE key = ?"),

@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { useTempDirs } from "../testing/temp-dirs.js";
 import { openSqliteDrivers } from "../testing/sqlite-drivers.js";
 import { DATABASE_FILE, openDatabase } from "./sqlite-database.js";
-import { endWriterThread, SqliteWriter, SqliteWriteError, type WriteOp } from "./sqlite-writer.js";
+import { endWriterThread, SqliteWriter, SqliteWriteError, WAL_LIMIT_BYTES, type WriteOp } from "./sqlite-writer.js";
 
 const writers: SqliteWriter[] = [];
 const tempDir = useTempDirs(async () => void (await Promise.all(writers.splice(0).map((w) => w.close()))));
@@ -51,6 +52,19 @@ describe("the SQLite writer thread", () => {
     await writer.write([put("meta:k", { k: 1 }), put("acct:a:p:1", { p: 1 }), ["media", "m:1.png", new Uint8Array([1, 2])]]);
     await writer.write([["wipe"], put("acct:a:p:2", { p: 2 })]);
     expect(rows().map(([key]) => key)).toEqual(["acct:a:p:2", "meta:k"]);
+  });
+
+  it("cuts the log back once a change larger than its limit is checkpointed, at the next write", async () => {
+    const { file, writer, rows } = fresh();
+    const text = "x".repeat(64 * 1024);
+    // One change of 24 MB: the log grows past it, and SQLite checkpoints it right after the commit.
+    await writer.write(Array.from({ length: 384 }, (_, i) => put(`c:big:${i}`, { text })));
+    const grown = statSync(`${file}-wal`).size;
+    expect(grown).toBeGreaterThan(3 * WAL_LIMIT_BYTES);
+    await writer.write([put("c:small:1", { small: 1 })]);
+    const after = statSync(`${file}-wal`).size;
+    expect(after).toBeLessThanOrEqual(WAL_LIMIT_BYTES);
+    expect(rows()).toHaveLength(385);
   });
 
   it("starts again after its thread ends: the next write opens the database on a new thread and goes through", async () => {

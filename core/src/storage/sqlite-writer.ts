@@ -36,6 +36,13 @@ export class SqliteWriteError extends Error {
   }
 }
 
+/**
+ * The size the `-wal` log is cut back to when it is reused after a checkpoint. SQLite checkpoints it at about
+ * 4 MB (1,000 pages), so only a change larger than that (an import) makes it grow past this, and only until
+ * the next checkpoint.
+ */
+export const WAL_LIMIT_BYTES = 8 * 1024 * 1024;
+
 interface Pending {
   resolve: () => void;
   reject: (error: Error) => void;
@@ -73,7 +80,7 @@ const thread = {
     if (messages.length > 0) this.worker?.postMessage(messages);
   },
   start(): Worker {
-    const worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { driver: SQLITE_DRIVER } });
+    const worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { driver: SQLITE_DRIVER, walLimit: WAL_LIMIT_BYTES } });
     worker.unref();
     worker.on("message", (reply: Reply) => {
       for (const id of reply.done ?? []) this.settle(id)?.resolve();
