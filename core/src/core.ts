@@ -3,6 +3,7 @@ import { clearStores, exportStores, importStores, type ExportDocument } from "./
 import { cryptoIds, systemClock, toTimestamp, type Clock, type IdSource } from "./deps.js";
 import type { EventSink } from "./events/event-sink.js";
 import { createIdempotency } from "./idempotency/idempotency.js";
+import { sweepIdempotencyKeys } from "./idempotency/sweep-schedule.js";
 import { createCursorCodec } from "./lists/cursor.js";
 import { IndexRegistry } from "./lists/index-registry.js";
 import { createMediaStore } from "./media/media-store.js";
@@ -145,6 +146,8 @@ export async function createCore(coreDeps: CoreDeps) {
     throw error;
   }
 
+  const sweeper = sweepIdempotencyKeys(idempotency, coreDeps.log ?? ((line) => console.error(line)));
+
   return {
     clock,
     ids,
@@ -191,6 +194,7 @@ export async function createCore(coreDeps: CoreDeps) {
     },
     /** Finishes background work, then stops webhook timers; pending deliveries stay stored for the next start. */
     async close() {
+      await sweeper.stop();
       storageHealth.stop();
       await queue.close();
       await webhooks.close();
@@ -207,6 +211,7 @@ export async function createCore(coreDeps: CoreDeps) {
      */
     async drain(timeoutMs: number, options: { persistIndexes?: boolean } = {}): Promise<DrainReport> {
       const report = await drainWithin(timeoutMs, queue, webhooks);
+      await sweeper.stop();
       storageHealth.stop();
       indexes.stop();
       // Only once every write has finished: a write still under way could land after the snapshot's token.

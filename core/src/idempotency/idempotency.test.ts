@@ -67,6 +67,22 @@ describe("idempotency", () => {
     await proceed(await idem.begin(scope, "{\"other\":true}")).finish(ok);
   });
 
+  it("sweeps expired records, but never the key of a request this process is running", async () => {
+    const { idem, storage, clock } = setup();
+    // The sweep finds the keys through the accounts.
+    await storage.setItem("accounts:acct_a", { id: "acct_a" });
+    await proceed(await idem.begin(scope, "{}")).finish(ok);
+    await proceed(await idem.begin({ ...scope, key: "k2" }, "{}")).finish(ok);
+    clock.advance(IDEMPOTENCY_TTL_MS);
+    // k1 has expired and runs again: its key belongs to that request until it finishes.
+    const running = proceed(await idem.begin(scope, "{\"again\":1}"));
+    expect(await idem.sweep()).toBe(1);
+    expect(await storage.getKeys("idem:acct_a")).toHaveLength(1);
+    await running.finish(ok);
+    expect(await idem.begin(scope, "{\"again\":1}")).toEqual({ kind: "replay", response: ok });
+    expect((await idem.begin({ ...scope, key: "k2" }, "{\"x\":1}")).kind).toBe("proceed");
+  });
+
   it("refuses keys outside 1 to 255 characters", async () => {
     const { idem } = setup();
     const issue = (code: string) => ({ code: "validation_error", details: { issues: [{ path: "header.Idempotency-Key", code, message: "must be 1 to 255 characters" }] } });

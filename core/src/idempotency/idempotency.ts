@@ -4,6 +4,7 @@ import { LpError } from "../errors.js";
 import type { Lock } from "../ports/lock.js";
 import type { BatchFence, BatchOp } from "../storage/create-storage.js";
 import type { RecordClaims } from "../storage/redis-claim.js";
+import { directKeys } from "../storage/key-chunks.js";
 
 /** How long a stored response is replayed. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -83,7 +84,48 @@ export function createIdempotency({ storage, clock, lock, shared = false, batch,
   // One process: what is executing lives here (nothing to clean up after a crash).
   const running = new Map<string, string>();
 
+  /** Removes `key`'s record if it has expired at `now` and no request of this process is using the key. */
+  async function sweepOne(key: string, now: Date): Promise<boolean> {
+    if (claims && owner) return claims.sweep(key, toTimestamp(now));
+    return lock.withLock(key, async () => {
+      if (running.has(key)) return false;
+      let stored: StoredRecord | null;
+      try {
+        stored = await storage.getItem<StoredRecord>(key);
+      } catch (error) {
+        // A damaged record is lp doctor's to report and quarantine, not the sweep's to drop.
+        if (error instanceof LpError && error.code === "record_unreadable") return false;
+        throw error;
+      }
+      if (!stored || typeof stored !== "object" || !(Date.parse(stored.expires_at) <= now.getTime())) return false;
+      await storage.removeItem(key);
+      return true;
+    });
+  }
+
   return {
+    /**
+     * Removes every record whose time is over (a stored response after 24 hours, a marker after its own
+     * expiry) at the clock's now: expired records only take room, as `begin` treats them as absent. Walks the
+     * accounts and their keys in chunks, a turn of the event loop between chunks; `stop` ends it between keys.
+     * Answers how many it removed.
+     */
+    async sweep(stop: () => boolean = () => false): Promise<number> {
+      const now = clock.now();
+      let removed = 0;
+      for await (const accountKeys of directKeys(storage, "accounts")) {
+        for (const accountKey of accountKeys) {
+          for await (const keys of directKeys(storage, `idem:${accountKey.slice("accounts:".length)}`)) {
+            for (const key of keys) {
+              if (stop()) return removed;
+              if (await sweepOne(key, now)) removed += 1;
+            }
+          }
+        }
+      }
+      return removed;
+    },
+
     async begin(scope: IdempotencyScope, rawBody: string): Promise<IdempotencyDecision> {
       if (scope.key.length < 1 || scope.key.length > 255) {
         // zod's issue codes, as for any other field: an empty key (or one of spaces, which HTTP trims) is too small.

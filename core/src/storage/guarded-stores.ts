@@ -98,6 +98,7 @@ export function guardStores(stores: Stores, options: GuardOptions): Stores {
       claims: {
         claim: (key, marker, now) => guardWrite(() => claims.claim(key, marker, now), (live) => live === null),
         finish: (key, owner, record) => guardWrite(() => claims.finish(key, owner, record)),
+        sweep: (key, now) => guardWrite(() => claims.sweep(key, now)),
       },
     }),
   };

@@ -13,12 +13,26 @@ import { KEY_SET_LUA, type RedisLayout } from "./redis-keys.js";
 // it is still the marker of owner ARGV[8], so a claimant whose marker expired cannot overwrite its
 // successor; answers 1 when it wrote.
 //
+// sweep (ARGV[5] = "sweep"): removes the record when it has expired at ARGV[7] (one that is not JSON, or has
+// no `expires_at`, is left to `lp doctor`); answers 1 when it removed it.
+//
 // Records join the key sets like every record (so a reset or an export finds them), but not the change
 // feed: nothing derives state from them, so no process needs to follow them. The key-set helpers are
 // redis-keys.ts's, the same text as the write script's.
 const SCRIPT = `
 local records, leaves, branches, k = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-${KEY_SET_LUA}if ARGV[6] == '' then
+${KEY_SET_LUA}if ARGV[5] == 'sweep' then
+  local current = redis.call('GET', records .. k)
+  if not current then return 0 end
+  local ok, record = pcall(cjson.decode, current)
+  if ok and type(record) == 'table' and type(record.expires_at) == 'string' and record.expires_at <= ARGV[7] then
+    redis.call('DEL', records .. k)
+    unlink(k)
+    return 1
+  end
+  return 0
+end
+if ARGV[6] == '' then
   local current = redis.call('GET', records .. k)
   if current and cjson.decode(current).owner == ARGV[8] then
     redis.call('DEL', records .. k)
@@ -56,6 +70,8 @@ export interface RecordClaims {
   claim(key: string, marker: string, now: string): Promise<string | null>;
   /** Replaces `owner`'s marker at `key` by `record` (null: removes it); false when the marker is no longer its. */
   finish(key: string, owner: string, record: string | null): Promise<boolean>;
+  /** Removes the record at `key` if it has expired at `now`; true when it did. */
+  sweep(key: string, now: string): Promise<boolean>;
 }
 
 /** {@link RecordClaims} on the data store's Redis layout (keys already checked). */
@@ -72,6 +88,10 @@ export function redisRecordClaims(client: Redis, layout: RedisLayout): RecordCla
     async finish(key, owner, record) {
       checkKey(key);
       return (await redisCall(() => scripted.lpIdem(...base, key, "finish", record ?? "", "", owner))) === 1;
+    },
+    async sweep(key, now) {
+      checkKey(key);
+      return (await redisCall(() => scripted.lpIdem(...base, key, "sweep", "", now, ""))) === 1;
     },
   };
 }

@@ -68,6 +68,7 @@ export function faultyStores(stores: Stores) {
       claims: {
         claim: guardAsync("claim", (key: string, marker: string, now: string) => claims.claim(key, marker, now), ([key]) => [key]),
         finish: guardAsync("finish", (key: string, owner: string, record: string | null) => claims.finish(key, owner, record), ([key]) => [key]),
+        sweep: guardAsync("sweep", (key: string, now: string) => claims.sweep(key, now), ([key]) => [key]),
       },
     }),
     ...(snapshots && {

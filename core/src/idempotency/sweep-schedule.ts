@@ -1,0 +1,35 @@
+/** The first sweep of expired Idempotency-Key records comes this long after the start, then one every {@link SWEEP_EVERY_MS}. */
+const FIRST_SWEEP_MS = 60_000;
+const SWEEP_EVERY_MS = 60 * 60_000;
+
+/**
+ * Removes expired Idempotency-Key records a minute after the start, then every hour (unreferenced timers, one
+ * sweep at a time), so a server that runs for months keeps about a day of them. `stop` ends the timers and
+ * the sweep under way (between two keys) and waits for it.
+ */
+export function sweepIdempotencyKeys(idempotency: { sweep(stop: () => boolean): Promise<number> }, log: (line: string) => void) {
+  let stopped = false;
+  let running: Promise<void> | null = null;
+  const run = () => {
+    if (running || stopped) return;
+    running = idempotency
+      .sweep(() => stopped)
+      .then(
+        (removed) => void (removed > 0 && log(`[lp] removed ${removed} expired Idempotency-Key record${removed === 1 ? "" : "s"}`)),
+        (error: unknown) => log(`[lp] removing expired Idempotency-Key records failed (tried again in an hour): ${error instanceof Error ? error.message : String(error)}`),
+      )
+      .finally(() => (running = null));
+  };
+  const first = setTimeout(run, FIRST_SWEEP_MS);
+  const hourly = setInterval(run, SWEEP_EVERY_MS);
+  first.unref();
+  hourly.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(first);
+      clearInterval(hourly);
+      await running;
+    },
+  };
+}
