@@ -104,7 +104,7 @@ export async function createCore(coreDeps: CoreDeps) {
   // On a shared (Redis) store the webhook engine runs cluster-wide; memory and SQLite keep the in-process engine.
   const cluster = deps.webhooks?.cluster ?? clusterOf(deps.stores);
   const shared = cluster && { cluster, batch: deps.stores.batch };
-  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts, shared, batch: deps.stores.batch, storageHealth });
+  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts, shared, batch: deps.stores.batch, ordered: deps.stores.ordered, storageHealth });
   // Every service emits to the webhook engine (and to an injected sink as well, when one is given).
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
   const base = { storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };

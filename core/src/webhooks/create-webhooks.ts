@@ -73,6 +73,8 @@ export interface WebhookDeps extends WebhookOptions {
   ids: IdSource;
   lock: Lock;
   accounts: Pick<AccountsService, "get" | "getApp">;
+  /** On SQLite: the collections newest first from the database, which deliveries lists read (no index in memory). */
+  ordered?: Stores["ordered"];
   /** The stores' batch (`Stores.batch`): on SQLite one transaction, the group commit the delivery records are written with. */
   batch?: Stores["batch"];
   /**
@@ -110,7 +112,7 @@ export function createWebhooks(deps: WebhookDeps) {
   // Checked before each attempt too (a clear error early); the guarded fetch checks again at connect.
   const guard = createAddressGuard(deps.publicOnly ?? false, resolveHost);
   const token = () => deps.ids.uuid();
-  const store = createWebhookStore(deps.storage, deps.indexes, deps.shared && { batch: deps.shared.batch, token }, deps.batch);
+  const store = createWebhookStore(deps.storage, deps.indexes, deps.shared && { batch: deps.shared.batch, token }, deps.batch, deps.ordered);
   const work = createWorkTracker();
   const common = { clock: deps.clock, ids: deps.ids };
   const timeoutMs = deps.deliveryTimeoutMs ?? 15_000;

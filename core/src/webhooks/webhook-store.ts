@@ -5,6 +5,8 @@ import { createGroupCommit } from "./group-commit.js";
 import { deliveryText, eventText } from "./record-text.js";
 import { toDeliveryEntry, toEndpointEntry, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
 import { skipUnreadable } from "../storage/record-check.js";
+import type { OrderedCollections } from "../storage/create-storage.js";
+import { deliveriesFromTable } from "./delivery-table.js";
 import type { DeliveryRef, SharedStore } from "./webhook-keys.js";
 import { createEventHolds } from "./event-holds.js";
 
@@ -19,10 +21,11 @@ export { clusterKeys, type DeliveryRef, type SharedStore } from "./webhook-keys.
 
 /**
  * Storage of the webhook engine. Endpoints live in memory (a process-wide cache, written through in
- * order per endpoint), so the engine and fan-out read them synchronously. Deliveries are stored with
- * an index per endpoint; pending ones are also kept in memory, so an attempt does not read its record
- * back. Two marker folders keep start-up cheap: `webhooks:outbox` holds events not yet fanned out,
- * `webhooks:pending` the deliveries not yet settled; nothing else is scanned.
+ * order per endpoint), so the engine and fan-out read them synchronously. Deliveries are stored with an
+ * index per endpoint (none on SQLite, whose lists read the database: `delivery-table.ts`); pending ones are
+ * also kept in memory, so an attempt does not read its record back. Two marker folders keep start-up cheap:
+ * `webhooks:outbox` holds events not yet fanned out, `webhooks:pending` the deliveries not yet settled;
+ * nothing else is scanned.
  *
  * With `shared` (a store several processes use), records are read where decisions are taken instead of
  * kept: an endpoint is read fresh by the engine, the endpoint cache follows a revision key, deliveries
@@ -30,7 +33,7 @@ export { clusterKeys, type DeliveryRef, type SharedStore } from "./webhook-keys.
  * saved together (attempts finishing at once, a fan-out's batch) are written as one group commit through
  * `batch` (the store's `Stores.batch`; in order by default), each save reported only once its group is durable.
  */
-export function createWebhookStore(storage: Storage, indexes: IndexRegistry, shared?: SharedStore, batch?: Stores["batch"]) {
+export function createWebhookStore(storage: Storage, indexes: IndexRegistry, shared?: SharedStore, batch?: Stores["batch"], ordered?: OrderedCollections) {
   const endpoints = new Map<string, EndpointRecord>();
   const pending = new Map<string, DeliveryRecord>();
   // Pending deliveries a fan-out stored without their marker: the event's outbox entry stands for them until
@@ -61,6 +64,15 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
   const deliveryKey = (endpointId: string, id: string) => `${DELIVERIES}:${endpointId}:${id}`;
   const endpointIndex = (appId: string) => indexes.get(`${ENDPOINTS}:${appId}`, toEndpointEntry);
   const deliveryIndex = (endpointId: string) => indexes.get(`${DELIVERIES}:${endpointId}`, toDeliveryEntry);
+  /** Keeps an endpoint's delivery index in step with a stored delivery; SQLite keeps none (lists read the database). */
+  async function indexDelivery(d: DeliveryRecord): Promise<void> {
+    if (ordered) return;
+    const index = await deliveryIndex(d.endpoint_id);
+    const entry = index.get(d.id);
+    // Listings sort deliveries by (created_at, id) only, so a new status is set in place: no re-sort.
+    if (entry && entry.created_at === d.created_at) entry.status = d.status;
+    else index.upsert(toDeliveryEntry(d));
+  }
 
   /** Persists the endpoint's current cached value (or its removal) after earlier writes of it. */
   function persist(id: string, appId: string): Promise<void> {
@@ -101,8 +113,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     if (d.status === "pending" && !wasPending) ops.push(markerOp(d));
     if (d.status !== "pending" && wasPending) ops.push({ key: `${PENDING}:${d.id}`, remove: true });
     await shared!.batch(ops);
-    const index = await deliveryIndex(d.endpoint_id);
-    index.upsert(toDeliveryEntry(d));
+    await indexDelivery(d);
   }
 
   /** Ends the cover of `id` by `eventId`: a marker if it is still pending, then the event's hold released. */
@@ -170,11 +181,15 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       await group.flush();
     },
 
-    deliveryIndex,
-    /** The delivery index for a list: answers from a restoring snapshot's newest blocks when they hold the page. */
-    deliveryListing: (endpointId: string) => indexes.listing(`${DELIVERIES}:${endpointId}`, toDeliveryEntry),
+    /**
+     * What a deliveries list asks its page of: on SQLite the database, else the index (while a snapshot is
+     * restored, its newest blocks when they hold the page).
+     */
+    deliveryListing: async (endpointId: string) => (ordered ? deliveriesFromTable(storage, ordered, `${DELIVERIES}:${endpointId}`) : indexes.listing(`${DELIVERIES}:${endpointId}`, toDeliveryEntry)),
     /** A new endpoint has no deliveries: its index starts empty instead of being read from storage. */
-    seedDeliveryIndex: (endpointId: string) => indexes.seedEmpty(`${DELIVERIES}:${endpointId}`),
+    seedDeliveryIndex(endpointId: string): void {
+      if (!ordered) indexes.seedEmpty(`${DELIVERIES}:${endpointId}`);
+    },
     /** The pending delivery kept in memory (none on a shared store): what a run reads without a wait. */
     pendingDelivery(endpointId: string, id: string): DeliveryRecord | undefined {
       const cached = shared ? undefined : pending.get(id);
@@ -224,11 +239,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
         if (closesEvent && held.count(coveredBy) === 1) held.delete(coveredBy);
         else await release(coveredBy);
       }
-      const index = await deliveryIndex(d.endpoint_id);
-      const entry = index.get(d.id);
-      // Listings sort deliveries by (created_at, id) only, so a new status is set in place: no re-sort.
-      if (entry && entry.created_at === d.created_at) entry.status = d.status;
-      else index.upsert(toDeliveryEntry(d));
+      await indexDelivery(d);
     },
     /** A fan-out of `eventId` starts: its outbox entry stays at least until {@link releaseEvent}. */
     holdEvent: held.add,
@@ -259,15 +270,15 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       return endCoverOf(id, eventId);
     },    /** Removes an endpoint's deliveries; on a shared store every stored one (other processes made some), each with its marker at once. */
     async removeDeliveries(endpointId: string): Promise<void> {
-      const index = await deliveryIndex(endpointId);
-      const ids = new Set([...index.values()].map((e) => e.id));
-      if (shared) for (const key of await storage.getKeys(`${DELIVERIES}:${endpointId}`)) ids.add(key.slice(key.lastIndexOf(":") + 1));
+      const index = ordered ? null : await deliveryIndex(endpointId);
+      const ids = new Set(index ? [...index.values()].map((e) => e.id) : []);
+      if (shared || !index) for (const key of await storage.getKeys(`${DELIVERIES}:${endpointId}`)) ids.add(key.slice(key.lastIndexOf(":") + 1));
       for (const id of ids) {
         pending.delete(id);
         const ops: BatchOp[] = [{ key: `${PENDING}:${id}`, remove: true }, { key: deliveryKey(endpointId, id), remove: true }];
         if (shared) await shared.batch(ops);
         else for (const op of ops) await storage.removeItem(op.key);
-        index.remove(id);
+        index?.remove(id);
       }
     },
     dropPendingMarker: (id: string) => storage.removeItem(`${PENDING}:${id}`),

@@ -1,5 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { defaultTestStorage } from "../testing/test-app.js";
 import { createWebhookTestApp, verifyWithReference, type WebhookTestApp } from "./webhooks-test-kit.js";
+
+/** The run's store, and SQLite, whose deliveries are listed and removed from the database itself (no index in memory). */
+const STORES = [...new Set([defaultTestStorage(), "sqlite" as const])];
 
 describe("developer plane: webhook endpoints", () => {
   let t: WebhookTestApp;
@@ -194,7 +198,11 @@ describe("developer plane: webhook endpoints", () => {
     expect((await t.dev("GET", `/${created.id}`)).json.data.status).toBe("active");
   });
 
-  it("deletes an endpoint (204) with its deliveries, pending retries included", async () => {
+  it.each(STORES)("deletes an endpoint (204) with its deliveries, pending retries included (%s)", async (storage) => {
+    if (storage !== defaultTestStorage()) {
+      await t.close();
+      t = await createWebhookTestApp({ storage });
+    }
     const receiver = await t.receiver({ respond: [200, 500] });
     const created = await t.endpoint(receiver);
     await t.product("Delivered");

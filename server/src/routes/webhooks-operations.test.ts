@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { defaultTestStorage } from "../testing/test-app.js";
 import { createWebhookTestApp, eventsOf, type WebhookTestApp } from "./webhooks-test-kit.js";
+
+/** The run's store, and SQLite, whose deliveries lists read the database itself (no index in memory). */
+const STORES = [...new Set([defaultTestStorage(), "sqlite" as const])];
 
 describe("webhook operations: test, deliveries, retry", () => {
   let t: WebhookTestApp;
@@ -23,8 +27,8 @@ describe("webhook operations: test, deliveries, retry", () => {
     expect(delivery).toMatchObject({ id: res.json.data.id, status: "succeeded", attempts: [{ number: 1, trigger: "test", outcome: "succeeded" }] });
   });
 
-  it("lists deliveries newest first, filtered by status and event_type, page by page with a bound cursor", async () => {
-    t = await createWebhookTestApp({ coreDeps: { retrySchedule: [0] } });
+  it.each(STORES)("lists deliveries newest first, filtered by status and event_type, page by page with a bound cursor (%s)", async (storage) => {
+    t = await createWebhookTestApp({ storage, coreDeps: { retrySchedule: [0] } });
     const receiver = await t.receiver({ respond: (d) => (JSON.parse(d.body).data.title === "Bad" ? 500 : 200) });
     const endpoint = await t.endpoint(receiver, { events: ["product.created", "product.updated"] });
     const titles = ["A", "B", "Bad", "C", "D"];
