@@ -21,25 +21,18 @@ import { KEY_SET_LUA, type RedisLayout } from "./redis-keys.js";
 // redis-keys.ts's, the same text as the write script's.
 const SCRIPT = `
 local records, leaves, branches, k = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-${KEY_SET_LUA}if ARGV[5] == 'sweep' then
-  local current = redis.call('GET', records .. k)
-  if not current then return 0 end
-  local ok, record = pcall(cjson.decode, current)
-  if ok and type(record) == 'table' and type(record.expires_at) == 'string' and record.expires_at <= ARGV[7] then
-    redis.call('DEL', records .. k)
-    unlink(k)
-    return 1
-  end
-  return 0
+${KEY_SET_LUA}local function remove_when(test)
+  local ok, record = pcall(cjson.decode, redis.call('GET', records .. k) or 'null')
+  if not (ok and type(record) == 'table' and test(record)) then return 0 end
+  redis.call('DEL', records .. k)
+  unlink(k)
+  return 1
+end
+if ARGV[5] == 'sweep' then
+  return remove_when(function (record) return type(record.expires_at) == 'string' and record.expires_at <= ARGV[7] end)
 end
 if ARGV[6] == '' then
-  local current = redis.call('GET', records .. k)
-  if current and cjson.decode(current).owner == ARGV[8] then
-    redis.call('DEL', records .. k)
-    unlink(k)
-    return 1
-  end
-  return 0
+  return remove_when(function (record) return record.owner == ARGV[8] end)
 end
 local old = redis.call('SET', records .. k, ARGV[6], 'GET')
 if not old then

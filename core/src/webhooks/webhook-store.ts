@@ -3,10 +3,10 @@ import type { IndexRegistry } from "../lists/index-registry.js";
 import { applyInOrder, type BatchOp, type Stores } from "../storage/create-storage.js";
 import { createGroupCommit } from "./group-commit.js";
 import { deliveryText, eventText } from "./record-text.js";
-import { toDeliveryEntry, toEndpointEntry, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
+import { toEndpointEntry, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
 import { skipUnreadable } from "../storage/record-check.js";
 import type { OrderedCollections } from "../storage/create-storage.js";
-import { deliveriesFromTable } from "./delivery-table.js";
+import { createDeliveryLists } from "./delivery-lists.js";
 import type { DeliveryRef, SharedStore } from "./webhook-keys.js";
 import { createEventHolds } from "./event-holds.js";
 
@@ -22,7 +22,7 @@ export { clusterKeys, type DeliveryRef, type SharedStore } from "./webhook-keys.
 /**
  * Storage of the webhook engine. Endpoints live in memory (a process-wide cache, written through in
  * order per endpoint), so the engine and fan-out read them synchronously. Deliveries are stored with an
- * index per endpoint (none on SQLite, whose lists read the database: `delivery-table.ts`); pending ones are
+ * index per endpoint (none on SQLite, whose lists read the database: `delivery-lists.ts`); pending ones are
  * also kept in memory, so an attempt does not read its record back. Two marker folders keep start-up cheap:
  * `webhooks:outbox` holds events not yet fanned out, `webhooks:pending` the deliveries not yet settled;
  * nothing else is scanned.
@@ -63,16 +63,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
   const endpointKey = (appId: string, id: string) => `${ENDPOINTS}:${appId}:${id}`;
   const deliveryKey = (endpointId: string, id: string) => `${DELIVERIES}:${endpointId}:${id}`;
   const endpointIndex = (appId: string) => indexes.get(`${ENDPOINTS}:${appId}`, toEndpointEntry);
-  const deliveryIndex = (endpointId: string) => indexes.get(`${DELIVERIES}:${endpointId}`, toDeliveryEntry);
-  /** Keeps an endpoint's delivery index in step with a stored delivery; SQLite keeps none (lists read the database). */
-  async function indexDelivery(d: DeliveryRecord): Promise<void> {
-    if (ordered) return;
-    const index = await deliveryIndex(d.endpoint_id);
-    const entry = index.get(d.id);
-    // Listings sort deliveries by (created_at, id) only, so a new status is set in place: no re-sort.
-    if (entry && entry.created_at === d.created_at) entry.status = d.status;
-    else index.upsert(toDeliveryEntry(d));
-  }
+  const deliveryLists = createDeliveryLists(storage, indexes, DELIVERIES, ordered);
 
   /** Persists the endpoint's current cached value (or its removal) after earlier writes of it. */
   function persist(id: string, appId: string): Promise<void> {
@@ -113,7 +104,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
     if (d.status === "pending" && !wasPending) ops.push(markerOp(d));
     if (d.status !== "pending" && wasPending) ops.push({ key: `${PENDING}:${d.id}`, remove: true });
     await shared!.batch(ops);
-    await indexDelivery(d);
+    await deliveryLists.record(d);
   }
 
   /** Ends the cover of `id` by `eventId`: a marker if it is still pending, then the event's hold released. */
@@ -181,15 +172,10 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       await group.flush();
     },
 
-    /**
-     * What a deliveries list asks its page of: on SQLite the database, else the index (while a snapshot is
-     * restored, its newest blocks when they hold the page).
-     */
-    deliveryListing: async (endpointId: string) => (ordered ? deliveriesFromTable(storage, ordered, `${DELIVERIES}:${endpointId}`) : indexes.listing(`${DELIVERIES}:${endpointId}`, toDeliveryEntry)),
+    /** What a deliveries list asks its page of (`delivery-lists.ts`). */
+    deliveryListing: (endpointId: string) => deliveryLists.listing(endpointId),
     /** A new endpoint has no deliveries: its index starts empty instead of being read from storage. */
-    seedDeliveryIndex(endpointId: string): void {
-      if (!ordered) indexes.seedEmpty(`${DELIVERIES}:${endpointId}`);
-    },
+    seedDeliveryIndex: (endpointId: string) => deliveryLists.seed(endpointId),
     /** The pending delivery kept in memory (none on a shared store): what a run reads without a wait. */
     pendingDelivery(endpointId: string, id: string): DeliveryRecord | undefined {
       const cached = shared ? undefined : pending.get(id);
@@ -239,7 +225,7 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
         if (closesEvent && held.count(coveredBy) === 1) held.delete(coveredBy);
         else await release(coveredBy);
       }
-      await indexDelivery(d);
+      await deliveryLists.record(d);
     },
     /** A fan-out of `eventId` starts: its outbox entry stays at least until {@link releaseEvent}. */
     holdEvent: held.add,
@@ -270,15 +256,15 @@ export function createWebhookStore(storage: Storage, indexes: IndexRegistry, sha
       return endCoverOf(id, eventId);
     },    /** Removes an endpoint's deliveries; on a shared store every stored one (other processes made some), each with its marker at once. */
     async removeDeliveries(endpointId: string): Promise<void> {
-      const index = ordered ? null : await deliveryIndex(endpointId);
-      const ids = new Set(index ? [...index.values()].map((e) => e.id) : []);
-      if (shared || !index) for (const key of await storage.getKeys(`${DELIVERIES}:${endpointId}`)) ids.add(key.slice(key.lastIndexOf(":") + 1));
+      const indexed = await deliveryLists.indexed(endpointId);
+      const ids = new Set(indexed ?? []);
+      if (shared || !indexed) for (const key of await storage.getKeys(`${DELIVERIES}:${endpointId}`)) ids.add(key.slice(key.lastIndexOf(":") + 1));
       for (const id of ids) {
         pending.delete(id);
         const ops: BatchOp[] = [{ key: `${PENDING}:${id}`, remove: true }, { key: deliveryKey(endpointId, id), remove: true }];
         if (shared) await shared.batch(ops);
         else for (const op of ops) await storage.removeItem(op.key);
-        index?.remove(id);
+        await deliveryLists.forget(endpointId, id);
       }
     },
     dropPendingMarker: (id: string) => storage.removeItem(`${PENDING}:${id}`),
