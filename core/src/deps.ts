@@ -60,6 +60,17 @@ export function createManualClock(start: Date | string = "2026-01-01T00:00:00.00
   };
 }
 
+/**
+ * A clock that reads `start` when it is made and then moves with the wall clock: a server that opens data
+ * written at a known moment (a committed data dir) runs as if it were started just after it was written, so
+ * windows measured from that moment (an Idempotency-Key's 24 h, a rotated secret's overlap) never depend on
+ * the day the test runs.
+ */
+export function createOffsetClock(start: Date | string, wall: Clock = systemClock): Clock {
+  const offset = new Date(start).getTime() - wall.now().getTime();
+  return { now: () => new Date(wall.now().getTime() + offset) };
+}
+
 /** An opaque id with a prefix, e.g. `we_3f9c...`. */
 export function toPrefixedId(ids: IdSource, prefix: string, bytes = 12): string {
   return `${prefix}_${ids.bytes(bytes).toString("hex")}`;

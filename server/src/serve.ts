@@ -13,6 +13,7 @@ import {
   trimEndChars,
   ensureDevCredentials,
   secureDataDir,
+  type Clock,
   type Core,
   type DevCredentials,
   type DrainReport,
@@ -67,6 +68,11 @@ export interface ServeOptions {
    * a global cap below the descriptor limit, and with `publicOnly` a per-address cap (null: none).
    */
   connections?: Partial<ConnectionLimits>;
+  /**
+   * The clock the core stamps and schedules by; default the system's. A server opened on data written at a
+   * known moment (the committed data dirs of `test/formats`) takes a clock that starts there.
+   */
+  clock?: Clock;
   /** Where `LP_AI_BASE_URL`, `LP_AI_API_KEY`, `LP_AI_MODEL` and `LP_AI_MAX_RESPONSE_BYTES` are read; default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -162,6 +168,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   const dashboard = options.admin === false ? undefined : createDashboardHub({ redis: stores.redis });
   const core = await createCore({
     stores,
+    clock: options.clock,
     writtenBy: options.writtenBy,
     log: options.storageLog,
     events: dashboard?.sink,

@@ -1,6 +1,6 @@
 import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CURRENT_FORMAT, runDoctor, sqliteDoctorSource } from "@lp/core";
+import { createOffsetClock, CURRENT_FORMAT, runDoctor, sqliteDoctorSource } from "@lp/core";
 import { startServer, type RunningServer } from "@lp/server";
 import { describe, expect, it } from "vitest";
 import { useTempDirs } from "../../core/src/testing/temp-dirs.js";
@@ -19,6 +19,8 @@ const formats = readdirSync(root).filter((name) => /^format-\d+(-killed)?$/.test
 const tempDir = useTempDirs();
 
 interface Expected {
+  /** Just after the dir's last write: its server runs on a clock that starts here, never on today's date. */
+  written_at: string;
   account: string;
   products: number;
   with_images?: Record<string, number>;
@@ -71,7 +73,10 @@ describe("data dirs of every released format", () => {
     const facts = expectedOf(name);
     const dir = copyOf(name);
     const logged: string[] = [];
-    const server = await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp test", storageLog: (line) => logged.push(line) });
+    // What the dir holds was written at `written_at` (its Idempotency-Key answers replay for 24 h from then): the
+    // server opens it on a clock that starts there, so the test answers the same on any day it runs.
+    const clock = createOffsetClock(facts.written_at);
+    const server = await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp test", storageLog: (line) => logged.push(line), clock });
     try {
       const account = server.credentials.account_id;
       const auth = { authorization: `Bearer ${server.credentials.token}` };

@@ -76,6 +76,8 @@ await server.close();
 receiver.close();
 
 const expected = {
+  // The moment the last record was written: the test opens the dir on a clock that starts here.
+  written_at: new Date().toISOString(),
   account,
   products: 514,
   with_images: { "Linen apron": 1, "Coffee set": 2 },
