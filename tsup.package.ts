@@ -9,11 +9,11 @@ import { defineConfig } from "tsup";
  */
 export const dtsCompilerOptions = { baseUrl: fileURLToPath(new URL(".", import.meta.url)), ignoreDeprecations: "6.0" };
 
-/** The build every library package shares: one ESM entry with declarations, for Node 20. */
+/** The build every library package shares: one ESM entry with declarations, for Node 22.13 and newer. */
 export const packageConfig = defineConfig({
   entry: ["src/index.ts"],
   format: ["esm"],
-  target: "node20",
+  target: "node22",
   platform: "node",
   dts: { compilerOptions: dtsCompilerOptions },
   clean: true,

@@ -35,7 +35,7 @@ export default defineConfig({
   },
   entry: { bin: "src/bin.ts", testing: "src/testing.ts" },
   format: ["esm"],
-  target: "node20",
+  target: "node22",
   platform: "node",
   splitting: true,
   clean: true,

@@ -36,7 +36,7 @@ const AREAS: [string, RegExp][] = [
   ["dashboard request log", /dashboard\/|request-log|redact/],
   ["request id, timing, access log (app hooks)", /server\/src\/app\.ts|core\/src\/deps\.ts/],
   ["auth (token check, hashing)", /auth|accounts-service|sha256|createHash|timingSafeEqual/],
-  ["storage read (unstorage, driver, JSON.parse)", /unstorage|sqlite-driver|sqlite-database|better-sqlite3|destr|drivers\/memory|normalizeKey/],
+  ["storage read (unstorage, driver, JSON.parse)", /unstorage|sqlite-driver|sqlite-database|sqlite\.ts|destr|drivers\/memory|normalizeKey/],
   ["storage write (guard, writer thread's messages)", /sqlite-writer|guarded-stores|direct-writes|worker_threads|MessagePort/],
   ["webhook events, outbox, fan-out", /core\/src\/webhooks\/|core\/src\/events\//],
   ["lock, queue", /core\/src\/ports\//],

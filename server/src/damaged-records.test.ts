@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite } from "../../core/src/storage/sqlite.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisAdmin } from "../../core/src/testing/redis-admin.js";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../../core/src/testing/redis-server.js";
@@ -34,7 +34,7 @@ function sqliteStore(): Store {
     open: (lines) => createTestApp({ dataDir: dir, coreDeps: { log: (l) => lines.push(l) } }),
     // As `sqlite3 lp.db "UPDATE records ..."` would, with the server stopped.
     async damage(key, text) {
-      const db = new Database(join(dir, "lp.db"));
+      const db = openSqlite(join(dir, "lp.db"));
       try {
         expect(db.prepare("UPDATE records SET value = ? WHERE key = ?").run(text, key).changes).toBe(1);
       } finally {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite } from "../../core/src/storage/sqlite.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWebhookTestApp, type WebhookTestApp } from "./routes/webhooks-test-kit.js";
 
@@ -25,7 +25,7 @@ describe("an endpoint's deliveries on SQLite, listed from the database", () => {
     // As `sqlite3 lp.db "UPDATE records ..."` would, with the server stopped: B's delivery keeps its created_at
     // (so the database's index still lists it) but loses fields every delivery has.
     const damaged = before[2].id as string;
-    const db = new Database(join(dir, "lp.db"));
+    const db = openSqlite(join(dir, "lp.db"));
     try {
       expect(db.prepare("UPDATE records SET value = json_remove(value, '$.status', '$.attempts') WHERE key = ?").run(`webhooks:deliveries:${endpoint.id}:${damaged}`).changes).toBe(1);
     } finally {

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite, prepareArrays } from "../../core/src/storage/sqlite.js";
 
 /** What a read of a data directory's records found. */
 export interface ScanResult {
@@ -19,9 +19,9 @@ export interface ScanResult {
 
 /** Every record of the data dir's database, read through a read-only connection of its own (safe beside a running server). */
 export function storedRecords(dataDir: string): Array<[string, string]> {
-  const db = new Database(join(dataDir, "lp.db"), { readonly: true, fileMustExist: true });
+  const db = openSqlite(join(dataDir, "lp.db"), { readOnly: true });
   try {
-    return db.prepare("SELECT key, value FROM records").raw().all() as Array<[string, string]>;
+    return prepareArrays<[], [string, string]>(db, "SELECT key, value FROM records").all();
   } finally {
     db.close();
   }
@@ -29,9 +29,9 @@ export function storedRecords(dataDir: string): Array<[string, string]> {
 
 /** The quota totals the database keeps per products collection (`sqlite-products.ts`). */
 function storedTotals(dataDir: string): Array<[string, number, number]> {
-  const db = new Database(join(dataDir, "lp.db"), { readonly: true, fileMustExist: true });
+  const db = openSqlite(join(dataDir, "lp.db"), { readOnly: true });
   try {
-    return db.prepare("SELECT parent, products, media_bytes FROM product_totals").raw().all() as Array<[string, number, number]>;
+    return prepareArrays<[], [string, number, number]>(db, "SELECT parent, products, media_bytes FROM product_totals").all();
   } finally {
     db.close();
   }

@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { addonsIn, offerPrebuilts, writeFiles } from "./native-addons.js";
 import { layoutFrom, type LockEntry, type Root } from "./offline-lockfile.js";
 
 const run = promisify(execFile);
@@ -66,8 +65,8 @@ export function readmeAllowScripts(): Record<string, boolean> {
  * install runs with `--prefer-offline`: packages come from npm's cache, which the repository's `npm ci`
  * filled; only what the cache lacks (npm's answer to a peer range it wants to re-check) asks the registry.
  * Install scripts run as npm 12 will run them: only those the README's `allowScripts` allows, and any other
- * fails the install (`--strict-allow-scripts`). Native addons get the repository's build for this Node's ABI
- * as a prebuilt binary (`native-addons.ts`). Resolves with the folder and the install's output.
+ * fails the install (`--strict-allow-scripts`). No package lp installs compiles anything: the embedded store is
+ * Node's own `node:sqlite`. Resolves with the folder and the install's output.
  */
 export async function createProject(packed: Record<string, Packed>): Promise<{ dir: string; install: string }> {
   const dir = mkdtempSync(join(tmpdir(), "lp-release-"));
@@ -90,16 +89,12 @@ export async function createProject(packed: Record<string, Packed>): Promise<{ d
   const packages = { "": project, ...entries, ...layoutFrom(lock.packages, roots, (name) => name.startsWith("@lp/")) };
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(project, null, 2)}\n`);
   writeFileSync(join(dir, "package-lock.json"), `${JSON.stringify({ name: project.name, version: project.version, lockfileVersion: 3, requires: true, packages }, null, 2)}\n`);
-  const prebuilts = mkdtempSync(join(tmpdir(), "lp-prebuilts-"));
   try {
-    writeFiles(dir, await offerPrebuilts(repoRoot, addonsIn(packages), prebuilts));
     const { stdout, stderr } = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--strict-allow-scripts", "--foreground-scripts"], { cwd: dir, env: npmEnv() });
     return { dir, install: stdout + stderr };
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
-  } finally {
-    rmSync(prebuilts, { recursive: true, force: true });
   }
 }
 

@@ -1,21 +1,21 @@
 import { chmodSync, closeSync, existsSync, fsyncSync, lstatSync, openSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { DIR_MODE, FILE_MODE, readTextOrNull, syncFolder, writeFileDurably } from "../storage/data-dir-files.js";
 import { DATABASE_FILE, SCHEMA } from "../storage/sqlite-database.js";
+import { inTransaction, openSqlite, prepareColumn, type SqliteDatabase } from "../storage/sqlite.js";
 import type { DoctorProblem, DoctorSource, SourceRecord } from "./doctor.js";
 
 /** Rows of a damaged table read past, at most, before the copy gives up on the rest of it. */
 const MAX_SKIPS = 10_000;
 
 /** Every row of `table` that can still be read, in rowid order, stepping past rows a damaged page hides. */
-function* readableRows<T>(db: Database.Database, table: "records" | "media", columns: string): Generator<T & { rowid: number }> {
+function* readableRows<T>(db: SqliteDatabase, table: "records" | "media", columns: string): Generator<T & { rowid: number }> {
   const next = db.prepare(`SELECT rowid, ${columns} FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT 256`);
   let after = -1;
   for (let skips = 0; skips < MAX_SKIPS; ) {
     let rows: Array<T & { rowid: number }>;
     try {
-      rows = next.all(after) as Array<T & { rowid: number }>;
+      rows = next.all(after) as unknown as Array<T & { rowid: number }>;
     } catch {
       after += 1;
       skips += 1;
@@ -36,11 +36,11 @@ function* readableRows<T>(db: Database.Database, table: "records" | "media", col
 export function sqliteDoctorSource(dataDir: string, options: { fix: boolean }): DoctorSource & { close(): void } {
   const file = join(dataDir, DATABASE_FILE);
   const formatFile = join(dataDir, "format.json");
-  let db: Database.Database | null = null;
+  let db: SqliteDatabase | null = null;
   let openError: string | null = null;
   if (existsSync(file)) {
     try {
-      db = new Database(file, { readonly: !options.fix, fileMustExist: true, timeout: 5000 });
+      db = openSqlite(file, { readOnly: !options.fix, mustExist: true, busyTimeoutMs: 5000 });
     } catch (error) {
       openError = (error as Error).message;
     }
@@ -58,7 +58,7 @@ export function sqliteDoctorSource(dataDir: string, options: { fix: boolean }): 
       return db !== null && db.prepare("SELECT 1 FROM media WHERE key = ?").get(path.split("/").join(":")) !== undefined;
     },
     async mediaPaths() {
-      return db ? (db.prepare("SELECT key FROM media ORDER BY key").pluck().all() as string[]).map((key) => key.split(":").join("/")) : [];
+      return db ? prepareColumn<[], string>(db, "SELECT key FROM media ORDER BY key").all().map((key) => key.split(":").join("/")) : [];
     },
     async format() {
       return { key: "format.json", where: formatFile, text: readTextOrNull(formatFile) };
@@ -71,7 +71,7 @@ export function sqliteDoctorSource(dataDir: string, options: { fix: boolean }): 
       if (!db) return openError === null ? [] : [{ check: "database", key: DATABASE_FILE, where: file, fixable: true, message: `cannot be opened: ${openError}` }];
       let lines: string[];
       try {
-        lines = db.prepare("PRAGMA integrity_check(100)").pluck().all() as string[];
+        lines = prepareColumn<[], string>(db, "PRAGMA integrity_check(100)").all();
       } catch (error) {
         lines = [(error as Error).message];
       }
@@ -81,21 +81,21 @@ export function sqliteDoctorSource(dataDir: string, options: { fix: boolean }): 
       const fresh = `${file}.fixing`;
       rmSync(fresh, { force: true });
       closeSync(openSync(fresh, "w", FILE_MODE));
-      const target = new Database(fresh);
+      const target = openSqlite(fresh);
       let copied = 0;
       let media = 0;
       try {
-        target.pragma("journal_mode = OFF");
+        target.exec("PRAGMA journal_mode = OFF");
         target.exec(SCHEMA);
         const put = target.prepare("INSERT OR REPLACE INTO records (key, parent, value) VALUES (?, ?, ?)");
         const blob = target.prepare("INSERT OR REPLACE INTO media (key, bytes) VALUES (?, ?)");
-        target.transaction(() => {
+        inTransaction(target, () => {
           if (!db) return;
           for (const row of readableRows<{ key: string; parent: string; value: string }>(db, "records", "key, parent, value")) {
             if (keys.has(row.key) && !left.has(row.key)) put.run(row.key, row.parent, row.value), copied++;
           }
-          for (const row of readableRows<{ key: string; bytes: Buffer }>(db, "media", "key, bytes")) if (!leftMedia.has(row.key)) blob.run(row.key, row.bytes), media++;
-        })();
+          for (const row of readableRows<{ key: string; bytes: Uint8Array }>(db, "media", "key, bytes")) if (!leftMedia.has(row.key)) blob.run(row.key, row.bytes), media++;
+        });
       } finally {
         target.close();
       }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, watch, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite, prepareArrays, toBuffer } from "../storage/sqlite.js";
 import { describe, expect, it } from "vitest";
 import { useTempDirs } from "../testing/temp-dirs.js";
 import { ASIDE, migrateLegacyDataDir } from "./format-1-migration.js";
@@ -57,10 +57,10 @@ function filesOf(dir: string): Map<string, Buffer> {
 
 /** The rows of a migrated database: records by key (text) and media by key (bytes). */
 function rowsOf(dir: string) {
-  const db = new Database(join(dir, "lp.db"), { readonly: true });
+  const db = openSqlite(join(dir, "lp.db"), { readOnly: true });
   try {
-    const records = new Map((db.prepare("SELECT key, value FROM records").raw().all() as [string, string][]).map(([k, v]) => [k, v]));
-    const media = new Map((db.prepare("SELECT key, bytes FROM media").raw().all() as [string, Buffer][]).map(([k, v]) => [k, v]));
+    const records = new Map(prepareArrays<[], [string, string]>(db, "SELECT key, value FROM records").all().map(([k, v]) => [k, v]));
+    const media = new Map(prepareArrays<[], [string, Uint8Array]>(db, "SELECT key, bytes FROM media").all().map(([k, v]) => [k, toBuffer(v)]));
     return { records, media };
   } finally {
     db.close();

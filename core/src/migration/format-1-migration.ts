@@ -1,8 +1,8 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { DIR_MODE, FILE_MODE, readTextOrNull, syncFolder, writeFileDurably } from "../storage/data-dir-files.js";
 import { DATABASE_FILE, prefixEnd, SCHEMA } from "../storage/sqlite-database.js";
+import { inTransaction, openSqlite, prepareColumn } from "../storage/sqlite.js";
 import { checkKey, parentOf } from "../storage/keys.js";
 import { loggedChanges } from "./format-1-log.js";
 
@@ -59,10 +59,10 @@ const sourceOf = (dataDir: string, folder: "data" | "media") => (existsSync(join
 function copyInto(file: string, dataDir: string, log: (line: string) => void): { records: number; media: number } {
   rmSync(file, { force: true });
   closeSync(openSync(file, "w", FILE_MODE));
-  const db = new Database(file);
+  const db = openSqlite(file);
   try {
-    db.pragma("journal_mode = OFF");
-    db.pragma("synchronous = OFF");
+    db.exec("PRAGMA journal_mode = OFF");
+    db.exec("PRAGMA synchronous = OFF");
     db.exec(SCHEMA);
     const put = db.prepare("INSERT INTO records (key, parent, value) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
     const remove = db.prepare("DELETE FROM records WHERE key = ?");
@@ -77,7 +77,7 @@ function copyInto(file: string, dataDir: string, log: (line: string) => void): {
         return null;
       }
     };
-    db.transaction(() => {
+    inTransaction(db, () => {
       const records = sourceOf(dataDir, "data");
       for (const [path, segments] of filesUnder(records)) {
         const key = take(segments, "file");
@@ -95,8 +95,8 @@ function copyInto(file: string, dataDir: string, log: (line: string) => void): {
         if (key) media.run(key, readFileSync(path));
         counts.media++;
       }
-    })();
-    counts.records = (db.prepare("SELECT count(*) FROM records").pluck().get() as number) ?? 0;
+    });
+    counts.records = prepareColumn<[], number>(db, "SELECT count(*) FROM records").get() ?? 0;
     return counts;
   } finally {
     db.close();

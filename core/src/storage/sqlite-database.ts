@@ -1,14 +1,10 @@
 import { closeSync, openSync } from "node:fs";
-import { createRequire } from "node:module";
-import Database from "better-sqlite3";
 import { FILE_MODE } from "./data-dir-files.js";
 import { applyProductSchema, PRODUCT_SCHEMA } from "./sqlite-products.js";
+import { openSqlite, prepareColumn, type ColumnStatement, type SqliteDatabase } from "./sqlite.js";
 
 /** The database of a data dir, beside its `format.json`. */
 export const DATABASE_FILE = "lp.db";
-
-/** Where the better-sqlite3 package is, for the writer thread (it must load the same build). */
-export const SQLITE_DRIVER = createRequire(import.meta.url).resolve("better-sqlite3");
 
 /**
  * The tables of the embedded store (format 2). `records` holds every record as its JSON text under its
@@ -37,11 +33,14 @@ export const SCHEMA = TABLES + PRODUCT_SCHEMA;
  * Opens (creating it owner-only if needed) the database at `file` in WAL mode with its tables: the
  * connection the main thread reads through. SQLite gives the `-wal` and `-shm` files the database's mode.
  */
-export function openDatabase(file: string, options: { readonly?: boolean } = {}): Database.Database {
+export function openDatabase(file: string, options: { readonly?: boolean } = {}): SqliteDatabase {
   if (!options.readonly) closeSync(openSync(file, "a", FILE_MODE));
-  const db = new Database(file, { readonly: options.readonly === true, fileMustExist: options.readonly === true, timeout: 1000 });
+  const db = openSqlite(file, { readOnly: options.readonly === true, busyTimeoutMs: 1000 });
   if (!options.readonly) {
-    db.pragma("journal_mode = WAL");
+    db.exec("PRAGMA journal_mode = WAL");
+    // 16 MB of page cache for the reads of lists and GETs (node:sqlite's SQLite keeps 2 MB by default); the
+    // writer thread's connection keeps 2 MB (sqlite-writer-thread.ts).
+    db.exec("PRAGMA cache_size = -16000");
     db.exec(TABLES);
     applyProductSchema(db);
   }
@@ -54,7 +53,7 @@ export function prefixEnd(prefix: string): string | null {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
-type Pluck<P extends unknown[], R> = Database.Statement<P, R>;
+type Pluck<P extends string[], R> = ColumnStatement<P, R>;
 
 /** The statements the main thread reads with (each answers one column), prepared once per connection. */
 export interface ReadStatements {
@@ -62,22 +61,22 @@ export interface ReadStatements {
   has: Pluck<[string], number>;
   keysFrom: Pluck<[string, string], string>;
   keysAll: Pluck<[string], string>;
-  media: Pluck<[string], Buffer>;
+  media: Pluck<[string], Uint8Array>;
   hasMedia: Pluck<[string], number>;
   mediaKeysFrom: Pluck<[string, string], string>;
   mediaKeysAll: Pluck<[string], string>;
 }
 
 /** Prepares the {@link ReadStatements} of a connection. */
-export function readStatements(db: Database.Database): ReadStatements {
+export function readStatements(db: SqliteDatabase): ReadStatements {
   return {
-    get: db.prepare<[string], string>("SELECT value FROM records WHERE key = ?").pluck(),
-    has: db.prepare<[string], number>("SELECT 1 FROM records WHERE key = ?").pluck(),
-    keysFrom: db.prepare<[string, string], string>("SELECT key FROM records WHERE key >= ? AND key < ? ORDER BY key").pluck(),
-    keysAll: db.prepare<[string], string>("SELECT key FROM records WHERE key >= ? ORDER BY key").pluck(),
-    media: db.prepare<[string], Buffer>("SELECT bytes FROM media WHERE key = ?").pluck(),
-    hasMedia: db.prepare<[string], number>("SELECT 1 FROM media WHERE key = ?").pluck(),
-    mediaKeysFrom: db.prepare<[string, string], string>("SELECT key FROM media WHERE key >= ? AND key < ? ORDER BY key").pluck(),
-    mediaKeysAll: db.prepare<[string], string>("SELECT key FROM media WHERE key >= ? ORDER BY key").pluck(),
+    get: prepareColumn<[string], string>(db, "SELECT value FROM records WHERE key = ?"),
+    has: prepareColumn<[string], number>(db, "SELECT 1 FROM records WHERE key = ?"),
+    keysFrom: prepareColumn<[string, string], string>(db, "SELECT key FROM records WHERE key >= ? AND key < ? ORDER BY key"),
+    keysAll: prepareColumn<[string], string>(db, "SELECT key FROM records WHERE key >= ? ORDER BY key"),
+    media: prepareColumn<[string], Uint8Array>(db, "SELECT bytes FROM media WHERE key = ?"),
+    hasMedia: prepareColumn<[string], number>(db, "SELECT 1 FROM media WHERE key = ?"),
+    mediaKeysFrom: prepareColumn<[string, string], string>(db, "SELECT key FROM media WHERE key >= ? AND key < ? ORDER BY key"),
+    mediaKeysAll: prepareColumn<[string], string>(db, "SELECT key FROM media WHERE key >= ? ORDER BY key"),
   };
 }

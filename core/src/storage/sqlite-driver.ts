@@ -2,6 +2,7 @@ import type { Driver } from "unstorage";
 import { prefixEnd, type ReadStatements } from "./sqlite-database.js";
 import type { SqliteWriter, WriteOp } from "./sqlite-writer.js";
 import { checkKey, parentOf, toStoredText as toText } from "./keys.js";
+import { toBuffer } from "./sqlite.js";
 
 /** The keys of `keysFrom`/`keysAll` that start with `base`, in key order. */
 function keysUnder(base: string | undefined, from: (lower: string, upper: string) => string[], all: (lower: string) => string[]): string[] {
@@ -33,8 +34,14 @@ export function sqliteMediaDriver(reads: ReadStatements, writer: SqliteWriter): 
     name: "sqlite-media",
     options: {},
     hasItem: (key) => reads.hasMedia.get(checkKey(key)) !== undefined,
-    getItem: (key) => reads.media.get(checkKey(key))?.toString("utf8") ?? null,
-    getItemRaw: (key) => reads.media.get(checkKey(key)) ?? null,
+    getItem: (key) => {
+      const bytes = reads.media.get(checkKey(key));
+      return bytes === undefined ? null : toBuffer(bytes).toString("utf8");
+    },
+    getItemRaw: (key) => {
+      const bytes = reads.media.get(checkKey(key));
+      return bytes === undefined ? null : toBuffer(bytes);
+    },
     setItem: (key, value) => writer.write([["media", checkKey(key), Buffer.from(toText(value), "utf8")]]),
     setItemRaw: (key, value: Uint8Array) => writer.write([["media", checkKey(key), value]]),
     removeItem: (key) => writer.write([["mdel", checkKey(key)]]),

@@ -1,4 +1,4 @@
-import type Database from "better-sqlite3";
+import { inTransaction, prepareArrays, type ArrayStatement, type SqliteDatabase, type SqliteValue } from "./sqlite.js";
 
 /**
  * What SQLite keeps for the products lists, so they read the database's own indexes instead of an index in
@@ -52,15 +52,15 @@ END;
  * Creates what {@link PRODUCT_SCHEMA} describes in `db`, in one transaction; a database made before it had
  * them gets its totals counted from the records it holds.
  */
-export function applyProductSchema(db: Database.Database): void {
-  db.transaction(() => {
+export function applyProductSchema(db: SqliteDatabase): void {
+  inTransaction(db, () => {
     const counted = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'product_totals'").get() !== undefined;
     db.exec(PRODUCT_SCHEMA);
     if (counted) return;
     db.exec(
       `INSERT INTO product_totals (parent, products, media_bytes) SELECT r.parent, sum(${live("r.value")}), sum(${bytes("r.value")}) FROM records r WHERE r.${PRODUCTS} GROUP BY r.parent`,
     );
-  })();
+  });
 }
 
 /** A row of a products list: the record's key, its JSON text (null when the list's filter rules it out), and its sort value. */
@@ -103,9 +103,11 @@ export interface ProductTables {
   usage(parent: string, claim: string, pending: readonly (readonly [key: string, before: string | null])[]): { products: number; bytes: number; claimed: string | null; landed: boolean[] };
 }
 
+type Params = [Record<string, SqliteValue>];
+
 /** The {@link ProductTables} of a connection whose database has {@link PRODUCT_SCHEMA}. */
-export function productTables(db: Database.Database): ProductTables {
-  const statements = new Map<string, Database.Statement>();
+export function productTables(db: SqliteDatabase): ProductTables {
+  const statements = new Map<string, ArrayStatement<Params, ProductRow>>();
   const statement = (order: ProductOrder, descending: boolean, after: boolean, filtered: boolean) => {
     const name = `${order} ${descending} ${after} ${filtered}`;
     let made = statements.get(name);
@@ -122,7 +124,7 @@ export function productTables(db: Database.Database): ProductTables {
         AND (@createdFrom IS NULL OR created_at > @createdFrom) AND (@createdTo IS NULL OR created_at < @createdTo)`;
       // Filtered, a row ruled out comes back without its text: the next call goes on from the last one.
       const sql = `SELECT key, ${filtered ? `CASE WHEN ${keep} THEN value END` : "value"}, sorted FROM (${rows})`;
-      made = db.prepare(sql).raw();
+      made = prepareArrays<Params, ProductRow>(db, sql);
       statements.set(name, made);
     }
     return made;
@@ -130,21 +132,18 @@ export function productTables(db: Database.Database): ProductTables {
   // One statement, so one read of the database: the totals, the claimed product's text, and which of the
   // pending writes it shows (a create's key absent so far costs one probe of the key index).
   const totals = "FROM (SELECT 1) LEFT JOIN product_totals t ON t.parent = @parent";
-  const read = db
-    .prepare<[{ parent: string; claim: string; pending: string }], [number | null, number | null, string | null, string]>(
-      `SELECT t.products, t.media_bytes, (SELECT value FROM records WHERE key = @claim),
+  const read = prepareArrays<Params, [number | null, number | null, string | null, string]>(
+    db,
+    `SELECT t.products, t.media_bytes, (SELECT value FROM records WHERE key = @claim),
          (SELECT json_group_array(j.key) FROM json_each(@pending) j LEFT JOIN records r ON r.key = j.value ->> 0 WHERE r.value IS NOT j.value ->> 1)
        ${totals}`,
-    )
-    .raw();
-  const readAlone = db
-    .prepare<[{ parent: string; claim: string }], [number | null, number | null, string | null]>(`SELECT t.products, t.media_bytes, (SELECT value FROM records WHERE key = @claim) ${totals}`)
-    .raw();
+  );
+  const readAlone = prepareArrays<Params, [number | null, number | null, string | null]>(db, `SELECT t.products, t.media_bytes, (SELECT value FROM records WHERE key = @claim) ${totals}`);
   return {
     page: (parent, order, descending, after, limit, filter) => {
-      const params: Record<string, unknown> = after ? { parent, limit, value: after[0], key: after[1] } : { parent, limit };
+      const params: Record<string, SqliteValue> = after ? { parent, limit, value: after[0], key: after[1] } : { parent, limit };
       if (filter) Object.assign(params, { type: filter.type ?? null, text: filter.text ?? null, createdFrom: filter.createdFrom ?? null, createdTo: filter.createdTo ?? null });
-      return statement(order, descending, after !== null, filter !== undefined).all(params) as ProductRow[];
+      return statement(order, descending, after !== null, filter !== undefined).all(params);
     },
     usage: (parent, claim, pending) => {
       if (pending.length === 0) {

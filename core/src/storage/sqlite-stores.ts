@@ -1,10 +1,10 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type Database from "better-sqlite3";
 import { DIR_MODE, readTextOrNull, writeFileDurably } from "./data-dir-files.js";
 import { toStorage, type OrderedCollections, type Stores } from "./create-storage.js";
 import { DATABASE_FILE, openDatabase, readStatements } from "./sqlite-database.js";
 import { productTables } from "./sqlite-products.js";
+import { prepareArrays, type SqliteDatabase } from "./sqlite.js";
 import { batchOps, sqliteMediaDriver, sqliteRecordsDriver } from "./sqlite-driver.js";
 import { parentOf, toStoredText as toText } from "./keys.js";
 import { SqliteWriter, type WriteOp } from "./sqlite-writer.js";
@@ -14,14 +14,13 @@ import { migrateLegacyDataDir } from "../migration/format-1-migration.js";
  * The collections of a database, newest first, for list indexes: `created_at` is indexed per collection
  * (`records_by_created`), so each block is one index range read, and a restart needs no snapshot.
  */
-function orderedCollections(db: Database.Database): OrderedCollections {
-  const first = db.prepare<[string, number], [string, string, string]>("SELECT key, value, created_at FROM records WHERE parent = ? AND created_at IS NOT NULL ORDER BY created_at DESC, key DESC LIMIT ?").raw();
-  const after = db
-    .prepare<[string, string, string, number], [string, string, string]>(
-      "SELECT key, value, created_at FROM records WHERE parent = ? AND created_at IS NOT NULL AND (created_at, key) < (?, ?) ORDER BY created_at DESC, key DESC LIMIT ?",
-    )
-    .raw();
-  const undated = db.prepare<[string], [string, string]>("SELECT key, value FROM records WHERE parent = ? AND created_at IS NULL").raw();
+function orderedCollections(db: SqliteDatabase): OrderedCollections {
+  const first = prepareArrays<[string, number], [string, string, string]>(db, "SELECT key, value, created_at FROM records WHERE parent = ? AND created_at IS NOT NULL ORDER BY created_at DESC, key DESC LIMIT ?");
+  const after = prepareArrays<[string, string, string, number], [string, string, string]>(
+    db,
+    "SELECT key, value, created_at FROM records WHERE parent = ? AND created_at IS NOT NULL AND (created_at, key) < (?, ?) ORDER BY created_at DESC, key DESC LIMIT ?",
+  );
+  const undated = prepareArrays<[string], [string, string]>(db, "SELECT key, value FROM records WHERE parent = ? AND created_at IS NULL");
   return {
     newest: (prefix, before, limit) => (before ? after.all(prefix, before[0], before[1], limit) : first.all(prefix, limit)),
     undated: (prefix) => undated.all(prefix),

@@ -7,23 +7,42 @@
  * change per transaction, so one bad change never fails the others. On a failure that looks like the disk
  * (full, read-only, forbidden), it asks the file system itself with a one-byte write beside the database,
  * and reports that errno (ENOSPC, EDQUOT, EROFS, EACCES), which the guarded stores turn into a 507 or 503.
- * Plain JavaScript run with `eval`: the bundles that ship lp need no separate file for it.
+ * Plain JavaScript run with `eval`: the bundles that ship lp need no separate file for it. It loads
+ * `node:sqlite` as `sqlite.ts` does, with Node 22's ExperimentalWarning for it dropped.
  */
 export const WRITER_SOURCE = String.raw`
 const { workerData, parentPort } = require("node:worker_threads");
 const { writeFileSync, rmSync } = require("node:fs");
 const { join } = require("node:path");
-const Database = require(workerData.driver);
+const { DatabaseSync } = (() => {
+  const emit = process.emitWarning;
+  process.emitWarning = function (warning, type, ...rest) {
+    const kind = typeof type === "string" ? type : type && type.type;
+    if (kind === "ExperimentalWarning" && String(warning).includes("SQLite")) return;
+    return emit.call(this, warning, type, ...rest);
+  };
+  try { return process.getBuiltinModule("node:sqlite"); } finally { process.emitWarning = emit; }
+})();
+const RESULT_NAMES = { 3: "SQLITE_PERM", 5: "SQLITE_BUSY", 8: "SQLITE_READONLY", 10: "SQLITE_IOERR", 13: "SQLITE_FULL", 14: "SQLITE_CANTOPEN", 19: "SQLITE_CONSTRAINT", 23: "SQLITE_AUTH" };
+// node:sqlite gives the extended result code as a number: its low byte is the primary code.
+const sqliteCode = (error) => typeof (error && error.errcode) === "number" ? (RESULT_NAMES[error.errcode & 0xff] || "SQLITE_" + (error.errcode & 0xff)) : "";
+function transaction(conn, work) {
+  return (arg) => {
+    conn.exec("BEGIN");
+    try { work(arg); conn.exec("COMMIT"); } catch (error) { if (conn.isTransaction) conn.exec("ROLLBACK"); throw error; }
+  };
+}
 const databases = new Map();
 function open(db, file, dir) {
-  const conn = new Database(file, { timeout: 5000 });
-  conn.pragma("synchronous = FULL");
+  const conn = new DatabaseSync(file);
+  conn.exec("PRAGMA busy_timeout = 5000");
+  conn.exec("PRAGMA synchronous = FULL");
   // The log is reused from its start once checkpointed, at the size it last reached: one large change (an
   // import) would keep it that large until the server stops. Past this size it is cut back when reused.
-  conn.pragma("journal_size_limit = " + workerData.walLimit);
-  // SQLite's own page cache size (2 MB; better-sqlite3 builds it with 16 MB): the writer reads only the pages its
-  // writes change, and a larger cache only kept the server's memory growing as the database grew.
-  conn.pragma("cache_size = -2000");
+  conn.exec("PRAGMA journal_size_limit = " + workerData.walLimit);
+  // SQLite's own page cache, 2 MB: the writer reads only the pages its writes change, and a larger cache
+  // (16 MB) only kept the server's memory growing as the database grew.
+  conn.exec("PRAGMA cache_size = -2000");
   const q = {
     put: conn.prepare("INSERT INTO records (key, parent, value) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET parent = excluded.parent, value = excluded.value"),
     del: conn.prepare("DELETE FROM records WHERE key = ?"),
@@ -50,19 +69,19 @@ function open(db, file, dir) {
       }
     }
   };
-  databases.set(db, { conn, dir, queue: [], group: conn.transaction((changes) => { for (const change of changes) apply(change.ops); }), one: conn.transaction(apply) });
+  databases.set(db, { conn, dir, queue: [], group: transaction(conn, (changes) => { for (const change of changes) apply(change.ops); }), one: transaction(conn, apply) });
 }
 function errnoOfDisk(dir) {
   const probe = join(dir, ".lp-write-probe");
   try { writeFileSync(probe, "x", { mode: 0o600 }); rmSync(probe, { force: true }); return null; } catch (error) { return error.code || null; }
 }
 function failure(entry, error) {
-  const code = String((error && error.code) || "");
+  const code = sqliteCode(error) || String((error && error.code) || "");
   let sys = null;
   if (/^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|PERM|AUTH)/.test(code)) {
-    sys = errnoOfDisk(entry.dir) || (code.startsWith("SQLITE_FULL") ? "ENOSPC" : code.startsWith("SQLITE_READONLY") ? "EROFS" : null);
+    sys = errnoOfDisk(entry.dir) || (code === "SQLITE_FULL" ? "ENOSPC" : code === "SQLITE_READONLY" ? "EROFS" : null);
   }
-  if (entry.conn.inTransaction) { try { entry.conn.exec("ROLLBACK"); } catch {} }
+  try { if (entry.conn.isTransaction) entry.conn.exec("ROLLBACK"); } catch {}
   return [sys || code || "EUNKNOWN", String((error && error.message) || error), code];
 }
 let scheduled = false;
@@ -90,7 +109,7 @@ parentPort.on("message", (messages) => { for (const message of messages) take(me
 function take(message) {
   if (message.open) {
     try { open(message.db, message.open, message.dir); parentPort.postMessage({ done: [message.id], failed: [] }); }
-    catch (error) { parentPort.postMessage({ done: [], failed: [[message.id, String(error.code || "EUNKNOWN"), String(error.message), String(error.code || "")]] }); }
+    catch (error) { const code = sqliteCode(error) || String(error.code || ""); parentPort.postMessage({ done: [], failed: [[message.id, code || "EUNKNOWN", String(error.message), code]] }); }
     return;
   }
   const entry = databases.get(message.db);

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite, prepareArrays } from "./sqlite.js";
 import { describe, expect, it } from "vitest";
 import { useTempDirs } from "../testing/temp-dirs.js";
 import { openSqliteDrivers } from "../testing/sqlite-drivers.js";
@@ -19,9 +19,9 @@ function fresh() {
   const writer = new SqliteWriter({ file, dir });
   writers.push(writer);
   const rows = () => {
-    const db = new Database(file, { readonly: true });
+    const db = openSqlite(file, { readOnly: true });
     try {
-      return db.prepare("SELECT key, value FROM records ORDER BY key").raw().all() as [string, string][];
+      return prepareArrays<[], [string, string]>(db, "SELECT key, value FROM records ORDER BY key").all();
     } finally {
       db.close();
     }

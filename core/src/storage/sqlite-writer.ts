@@ -1,5 +1,4 @@
 import { Worker } from "node:worker_threads";
-import { SQLITE_DRIVER } from "./sqlite-database.js";
 import { WRITER_SOURCE } from "./sqlite-writer-thread.js";
 
 /**
@@ -80,7 +79,7 @@ const thread = {
     if (messages.length > 0) this.worker?.postMessage(messages);
   },
   start(): Worker {
-    const worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { driver: SQLITE_DRIVER, walLimit: WAL_LIMIT_BYTES } });
+    const worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { walLimit: WAL_LIMIT_BYTES } });
     worker.unref();
     worker.on("message", (reply: Reply) => {
       for (const id of reply.done ?? []) this.settle(id)?.resolve();

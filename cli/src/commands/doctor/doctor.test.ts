@@ -3,7 +3,7 @@ import { chmodSync, closeSync, cpSync, existsSync, mkdtempSync, openSync, readdi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer, type RunningServer } from "@lp/server";
-import Database from "better-sqlite3";
+import { openSqlite, prepareColumn, pragmaValue, type SqliteValue } from "../../../../core/src/storage/sqlite.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisAdmin } from "../../../../core/src/testing/redis-admin.js";
 import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../../../../core/src/testing/redis-server.js";
@@ -35,8 +35,8 @@ async function seed(server: RunningServer): Promise<{ account: string; ids: stri
 }
 
 /** Runs SQL on a data dir's database with the server stopped, as `sqlite3 lp.db` would. */
-function sql(dir: string, statement: string, ...params: unknown[]) {
-  const db = new Database(join(dir, "lp.db"));
+function sql(dir: string, statement: string, ...params: SqliteValue[]) {
+  const db = openSqlite(join(dir, "lp.db"));
   try {
     return db.prepare(statement).run(...params);
   } finally {
@@ -82,8 +82,8 @@ describe("lp doctor --data-dir", () => {
     expect(aside).toBeDefined();
     expect(fixed.out).toContain(`the old database is kept as ${join(dir, aside!)}`);
     // The torn record and the orphan are kept in the old database, never deleted.
-    const old = new Database(join(dir, aside!), { readonly: true });
-    expect(old.prepare("SELECT value FROM records WHERE key = ?").pluck().get(torn)).toBe('{"id":"cut sh');
+    const old = openSqlite(join(dir, aside!), { readOnly: true });
+    expect(prepareColumn<[string], string>(old, "SELECT value FROM records WHERE key = ?").get(torn)).toBe('{"id":"cut sh');
     old.close();
     expect(statSync(db).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(join(dir, "format.json"), "utf8"))).toMatchObject({ format: 2 });
@@ -122,9 +122,9 @@ describe("lp doctor --data-dir", () => {
     try {
       const { account } = await seed(await startServer({ storage: "sqlite", dataDir: broken, port: 0, log: null, admin: false }));
       // An index page overwritten (a disk error): the rows are intact, the index that lists them is not.
-      const db = new Database(join(broken, "lp.db"));
-      const root = db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'records_by_created'").pluck().get() as number;
-      const pageSize = db.pragma("page_size", { simple: true }) as number;
+      const db = openSqlite(join(broken, "lp.db"));
+      const root = prepareColumn<[], number>(db, "SELECT rootpage FROM sqlite_master WHERE name = 'records_by_created'").get()!;
+      const pageSize = pragmaValue(db, "page_size") as number;
       db.close();
       const fd = openSync(join(broken, "lp.db"), "r+");
       writeSync(fd, Buffer.alloc(pageSize, 0x55), 0, pageSize, (root - 1) * pageSize);
