@@ -21,14 +21,18 @@ function loadSqlite(): typeof NodeSqlite {
     if (type === "ExperimentalWarning" && String(warning).includes("SQLite")) return;
     return (emit as (...args: unknown[]) => void).call(this, warning, ...rest);
   } as typeof process.emitWarning;
+  let loaded: typeof NodeSqlite | undefined;
   try {
-    return process.getBuiltinModule("node:sqlite");
+    loaded = process.getBuiltinModule?.("node:sqlite") as typeof NodeSqlite | undefined;
   } finally {
     process.emitWarning = emit;
   }
+  if (!loaded) throw new Error(`lp's embedded store needs node:sqlite, which is built into Node 22.13 and newer; this is Node ${process.version}. Install Node 22.13+, 24 or 26.`);
+  return loaded;
 }
 
-const sqlite = loadSqlite();
+// Loaded at the first open, so commands that never open a database run on any Node.
+let sqlite: typeof NodeSqlite | undefined;
 
 /** Options of {@link openSqlite}. */
 export interface OpenSqliteOptions {
@@ -46,6 +50,7 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   if ((readOnly || options.mustExist) && file !== ":memory:" && !existsSync(file)) {
     throw Object.assign(new Error(`unable to open database file ${file}: it does not exist`), { code: "SQLITE_CANTOPEN" });
   }
+  sqlite ??= loadSqlite();
   const db = new sqlite.DatabaseSync(file, { readOnly });
   db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 1000))}`);
   return db;
