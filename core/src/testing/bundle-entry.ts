@@ -35,7 +35,7 @@ export function bundle(entry: string): Promise<string> {
         bundle: true,
         platform: "node",
         format: "esm",
-        target: "node20",
+        target: "node22",
         packages: "external",
         // The workspaces from their sources, as tsconfig.json's paths resolve them: no build needed.
         alias: {
