@@ -38,7 +38,7 @@ export class SlowFirstSequencer extends BaseSequencer {
     const expected = new Map<TestSpecification, number>();
     for (const spec of files) {
       const path = relative(root, spec.moduleId);
-      const cached = this.ctx.cache.getFileTestResults(`${spec.project.name}:${path}`)?.duration;
+      const cached = this.ctx.cache.getTestSpecificationResult(spec)?.duration;
       const known = SLOW_SUITES.find(([pattern]) => pattern.test(path))?.[1];
       expected.set(spec, cached ?? (known === undefined ? statSync(spec.moduleId).size / 10 : known * 1000));
     }

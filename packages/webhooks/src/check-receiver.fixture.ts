@@ -112,7 +112,10 @@ export function verifyWithLibrary(library: "standardwebhooks" | "svix", secrets:
   const flat = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)]));
   for (const secret of secrets) {
     try {
-      return (library === "svix" ? new SvixWebhook(secret).verify(body, flat) : new StandardWebhook(secret).verify(body, flat)) as { type?: string };
+      if (library === "standardwebhooks") return new StandardWebhook(secret).verify(body, flat) as { type?: string };
+      // svix 2's verify returns nothing (it throws on a bad signature): the event is the body it accepted.
+      new SvixWebhook(secret).verify(body, flat);
+      return JSON.parse(body) as { type?: string };
     } catch {
       // The next secret, or refused.
     }
