@@ -1,5 +1,5 @@
 /**
- * Measures deployed pages with tools nobody here wrote: Lighthouse 12 (the last major on Node 20)
+ * Measures deployed pages with tools nobody here wrote: Lighthouse 13
  * and axe-core, both in Debian's Chromium. Shared by `npm run quality` (which prints every score,
  * performance included) and the browser test (which asserts the scores that are not timings).
  */

@@ -55,7 +55,7 @@ const header = ["page", "performance (>= 95)", "accessibility (100)", "best prac
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
 const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
 const load = `load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs`;
-process.stdout.write(`\nlp page quality: Lighthouse 12 (mobile preset) and axe-core in Chromium, ${load}\n\n`);
+process.stdout.write(`\nlp page quality: Lighthouse 13 (mobile preset) and axe-core in Chromium, ${load}\n\n`);
 process.stdout.write([line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n") + "\n");
 process.stdout.write(`\n${missed === 0 ? "every target met" : `${missed} page(s) missed a target`}; screenshots in ${SHOTS}/\n`);
 process.exit(missed === 0 ? 0 : 1);

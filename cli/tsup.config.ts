@@ -11,7 +11,7 @@ const { version } = JSON.parse(readFileSync(new URL("./package.json", import.met
 // published @lp/client and @lp/webhooks stay imports. So do the third-party packages, except those
 // `lp serve` loads before it listens (zod, h3, srvx, rou3, unstorage, destr, listhen, commander): resolving
 // and compiling their hundreds of small modules one by one was most of the time to the first 200.
-// Bundled CommonJS code (commander) calls require(): the banner gives each chunk one.
+// Bundled CommonJS code (listhen's, the node-forge stand-in) calls require(): the banner gives each chunk one.
 //
 // listhen imports node-forge at its top level, for HTTPS certificates lp never asks it for; its 750 KB were a
 // tenth of the time to the first 200. `lazyForge` hands listhen a stand-in that loads node-forge (a dependency,

@@ -16,7 +16,7 @@ if (!chromiumAvailable && process.env.LP_REQUIRE_BROWSER) throw new Error(`Chrom
 if (!chromiumAvailable) console.warn(`[skip] deployed page quality: install the Debian package chromium (${CHROMIUM} is missing)`);
 
 /**
- * Deployed pages (physical and service, en and fr) scored by Lighthouse 12 and axe-core in
+ * Deployed pages (physical and service, en and fr) scored by Lighthouse 13 and axe-core in
  * Chromium. Category scores are not timings, so they are asserted; performance is derived from
  * timings and is only printed, by `npm run quality`.
  */
