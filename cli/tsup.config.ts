@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
-import { defineConfig, type Options } from "tsup";
+import { defineConfig } from "tsup";
 import { dtsCompilerOptions } from "../tsup.package.js";
-
-type Plugin = NonNullable<Options["esbuildPlugins"]>[number];
+import { lazyModule } from "./scripts/lazy-module.mjs";
 
 const { version } = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8")) as { version: string };
 
@@ -13,22 +12,10 @@ const { version } = JSON.parse(readFileSync(new URL("./package.json", import.met
 // and compiling their hundreds of small modules one by one was most of the time to the first 200.
 // Bundled CommonJS code (listhen's, the node-forge stand-in) calls require(): the banner gives each chunk one.
 //
-// listhen imports node-forge at its top level, for HTTPS certificates lp never asks it for; its 750 KB were a
-// tenth of the time to the first 200. `lazyForge` hands listhen a stand-in that loads node-forge (a dependency,
-// so it resolves from here) only if a property of it is ever read.
-const lazyForge: Plugin = {
-  name: "lazy-node-forge",
-  setup(build) {
-    build.onResolve({ filter: /^node-forge$/ }, (args) => (args.namespace === "lazy-forge" ? { path: "node-forge", external: true } : { path: "node-forge", namespace: "lazy-forge" }));
-    build.onLoad({ filter: /.*/, namespace: "lazy-forge" }, () => ({
-      contents: `let forge;\nexport default new Proxy({}, { get: (_, key) => (forge ??= require("node-forge"))[key] });\n`,
-      loader: "js",
-    }));
-  },
-};
-
+// node-forge, which listhen imports at its top level for HTTPS certificates lp never asks for, loads on
+// first use (scripts/lazy-module.mjs), from the package's dependency.
 export default defineConfig({
-  esbuildPlugins: [lazyForge],
+  esbuildPlugins: [lazyModule("node-forge", { bundle: false })],
   esbuildOptions(options) {
     options.minifyWhitespace = true;
     options.minifySyntax = true;

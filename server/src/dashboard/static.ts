@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { getAsset, isSea } from "node:sea";
 import { fileURLToPath } from "node:url";
 
 /** What the UI build writes next to its files: the hashed names of the entry's script and style. */
@@ -8,13 +9,35 @@ interface Manifest {
   css: string;
 }
 
-/** Where the built UI lives: `dist/dashboard-ui` beside the built server, or the server's dist when run from sources. */
-function findUiDir(): string | null {
+/** The built UI: its manifest's text, and a reader of one of its files by name (null when it has none of that name). */
+interface Ui {
+  manifest: string;
+  read(name: string): Promise<Uint8Array<ArrayBuffer> | null>;
+}
+
+/**
+ * Where the built UI lives: `dist/dashboard-ui` beside the built server, the server's dist when run from
+ * sources, or the assets of the single executable (`dashboard-ui/<name>`, put there by `npm run build:exe`).
+ */
+function findUi(): Ui | null {
+  if (isSea()) {
+    const manifest = seaAsset("dashboard-ui/manifest.json");
+    return manifest ? { manifest: new TextDecoder().decode(manifest), read: (name) => Promise.resolve(seaAsset(`dashboard-ui/${name}`)) } : null;
+  }
   for (const relative of ["./dashboard-ui/", "../dashboard-ui/", "../../dist/dashboard-ui/"]) {
     const dir = fileURLToPath(new URL(relative, import.meta.url));
-    if (existsSync(`${dir}manifest.json`)) return dir;
+    if (existsSync(`${dir}manifest.json`)) return { manifest: readFileSync(`${dir}manifest.json`, "utf8"), read: (name) => readFile(`${dir}${name}`).catch(() => null) };
   }
   return null;
+}
+
+function seaAsset(key: string): Uint8Array<ArrayBuffer> | null {
+  try {
+    return new Uint8Array(getAsset(key));
+  } catch {
+    // getAsset throws for a key the executable does not hold.
+    return null;
+  }
 }
 
 const TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8", map: "application/json" };
@@ -26,8 +49,8 @@ const ASSET_NAME = /^[A-Za-z0-9_-]+-[A-Z0-9]{8}\.(js|css|map|js\.map|css\.map)$/
 
 /** The built UI, read once on the first dashboard request. */
 export function createStaticFiles() {
-  const dir = findUiDir();
-  const manifest: Manifest | null = dir ? (JSON.parse(readFileSync(`${dir}manifest.json`, "utf8")) as Manifest) : null;
+  const ui = findUi();
+  const manifest: Manifest | null = ui ? (JSON.parse(ui.manifest) as Manifest) : null;
 
   return {
     built: manifest !== null,
@@ -57,8 +80,8 @@ export function createStaticFiles() {
     },
     /** A hashed asset, cached for a year: a new build has new names. */
     async asset(name: string): Promise<Response | null> {
-      if (!dir || !ASSET_NAME.test(name)) return null;
-      const body = await readFile(`${dir}${name}`).catch(() => null);
+      if (!ui || !ASSET_NAME.test(name)) return null;
+      const body = await ui.read(name);
       if (!body) return null;
       const ext = name.endsWith(".map") ? "map" : (name.split(".").pop() ?? "");
       return new Response(body, {

@@ -8,7 +8,7 @@ import type { CommandInput } from "../../runtime/define.js";
 import { parseDuration } from "../../runtime/durations.js";
 import { CliError, UsageError } from "../../runtime/errors.js";
 import { EXIT } from "../../runtime/exit-codes.js";
-import { findFixture } from "../../runtime/fixtures.js";
+import { findFixture, openFixtureImage } from "../../runtime/fixtures.js";
 import { toChoice } from "../../runtime/parse.js";
 import { createProgress } from "../../runtime/progress.js";
 import { openTunnel, type Tunnel } from "../../runtime/tunnel.js";
@@ -174,7 +174,7 @@ export async function conform(opts: ConformanceOptions, ctx: Context, overrides:
 /** The image the multipart create uploads: `--image`, or the sample shipped inside lp (found from its modules). */
 async function openImage(path: string | undefined, cwd: string): Promise<File> {
   const { imageFromFile } = await import("@lp/client");
-  if (path === undefined) return imageFromFile(await findFixture("images/apron.png", "--image"));
+  if (path === undefined) return openFixtureImage(await findFixture("images/apron.png", "--image"));
   const file = resolve(cwd, path);
   if (!(await stat(file).catch(() => null))?.isFile()) throw new UsageError(`--image: '${path}' is not a file.`);
   const image = await imageFromFile(file);

@@ -1,8 +1,7 @@
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Client, ProductCreateInput } from "@lp/client";
 import { UsageError } from "../../runtime/errors.js";
-import { findFixture, toFixtureImages } from "../../runtime/fixtures.js";
+import { findFixture, readFixtureText, toFixtureImages } from "../../runtime/fixtures.js";
 
 /**
  * Creates the fixture products through the API of the running server, unless the dev account
@@ -13,7 +12,7 @@ export async function seedProducts(client: Client, file: string | true, cwd: str
   const path = file === true ? await findFixture("products.json", "--seed") : resolve(cwd, file);
   let products: ProductCreateInput[];
   try {
-    const parsed = JSON.parse(await readFile(path, "utf8")) as ProductCreateInput[] | { products: ProductCreateInput[] };
+    const parsed = JSON.parse(await readFixtureText(path)) as ProductCreateInput[] | { products: ProductCreateInput[] };
     products = Array.isArray(parsed) ? parsed : parsed.products;
     if (!Array.isArray(products)) throw new Error("expected an array of products");
   } catch (error) {

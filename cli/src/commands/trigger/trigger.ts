@@ -1,10 +1,9 @@
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Context } from "../../runtime/context.js";
 import type { CommandInput } from "../../runtime/define.js";
 import { UsageError } from "../../runtime/errors.js";
 import { EVENT_TYPES, type EventType } from "../../runtime/events.js";
-import { findFixture } from "../../runtime/fixtures.js";
+import { findFixture, readFixtureText } from "../../runtime/fixtures.js";
 import { info, printItem, printList, type Column } from "../../runtime/output.js";
 import { toWaitOptions, type WaitOptions } from "../../runtime/wait.js";
 import { applyOverrides, FIXTURE_SECTIONS, toOverride } from "./overrides.js";
@@ -41,7 +40,7 @@ async function loadFixture(opts: TriggerOptions, cwd: string): Promise<{ fixture
   const file = opts.fixture ? resolve(cwd, opts.fixture) : await findFixture("trigger.json", "--fixture");
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(file, "utf8"));
+    parsed = JSON.parse(await readFixtureText(file));
   } catch (error) {
     throw new UsageError(`--fixture: cannot read ${file}: ${(error as Error).message}`);
   }
