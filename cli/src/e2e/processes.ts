@@ -32,13 +32,25 @@ export interface LpProcess {
 /** The `lp` that `npm install` links at the repository root, as the README runs it. */
 export const SHIM = fileURLToPath(new URL("../../../node_modules/.bin/lp", import.meta.url));
 
+/** How {@link spawnLp} runs lp. */
+export interface SpawnOptions {
+  env: Record<string, string>;
+  cwd: string;
+  stdin?: string;
+  /** Run the linked `node_modules/.bin/lp`, as a shell would. */
+  shim?: boolean;
+  /** Run this file instead of Node: the single executable (`npm run build:exe`). */
+  executable?: string;
+  nofile?: number;
+}
+
 /**
  * Spawns `node cli/dist/bin.js ...args`, or with `shim` the linked `node_modules/.bin/lp` executed
- * directly, as a shell would. Stdin is a pipe, left open unless `stdin` is given. `nofile` runs it under
- * `ulimit -n` (soft and hard), as a small container or a careful operator would.
+ * directly, as a shell would, or the `executable` given. Stdin is a pipe, left open unless `stdin` is given.
+ * `nofile` runs it under `ulimit -n` (soft and hard), as a small container or a careful operator would.
  */
-export function spawnLp(args: string[], options: { env: Record<string, string>; cwd: string; stdin?: string; shim?: boolean; nofile?: number }): LpProcess {
-  let [command, argv] = options.shim ? [SHIM, args] : [process.execPath, [BIN, ...args]];
+export function spawnLp(args: string[], options: SpawnOptions): LpProcess {
+  let [command, argv] = options.executable ? [options.executable, args] : options.shim ? [SHIM, args] : [process.execPath, [BIN, ...args]];
   if (options.nofile !== undefined) [command, argv] = ["/bin/sh", ["-c", `ulimit -n ${Math.floor(options.nofile)} && exec "$0" "$@"`, command, ...argv]];
   const child = spawn(command, argv, { env: options.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
   const out = { stdout: "", stderr: "" };
@@ -81,7 +93,7 @@ export function spawnLp(args: string[], options: { env: Record<string, string>; 
 }
 
 /** Runs `lp ...args` to completion. */
-export async function runLp(args: string[], options: { env: Record<string, string>; cwd: string; stdin?: string }) {
+export async function runLp(args: string[], options: Omit<SpawnOptions, "nofile">) {
   const proc = spawnLp(args, { ...options, stdin: options.stdin ?? "" });
   const code = await proc.exited;
   return { code, stdout: proc.stdout, stderr: proc.stderr, json: () => JSON.parse(proc.stdout) };
