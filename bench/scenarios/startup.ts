@@ -24,11 +24,11 @@ function timeRun(args: string[]): number {
  * Spawns a server command and returns the ms from spawn to the first 200 on /healthz. The command
  * prints `LP_API_URL=<url>` once it listens; polling starts then (benchmark code, not a test). Also the CPU
  * time (user + system, /proc) the process had used by then: it moves less than wall time when other work
- * shares the cores.
+ * shares the cores. `command` is Node unless given (the single executable: bench/exe-startup.ts).
  */
-async function timeToFirst200(args: string[], env: Record<string, string> = {}): Promise<{ ms: number; cpu: number | null }> {
+export async function timeToFirst200(args: string[], env: Record<string, string> = {}, command = process.execPath): Promise<{ ms: number; cpu: number | null }> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", ...env } });
+  const child = spawn(command, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", ...env } });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   try {
     const url = await new Promise<string>((resolve, reject) => {

@@ -1,4 +1,5 @@
-import { getAsset, isSea } from "node:sea";
+// Through getBuiltinModule: the npm build (tsup) drops the `node:` of static imports, and "sea" has no other name.
+const { getAsset, isSea } = process.getBuiltinModule("node:sea");
 
 /**
  * An asset of the single executable (`npm run build:exe` puts the sample data and the dashboard's UI in it

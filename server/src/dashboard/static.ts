@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { getAsset, isSea } from "node:sea";
 import { fileURLToPath } from "node:url";
+
+// Through getBuiltinModule: the npm build (tsup) drops the `node:` of static imports, and "sea" has no other name.
+const { getAsset, isSea } = process.getBuiltinModule("node:sea");
 
 /** What the UI build writes next to its files: the hashed names of the entry's script and style. */
 interface Manifest {
