@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canUnshare, createContainerRoot, execForm, execInside, NODE_UID, procStatus, readDockerfile, runAsPid1 } from "./container-root.js";
 import { EXE, exeBuilt, warnIfMissing } from "./exe-harness.js";
 
@@ -14,8 +14,11 @@ describe.skipIf(!exeBuilt || !canUnshare)("the image's command, run as PID 1 und
   const { runtime } = readDockerfile();
   const entrypoint = execForm(runtime.find((i) => i.getKeyword() === "ENTRYPOINT")!)!;
   const healthcheck = execForm(runtime.find((i) => i.getKeyword() === "HEALTHCHECK")!)!;
-  const container = createContainerRoot(EXE);
-  afterAll(() => container.remove());
+  let container: ReturnType<typeof createContainerRoot>;
+  beforeAll(() => {
+    container = createContainerRoot(EXE);
+  });
+  afterAll(() => container?.remove());
 
   const start = async () => {
     const lp = runAsPid1(container.root, entrypoint);

@@ -15,8 +15,8 @@ const { version } = JSON.parse(readFileSync(new URL("../../cli/package.json", im
  * webhooks, conformance, a stop and a restart).
  */
 describe.skipIf(!exeBuilt)("lp as a single executable, with no Node on PATH", () => {
-  const box = createExeSandbox();
-  const data = join(box.dir, "data");
+  let box: ReturnType<typeof createExeSandbox>;
+  let data: string;
   let serve: LpProcess;
   let env: Record<string, string>;
   let url: string;
@@ -32,10 +32,14 @@ describe.skipIf(!exeBuilt)("lp as a single executable, with no Node on PATH", ()
   };
   const lp = (args: string[]) => box.run(args, env);
 
-  beforeAll(start, 60_000);
+  beforeAll(async () => {
+    box = createExeSandbox();
+    data = join(box.dir, "data");
+    await start();
+  }, 60_000);
   afterAll(async () => {
-    if (serve.child.exitCode === null) await stop();
-    box.remove();
+    if (serve?.child.exitCode === null) await stop();
+    box?.remove();
   });
 
   it("--version names its version and the Node inside, and nothing goes to stderr", async () => {
