@@ -19,6 +19,7 @@ const SLOW_SUITES: [RegExp, number][] = [
   [/^server\/src\/dashboard\/dashboard-actions\.browser/, 20],
   [/^test\/cluster\/(agreement|races)/, 15],
   [/^test\/release\//, 15],
+  [/^test\/exe\/exe\.test/, 12],
   [/^core\/src\/ports\/(redis-lock|bullmq-queue)/, 13],
   [/^server\/src\/routes\/(isolation\.matrix|fuzz\.property|products-list)/, 12],
   [/^(test\/cluster|test\/crash)\//, 10],
