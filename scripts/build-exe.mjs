@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { bundleCli } from "./exe/bundle.mjs";
-import { buildsModuleSea, fetchPackage, hostTarget, seaVersionsOf, TARGETS } from "./exe/targets.mjs";
+import { buildsModuleSea, fetchPackage, hostTarget, NODE_LINE, seaVersionsOf, TARGETS } from "./exe/targets.mjs";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const started = performance.now();
@@ -60,7 +60,12 @@ const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 const version = cross ? `(cross-built with Node ${builderVersion})` : execFileSync(output, ["--version"], { encoding: "utf8" }).trim();
 process.stdout.write(`built ${output.slice(repo.length)}: ${mb(statSync(output).size)} (bundle ${mb(bundleBytes)}, ${Object.keys(assets).length} assets) in ${seconds} s; ${version}\n`);
 
-/** The Node that runs `--build-sea`, its version, and the target's Node binary when it is another platform's. */
+/**
+ * The Node that runs `--build-sea`, its version, and the target's Node binary when it is another platform's.
+ * A Node given (`--node`, `LP_EXE_NODE`) is used as it is; the running one when it builds module mains and,
+ * for a cross build, the registry has the target's Node of its version; else the newest release of the
+ * registry's line that both this machine's and the target's packages have, fetched.
+ */
 function chooseNode() {
   const info = TARGETS[target];
   const given = values.node ?? process.env.LP_EXE_NODE;
@@ -68,20 +73,20 @@ function chooseNode() {
   let builderVersion = builder ? execFileSync(builder, ["--version"], { encoding: "utf8" }).trim() : null;
   if (builderVersion && !buildsModuleSea(builderVersion)) fail(`${builder} is Node ${builderVersion}; single executables with an ES module main need Node 25.7 or later.`);
   if (!cross && builder) return { builder, builderVersion, executable: null };
+  const targetVersions = cross ? seaVersionsOf(info.node, { anyLine: true }) : null;
+  if (builder && targetVersions?.includes(builderVersion.slice(1))) {
+    return { builder, builderVersion, executable: join(fetchPackage(info.node, builderVersion.slice(1), cache), info.bin) };
+  }
+  if (given) fail(`the npm registry has no ${info.node}@${builderVersion.slice(1)} to inject into: give a Node of a version it has (${targetVersions.slice(-3).join(", ")}), or none.`);
   if (!host) fail(`this machine (${process.platform}-${process.arch}) has no Node package on the npm registry; run with --node PATH (Node 25.7 or later).`);
   const hostInfo = TARGETS[host];
-  const hostVersions = builder ? [builderVersion.slice(1)] : seaVersionsOf(hostInfo.node);
-  const targetVersions = cross ? new Set(seaVersionsOf(info.node)) : null;
-  const usable = hostVersions.filter((v) => !targetVersions || targetVersions.has(v));
-  const version = usable.at(-1);
+  const version = seaVersionsOf(hostInfo.node).filter((v) => !targetVersions || targetVersions.includes(v)).at(-1);
   if (!version) {
-    const on = cross ? `${info.node} and ${builder ? `Node ${builderVersion}` : hostInfo.node}` : hostInfo.node;
-    fail(`the npm registry has no Node 25.7+ release common to ${on}; build ${target} on a ${target} machine with Node 25.7 or later (as the release workflow does).`);
+    const which = cross ? `both ${hostInfo.node} and ${info.node} have` : `${hostInfo.node} has`;
+    fail(`no Node ${NODE_LINE} release that ${which} is on the npm registry; build ${target} on a ${target} machine with Node 25.7 or later (as the release workflow does).`);
   }
-  if (!builder) {
-    builder = join(fetchPackage(hostInfo.node, version, cache), hostInfo.bin);
-    builderVersion = `v${version}`;
-  }
+  builder = join(fetchPackage(hostInfo.node, version, cache), hostInfo.bin);
+  builderVersion = `v${version}`;
   const executable = cross ? join(fetchPackage(info.node, version, cache), info.bin) : null;
   return { builder, builderVersion, executable };
 }

@@ -38,10 +38,19 @@ function npm(args) {
   return execFileSync("npm", args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], shell: process.platform === "win32" });
 }
 
-/** The versions of `pkg` on the registry that build module mains, oldest first. */
-export function seaVersionsOf(pkg) {
-  const versions = JSON.parse(npm(["view", pkg, "versions", "--json"]));
-  return (Array.isArray(versions) ? versions : [versions]).filter((v) => /^\d+\.\d+\.\d+$/.test(v) && buildsModuleSea(v));
+/** The Node line fetched when no Node is given: the first long-term line whose single executables take module mains. */
+export const NODE_LINE = 26;
+
+/**
+ * The versions of `pkg` on the registry that build module mains, oldest first: of {@link NODE_LINE} only,
+ * unless `anyLine` (to match a Node that was given).
+ */
+export function seaVersionsOf(pkg, { anyLine = false } = {}) {
+  const listed = JSON.parse(npm(["view", pkg, "versions", "--json"]));
+  const parts = (v) => v.split(".").map(Number);
+  return (Array.isArray(listed) ? listed : [listed])
+    .filter((v) => /^\d+\.\d+\.\d+$/.test(v) && buildsModuleSea(v) && (anyLine || parts(v)[0] === NODE_LINE))
+    .sort((a, b) => parts(a).reduce((order, n, i) => order || n - parts(b)[i], 0));
 }
 
 /**
