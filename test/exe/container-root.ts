@@ -8,8 +8,13 @@ import type { LpProcess } from "../../cli/src/e2e/processes.js";
 /** The uid and gid of the `node` user of the node images, which the image runs as. */
 export const NODE_UID = 1000;
 
-/** Whether this machine can run a process as PID 1 of its own namespaces (root, with util-linux's unshare). */
-export const canUnshare = process.getuid?.() === 0 && spawnSync("unshare", ["--pid", "--fork", "--mount", "--net", "true"]).status === 0;
+/** The programs the container is made with: util-linux's unshare, nsenter and setpriv, coreutils' chroot, iproute2's ip. */
+const TOOLS = ["unshare", "nsenter", "setpriv", "chroot", "ip"];
+
+/** Whether this machine can run a process as PID 1 of its own namespaces: root, the {@link TOOLS}, and the right to unshare. */
+export const isRoot = process.getuid?.() === 0;
+export const missingTools = TOOLS.filter((tool) => spawnSync("sh", ["-c", `command -v ${tool}`], { env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } }).status !== 0);
+export const canUnshare = isRoot && missingTools.length === 0 && spawnSync("unshare", ["--pid", "--fork", "--mount", "--net", "true"]).status === 0;
 
 /** The Dockerfile at the repository root, parsed: its instructions, the last stage's apart. */
 export function readDockerfile() {
