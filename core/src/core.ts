@@ -28,6 +28,7 @@ import { openFormat } from "./storage/format-version.js";
 import { guardStores, watchStorage } from "./storage/guarded-stores.js";
 import { loadStoredSecret } from "./storage/stored-secret.js";
 import { guardLock } from "./storage/guarded-lock.js";
+import { createTimeControl, MANUAL_JOB_CONCURRENCY, settleOnClock, type ManualTime } from "./time/manual-time.js";
 
 /** What the core is built from. Everything with side effects is injected. */
 export interface CoreDeps {
@@ -35,6 +36,11 @@ export interface CoreDeps {
   /** Base URL the public addresses (media, builder, sites) are built on. A function: the port may be known late. */
   publicUrl: () => string;
   clock?: Clock;
+  /**
+   * A manual clock (`lp serve --clock manual`): its clock, scheduler and sleep replace `clock`, `scheduler`
+   * and `sleep`, and `time.advance` moves it. Memory and SQLite only (Redis keeps its own time).
+   */
+  manualTime?: ManualTime;
   ids?: IdSource;
   lock?: Lock;
   queue?: JobQueue;
@@ -76,7 +82,15 @@ export interface Delays {
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
 /** Builds the domain: every service over the given stores. */
-export async function createCore(coreDeps: CoreDeps) {
+export async function createCore(given: CoreDeps) {
+  const manualTime = given.manualTime;
+  if (manualTime && given.stores.kind === "redis") {
+    throw new Error("A manual clock works with memory or sqlite storage only: Redis storage schedules on Redis's own clock (BullMQ).");
+  }
+  // With a manual clock, everything stamped or scheduled follows it; its queue's width is what its settle counts on.
+  const coreDeps: CoreDeps = manualTime
+    ? { ...given, clock: manualTime.clock, scheduler: manualTime.scheduler, sleep: manualTime.sleep, queue: given.queue ?? createLocalQueue({ concurrency: MANUAL_JOB_CONCURRENCY }) }
+    : given;
   const clock = coreDeps.clock ?? systemClock;
   const ids = coreDeps.ids ?? cryptoIds;
   const raw = coreDeps.stores;
@@ -146,10 +160,13 @@ export async function createCore(coreDeps: CoreDeps) {
     throw error;
   }
 
+  const time = createTimeControl(clock, manualTime ? { time: manualTime, settle: settleOnClock(manualTime, queue, webhooks) } : null);
   const sweeper = sweepIdempotencyKeys(idempotency, coreDeps.log ?? ((line) => console.error(line)));
 
   return {
     clock,
+    /** The clock's mode, and moving it when it is manual (`/_admin/clock`). */
+    time,
     ids,
     lock,
     queue,
@@ -194,6 +211,8 @@ export async function createCore(coreDeps: CoreDeps) {
     },
     /** Finishes background work, then stops webhook timers; pending deliveries stay stored for the next start. */
     async close() {
+      // Jobs paused on a clock nobody will move any more finish now.
+      manualTime?.release();
       await sweeper.stop();
       storageHealth.stop();
       await queue.close();
@@ -210,6 +229,7 @@ export async function createCore(coreDeps: CoreDeps) {
      * are persisted when everything finished (`persistIndexes: false` when requests were still answered).
      */
     async drain(timeoutMs: number, options: { persistIndexes?: boolean } = {}): Promise<DrainReport> {
+      manualTime?.release();
       const report = await drainWithin(timeoutMs, queue, webhooks);
       await sweeper.stop();
       storageHealth.stop();

@@ -4,6 +4,8 @@ export * from "./ids.js";
 export { trimEndChars, trimStartChars } from "./trim.js";
 export * from "./validation.js";
 export * from "./core.js";
+export { createManualTime, MAX_ADVANCE_MS, type ManualTime, type TimeControl } from "./time/manual-time.js";
+export { clockMoveSchema, durationText, toDurationMs, type ClockMove } from "./time/schemas.js";
 export { createStores, type StorageKind, type Stores, type FormatMarker } from "./storage/create-storage.js";
 export { openChangeScope, type ChangeScope } from "./storage/change-scope.js";
 export { secureDataDir } from "./storage/secure-data-dir.js";

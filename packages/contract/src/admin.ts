@@ -34,7 +34,14 @@ export const importResultSchema = z.object({ records: z.number().int(), media: z
 /** What a reset answers. */
 export const resetResultSchema = z.object({ reset: z.literal(true) });
 
+/** The server's clock (`/_admin/clock`): the time every stamp reads, and whether it moves by itself. */
+export const clockSchema = z.object({
+  now: timestampSchema,
+  mode: z.enum(["system", "manual"]).describe("system: the machine's clock; manual: moves only through POST /_admin/clock"),
+});
+
 export const accountResponse = dataOf(accountSchema);
+export const clockResponse = dataOf(clockSchema);
 export const createdTokenResponse = dataOf(createdTokenSchema);
 export const createdAppResponse = dataOf(createdAppSchema);
 export const importResultResponse = dataOf(importResultSchema);
@@ -44,3 +51,4 @@ export type Account = z.infer<typeof accountSchema>;
 export type CreatedToken = z.infer<typeof createdTokenSchema>;
 export type CreatedApp = z.infer<typeof createdAppSchema>;
 export type ImportResult = z.infer<typeof importResultSchema>;
+export type ClockState = z.infer<typeof clockSchema>;

@@ -1,8 +1,11 @@
-import { createAccountSchema, createAppSchema, createTokenSchema, exportSchema } from "@lp/core";
+import { clockMoveSchema, createAccountSchema, createAppSchema, createTokenSchema, exportSchema, toDurationMs, toTimestamp, type Core } from "@lp/core";
 import { defineRoute, jsonBody, noInputBody, type RouteDef } from "../http/route.js";
 import { data, json } from "../http/respond.js";
 
-/** The local admin API (DESIGN §4): accounts, tokens, applications, reset, export, import. */
+/** What `/_admin/clock` answers: the time now and whether it moves by itself. */
+const clockState = (core: Core, now = core.time.now()) => ({ now: toTimestamp(now), mode: core.time.mode });
+
+/** The local admin API (DESIGN §4, §15): accounts, tokens, applications, reset, export, import, the clock. */
 export const adminRoutes: RouteDef[] = [
   defineRoute({
     method: "POST",
@@ -59,6 +62,25 @@ export const adminRoutes: RouteDef[] = [
       // The import replaced every record: put this server's dev credentials back, as a reset does.
       await server.afterReset?.();
       return data(counts);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/_admin/clock",
+    plane: "admin",
+    internal: true,
+    handler: ({ server }) => data(clockState(server.core)),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/_admin/clock",
+    plane: "admin",
+    body: jsonBody(clockMoveSchema),
+    internal: true,
+    // Answers once what fell due in between has run (deliveries, retries, the steps of jobs), in time order.
+    handler: async ({ server, input }) => {
+      const now = "advance" in input ? await server.core.time.advance(toDurationMs(input.advance)) : await server.core.time.set(new Date(input.to));
+      return data(clockState(server.core, now));
     },
   }),
 ];

@@ -1,4 +1,4 @@
-import { accountResponse, createdAppResponse, createdTokenResponse, importResultResponse, resetResultResponse } from "@lp/contract";
+import { accountResponse, clockResponse, createdAppResponse, createdTokenResponse, importResultResponse, resetResultResponse } from "@lp/contract";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { z } from "zod";
@@ -30,6 +30,8 @@ const INTERNAL: Record<string, Record<number, z.ZodType>> = {
   "POST /_admin/apps": { 201: createdAppResponse },
   "POST /_admin/reset": { 200: resetResultResponse },
   "POST /_admin/import": { 200: importResultResponse },
+  "GET /_admin/clock": { 200: clockResponse },
+  "POST /_admin/clock": { 200: clockResponse },
 };
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/");

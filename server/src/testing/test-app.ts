@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createCore, createManualClock, createManualScheduler, createStores, ensureDevCredentials, type CoreDeps, type StorageKind, type Stores } from "@lp/core";
+import { createCore, createManualClock, createManualScheduler, createManualTime, createStores, ensureDevCredentials, type CoreDeps, type StorageKind, type Stores } from "@lp/core";
 import { createApp } from "../app.js";
 import { createConformanceCheck } from "./response-conformance.js";
 // Test harnesses of the core are not exported from @lp/core: reached by path, as tests reach them.
@@ -24,6 +24,11 @@ export interface TestAppOptions {
   dataDir?: string;
   /** Stores to use instead of fresh ones (e.g. with a storage error injected); disposed by `close()`. */
   stores?: Stores;
+  /**
+   * The clock of `lp serve --clock manual` instead of the frozen one: `/_admin/clock` moves it, and
+   * background pauses and retries wait on it (then `release()` and `scheduler` do nothing).
+   */
+  manualClock?: boolean;
 }
 
 /**
@@ -36,7 +41,9 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const dir = kind === "sqlite" && !options.dataDir && !options.stores ? mkdtempSync(join(tmpdir(), "lp-test-")) : undefined;
   const redis = kind === "redis" && !options.stores ? await testRedisStores() : null;
   const stores = options.stores ?? redis?.stores ?? createStores(kind, dir ?? options.dataDir);
-  const clock = createManualClock(options.start ?? "2026-03-01T10:00:00.000Z");
+  const start = options.start ?? "2026-03-01T10:00:00.000Z";
+  const manualTime = options.manualClock ? createManualTime(start) : undefined;
+  const clock = manualTime?.clock ?? createManualClock(start);
   const publicUrl = "http://lp.test";
   // Background steps wait on this instead of real time: a test releases them when it wants them to go on.
   const waiting: (() => void)[] = [];
@@ -44,7 +51,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const sleep = () => (closing ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve)));
   // Webhook retries wait on this scheduler, which moves only when a test advances it (with the clock).
   const scheduler = createManualScheduler(clock);
-  const core = await createCore({ stores, clock, sleep, scheduler, publicUrl: () => publicUrl, ...options.coreDeps });
+  const core = await createCore({ stores, clock, sleep, scheduler, manualTime, publicUrl: () => publicUrl, ...options.coreDeps });
   const creds = await ensureDevCredentials(stores.data, clock, core.ids);
   const adminKey = "lpadm_test_key";
   const afterReset = async () => void (await ensureDevCredentials(stores.data, clock, core.ids));
