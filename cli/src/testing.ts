@@ -5,6 +5,6 @@
  * import { startLp } from "@lp/cli/testing";
  * await using lp = await startLp();
  */
-export { startLp, type Lp, type LpCredentials, type StartLpOptions } from "./start-lp/start-lp.js";
+export { startLp, type Lp, type LpClock, type LpCredentials, type StartLpOptions } from "./start-lp/start-lp.js";
 export type { NextOptions, WebhookInbox } from "./start-lp/webhook-inbox.js";
 export type { WebhookEvent } from "@lp/webhooks";

@@ -2,6 +2,7 @@ import { createServer as createNetServer } from "node:net";
 import { resolve } from "node:path";
 import {
   createCore,
+  createManualTime,
   createOpenAIGenerator,
   createStores,
   lockDataDir,
@@ -51,6 +52,8 @@ export interface ServeOptions {
   storageLog?: (line: string) => void;
   /** Access-log sink, called with one or more lines per batch; null for none. Default: stderr. */
   log?: ((lines: string) => void) | null;
+  /** With `clock: "manual"`: the time it starts at; default now. */
+  clockStart?: string;
   /** Webhook retry schedule in milliseconds (kept for the delivery engine). */
   retrySchedule?: number[];
   /** Spread every deployment over about this long (three steps), so polling loops can be exercised. */
@@ -69,10 +72,13 @@ export interface ServeOptions {
    */
   connections?: Partial<ConnectionLimits>;
   /**
-   * The clock the core stamps and schedules by; default the system's. A server opened on data written at a
-   * known moment (the committed data dirs of `test/formats`) takes a clock that starts there.
+   * The clock the core stamps and schedules by; default (`system`) the system's. A server opened on data
+   * written at a known moment (the committed data dirs of `test/formats`) takes a clock that starts there.
+   * `manual` (`lp serve --clock manual`): a clock that moves only through `POST /_admin/clock`, starting at
+   * the time of the start (or `clockStart`); everything stamped or scheduled follows it. Memory and SQLite
+   * storage only.
    */
-  clock?: Clock;
+  clock?: Clock | "system" | "manual";
   /** Where `LP_AI_BASE_URL`, `LP_AI_API_KEY`, `LP_AI_MODEL` and `LP_AI_MAX_RESPONSE_BYTES` are read; default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -125,6 +131,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   if (options.admin !== false) assertAdminExposure(host, options.adminKey);
   const kind = options.storage ?? "sqlite";
   if (kind === "redis" && !options.redisUrl) throw new Error("Redis storage needs a URL: --redis-url redis://127.0.0.1:6379/0 (or LP_REDIS_URL).");
+  if (kind === "redis" && options.clock === "manual") {
+    throw new Error("--clock manual works with --storage memory or sqlite: on Redis, retries and jobs are scheduled by BullMQ on Redis's own clock, shared by every process.");
+  }
+  if (options.clockStart !== undefined && Number.isNaN(Date.parse(options.clockStart))) throw new Error(`The manual clock's start '${options.clockStart}' is not a timestamp.`);
   // Only the embedded store keeps the state in the data dir, so only it locks it; Redis state is shared on purpose (DESIGN §12).
   const dataDir = kind === "sqlite" ? resolve(options.dataDir ?? ".lp") : undefined;
   const notice = dataDir ? secureDataDir(dataDir) : null;
@@ -168,7 +178,8 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   const dashboard = options.admin === false ? undefined : createDashboardHub({ redis: stores.redis });
   const core = await createCore({
     stores,
-    clock: options.clock,
+    clock: typeof options.clock === "object" ? options.clock : undefined,
+    manualTime: options.clock === "manual" ? createManualTime(options.clockStart ?? new Date()) : undefined,
     writtenBy: options.writtenBy,
     log: options.storageLog,
     events: dashboard?.sink,

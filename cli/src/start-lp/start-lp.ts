@@ -15,6 +15,29 @@ export interface StartLpOptions {
   deployDelayMs?: number;
   /** Pause per page generation step. Default 0. */
   generationStepMs?: number;
+  /**
+   * `manual`: a clock that moves only through {@link Lp.clock} (`lp.clock.advance("5m")`), so retries,
+   * secret overlaps, Idempotency-Key windows, token lifetimes and step delays can be tested without waiting.
+   * Default `system`.
+   */
+  clock?: "system" | "manual";
+  /** With `clock: "manual"`: the time it starts at (ISO 8601); default now. */
+  clockStart?: string;
+}
+
+/** The server's clock; see {@link StartLpOptions.clock}. */
+export interface LpClock {
+  /** `system` or `manual`. */
+  readonly mode: "system" | "manual";
+  /** The time the server stamps with now. */
+  now(): Date;
+  /**
+   * Moves a manual clock forward (`"5m"`, `"2h"`, `"7d"`, or milliseconds) and resolves, with the new time,
+   * once what fell due has run in time order: deliveries and their retries, circuit probes, job steps.
+   */
+  advance(by: string | number): Promise<Date>;
+  /** Moves a manual clock forward to `to` (never back: that rejects), likewise. */
+  set(to: string | Date): Promise<Date>;
 }
 
 /** The credentials of the dev account and application, as `lp serve` prints them. */
@@ -36,6 +59,8 @@ export interface Lp<W extends WebhookInbox | null = WebhookInbox> {
   readonly env: Readonly<Record<string, string>>;
   /** A `@lp/client` client holding every credential. */
   readonly client: Client;
+  /** The server's clock, moved with `advance` and `set` when started with `clock: "manual"`. */
+  readonly clock: LpClock;
   /** Verified deliveries to a receiver registered as a webhook endpoint; null with `webhooks: false`. */
   readonly webhooks: W;
   /** Stops the receiver and the server and forgets every record. Idempotent. */
@@ -66,6 +91,8 @@ export async function startLp(options: StartLpOptions = {}): Promise<Lp<WebhookI
     retrySchedule: options.retrySchedule,
     deployDelayMs: options.deployDelayMs,
     generationStepMs: options.generationStepMs,
+    clock: options.clock,
+    clockStart: options.clockStart,
     // The AI generator is the server's own choice from LP_AI_*: a test gets the offline template.
     env: {},
   });
@@ -81,7 +108,8 @@ export async function startLp(options: StartLpOptions = {}): Promise<Lp<WebhookI
   let receiver: Awaited<ReturnType<typeof createReceiver>> | null = null;
   try {
     if (options.webhooks !== false) {
-      receiver = await createReceiver({ host: "127.0.0.1", port: 0 });
+      // Deliveries are signed at the server's time: a manual clock moved hours ahead must not read as a replay.
+      receiver = await createReceiver({ host: "127.0.0.1", port: 0, now: () => server.core.time.now() });
       const events = options.webhooks?.length ? [...options.webhooks] : [...EVENT_TYPES];
       const endpoint = await client.webhooks.create({ url: receiver.url, events: events as EventType[] });
       receiver.setSecret(endpoint.secret);
@@ -111,6 +139,12 @@ export async function startLp(options: StartLpOptions = {}): Promise<Lp<WebhookI
       LP_ADMIN_KEY: credentials.adminKey,
     },
     client,
+    clock: {
+      mode: server.core.time.mode,
+      now: () => server.core.time.now(),
+      advance: async (by) => new Date((await client.admin.advanceClock(typeof by === "number" ? `${Math.round(by)}ms` : by)).now),
+      set: async (to) => new Date((await client.admin.setClock(to)).now),
+    },
     webhooks: inbox,
     close,
     [Symbol.asyncDispose]: close,

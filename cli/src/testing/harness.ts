@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FetchLike } from "@lp/client";
-import { createTestApp, type TestApp } from "../../../server/src/testing/test-app.js";
+import { createTestApp, type TestApp, type TestAppOptions } from "../../../server/src/testing/test-app.js";
 import { main } from "../main.js";
 import type { ContextDeps } from "../runtime/context.js";
 import { createFakeIo, type FakeIoOptions } from "./fake-io.js";
@@ -20,8 +20,8 @@ export interface LpResult {
  * `lp` in-process against a fresh app (`app.request`, no socket), with the dev credentials in the
  * environment, a private config folder and working directory.
  */
-export async function createHarness() {
-  const app: TestApp = await createTestApp();
+export async function createHarness(options: TestAppOptions = {}) {
+  const app: TestApp = await createTestApp(options);
   const home = mkdtempSync(join(tmpdir(), "lp-cli-"));
   const env = {
     LP_API_URL: "http://lp.test",

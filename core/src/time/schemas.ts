@@ -10,7 +10,7 @@ export const durationText = z
 
 /** Milliseconds of a {@link durationText}. */
 export function toDurationMs(text: string): number {
-  const unit = /[a-z]+$/.exec(text)![0];
+  const unit = text.endsWith("ms") ? "ms" : text.slice(-1);
   return Number(text.slice(0, -unit.length)) * UNITS[unit];
 }
 

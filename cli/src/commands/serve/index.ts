@@ -13,6 +13,7 @@ export function register(serve: Command): void {
     .option("--data-dir <dir>", "where the embedded store (lp.db) and credentials.json live (with redis: credentials.json only)", ".lp")
     .option("--public-url <url>", "base of public addresses (media, builder, sites); default the listening URL")
     .option("--no-admin", "turn the /_admin API off")
+    .option("--clock <mode>", "system, or manual: a clock that moves only with `lp clock advance` (POST /_admin/clock); memory and sqlite storage only", "system")
     .option("--retry-schedule <list>", "webhook retry delays, e.g. 0,1s,2s")
     .option("--deploy-delay <duration>", "spread each deployment over this long, to exercise polling")
     .option("--generation-delay <duration>", "pause per page generation step")
@@ -36,5 +37,6 @@ export function register(serve: Command): void {
     "until [ -s .lp.env ]; do sleep 0.2; done; set -a; . ./.lp.env; set +a   # later: kill \"$(cat .lp.pid)\"",
     "lp serve --storage redis --redis-url redis://127.0.0.1:6379/0 --port 4011   # run several: one service",
     "LP_ADMIN_KEY=secret lp serve --seed --retry-schedule 0,1s,2s --deploy-delay 6s",
+    "lp serve --storage memory --clock manual   # then: lp clock advance 5m",
   ]).action(lazy(() => import("./serve.js")));
 }

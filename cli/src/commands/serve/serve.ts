@@ -22,6 +22,8 @@ export interface ServeCommandOptions {
   dataDir: string;
   publicUrl?: string;
   admin: boolean;
+  /** `--clock`: the machine's, or one that moves only when told. */
+  clock: "system" | "manual";
   retrySchedule?: number[];
   deployDelayMs?: number;
   generationStepMs?: number;
@@ -56,6 +58,7 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
     dataDir: flags.dataDir,
     publicUrl: flags.publicUrl,
     admin: flags.admin !== false,
+    clock: toChoice(flags.clock ?? "system", "--clock", ["system", "manual"] as const)!,
     retrySchedule: flags.retrySchedule === undefined ? undefined : parseDurationList(flags.retrySchedule, "--retry-schedule"),
     deployDelayMs: flags.deployDelay === undefined ? undefined : parseDuration(flags.deployDelay, "--deploy-delay"),
     generationStepMs: flags.generationDelay === undefined ? undefined : parseDuration(flags.generationDelay, "--generation-delay"),
@@ -123,6 +126,9 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
   if (opts.storage === "redis" && !redisUrl) {
     throw new UsageError("--storage redis needs the Redis to share: --redis-url redis://127.0.0.1:6379/0 (or LP_REDIS_URL).");
   }
+  if (opts.storage === "redis" && opts.clock === "manual") {
+    throw new UsageError("--clock manual works with --storage memory or sqlite: on Redis, retries and jobs are scheduled by BullMQ on Redis's own clock.");
+  }
   const server = await startServer({
     writtenBy: `lp ${VERSION}`,
     host: opts.host,
@@ -134,6 +140,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     publicUrl: opts.publicUrl,
     admin: opts.admin,
     adminKey,
+    clock: opts.clock,
     log: opts.quiet ? null : (line) => io.stderr.write(`${line}\n`),
     retrySchedule: opts.retrySchedule,
     deployDelayMs: opts.deployDelayMs,
@@ -166,7 +173,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     const shared = opts.storage === "redis" ? await sharedCredentials(dataDir, creds) : null;
     const credsPath = shared?.path ?? (await writeCredentialsFile(dataDir, creds));
     const err = ctx.colors.err;
-    io.stderr.write(`${err.bold("lp serve")} listening on ${err.cyan(server.url)}${apiUrl !== server.url ? `, public URL ${err.cyan(apiUrl)}` : ""} (storage: ${opts.storage}${opts.storage === "sqlite" ? `, ${dataDir}` : ""}${redisUrl ? `, ${server$.redactRedisUrl(redisUrl)} prefix ${opts.redisPrefix ?? "lp:"}` : ""})\n`);
+    io.stderr.write(`${err.bold("lp serve")} listening on ${err.cyan(server.url)}${apiUrl !== server.url ? `, public URL ${err.cyan(apiUrl)}` : ""} (storage: ${opts.storage}${opts.storage === "sqlite" ? `, ${dataDir}` : ""}${opts.clock === "manual" ? ", manual clock" : ""}${redisUrl ? `, ${server$.redactRedisUrl(redisUrl)} prefix ${opts.redisPrefix ?? "lp:"}` : ""})\n`);
     for (const notice of server.notices ?? []) io.stderr.write(`  ${notice}\n`);
     if (exposed) io.stderr.write(`  ${err.bold("warning:")} /_admin (which mints tokens) is reachable from the network on ${opts.host}; keep LP_ADMIN_KEY secret, or pass --no-admin\n`);
     if (opts.printEnv) io.stdout.write(toEnvLines(creds));

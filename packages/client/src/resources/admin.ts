@@ -1,5 +1,5 @@
 import type { RequestOptions, Transport } from "../transport.js";
-import type { Account, AccountCreateInput, AppCreateInput, CreatedApp, CreatedToken, ExportDocument, ImportResult, TokenCreateInput } from "../types/admin.js";
+import type { Account, AccountCreateInput, AppCreateInput, ClockState, CreatedApp, CreatedToken, ExportDocument, ImportResult, TokenCreateInput } from "../types/admin.js";
 
 type Options = Pick<RequestOptions, "signal">;
 
@@ -18,6 +18,16 @@ export function createAdminApi(t: Transport) {
     reset: async (options?: Options) => (await call<{ data: { reset: boolean } }>("POST", "/_admin/reset", {}, options)).data,
     /** Every record and media file as one JSON document. */
     export: (options?: Options) => call<ExportDocument>("GET", "/_admin/export", undefined, options),
+    /** The server's clock: the time now and its mode (`system`, or `manual` with `lp serve --clock manual`). */
+    clock: async (options?: Options) => (await call<{ data: ClockState }>("GET", "/_admin/clock", undefined, options)).data,
+    /**
+     * Moves a manual clock forward by a duration (`"5m"`, `"2h"`, `"7d"`) and runs what fell due (retries,
+     * the steps of jobs) before it resolves.
+     */
+    advanceClock: async (duration: string, options?: Options) => (await call<{ data: ClockState }>("POST", "/_admin/clock", { advance: duration }, options)).data,
+    /** Moves a manual clock forward to `to` (never back), likewise. */
+    setClock: async (to: string | Date, options?: Options) =>
+      (await call<{ data: ClockState }>("POST", "/_admin/clock", { to: to instanceof Date ? to.toISOString() : to }, options)).data,
     /** Replaces all data with an export document. */
     import: async (doc: ExportDocument, options?: Options) => (await call<{ data: ImportResult }>("POST", "/_admin/import", doc, options)).data,
   };

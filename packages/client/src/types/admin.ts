@@ -9,7 +9,7 @@ export type TokenCreateInput = z.input<typeof createTokenSchema>;
 export type AppCreateInput = z.input<typeof createAppSchema>;
 
 /** Answers of the admin API (from @lp/contract): an account, a token and an application (secrets shown once), an import's counts. */
-export type { Account, CreatedToken, CreatedApp, ImportResult } from "@lp/contract";
+export type { Account, CreatedToken, CreatedApp, ImportResult, ClockState } from "@lp/contract";
 
 /** The document of `admin.export` / `admin.import`. */
 export type { ExportDocument };
