@@ -19,6 +19,7 @@ import { webhookRoutes } from "./routes/webhooks.js";
 import { withWebhookDocs } from "./openapi/webhook-schemas.js";
 import type { DashboardHub } from "./dashboard/hub.js";
 import { mountDashboard } from "./dashboard/mount.js";
+import { createRequestLog, type RequestLog } from "./journal/request-log.js";
 
 /** Options of {@link createApp}. */
 export interface AppOptions {
@@ -34,6 +35,8 @@ export interface AppOptions {
   extraRoutes?: RouteDef[];
   /** The dashboard at `/_dashboard` and its request log; served only with an admin key. */
   dashboard?: DashboardHub;
+  /** Entries the request journal keeps when there is no dashboard to hold it (default 500). */
+  journalCapacity?: number;
 }
 
 /** Every route of the API, in one table. */
@@ -54,8 +57,11 @@ export function apiRoutes(options: Pick<AppOptions, "settings" | "extraRoutes">)
 
 /** Builds the h3 app that serves the `/v1` API, the admin API, media and health checks. */
 export function createApp(options: AppOptions) {
-  const server: ServerContext = { core: options.core, settings: options.settings, afterReset: options.afterReset };
+  const server: ServerContext = { core: options.core, settings: options.settings, afterReset: options.afterReset, journal: null };
   const dashboard = options.settings.adminKey ? options.dashboard : undefined;
+  // The request journal (`/_admin/requests`, the dashboard's request log): one ring, kept while the admin API is on.
+  const journal: RequestLog | null = options.settings.adminKey ? (dashboard?.requests ?? createRequestLog(options.journalCapacity)) : null;
+  const clock = options.core.clock;
   const sink = options.log === undefined ? (lines: string) => process.stderr.write(`${lines}\n`) : options.log;
   const log = sink ? createAccessLog(sink) : null;
   const routes = apiRoutes(options);
@@ -65,7 +71,8 @@ export function createApp(options: AppOptions) {
   // The start time rides on the event's context: a WeakMap keyed by events cost measurable GC per request.
   const started = { get: (event: H3Event) => event.context.startedAt as number | undefined };
   // Timing is read only by the request log and the access log.
-  const timed = Boolean(dashboard || log);
+  const timed = Boolean(journal || log);
+  server.journal = journal;
   const ids = requestIds(options.core);
   // The event of the request `~request` (below) is running: onRequest runs synchronously inside it.
   let current: H3Event | undefined;
@@ -75,9 +82,9 @@ export function createApp(options: AppOptions) {
     try {
       // Responses of the route pipeline already carry it (http/respond.ts toWire).
       if (!event.context.wireHeaders) response.headers.set("x-request-id", requestIdOf(event));
-      if (dashboard) {
+      if (journal) {
         const ms = performance.now() - (started.get(event) ?? performance.now());
-        dashboard.requests.record(event, response, ms, requestIdOf(event), new Date());
+        journal.record(event, response, ms, requestIdOf(event), new Date((event.context.startedOnClock as number | undefined) ?? clock.now().getTime()));
       }
       if (log) log.record(event.req.method, event.url.pathname, response.status, performance.now() - (started.get(event) ?? performance.now()), requestIdOf(event));
     } catch {
@@ -92,6 +99,8 @@ export function createApp(options: AppOptions) {
     onRequest(event) {
       event.context.requestId = ids.next();
       if (timed) event.context.startedAt = performance.now();
+      // The journal's start time follows the server's clock (a manual one too); the duration is real time.
+      if (journal) event.context.startedOnClock = clock.now().getTime();
       current = event;
     },
     onError(error, event) {
@@ -125,7 +134,7 @@ export function createApp(options: AppOptions) {
     return out instanceof Promise ? out.then((response) => finish(response, event)) : finish(out, event);
   };
 
-  const handlerOf = (route: RouteDef) => (dashboard ? withBodyCapture(toHandler(route, server)) : toHandler(route, server));
+  const handlerOf = (route: RouteDef) => (journal ? withBodyCapture(toHandler(route, server)) : toHandler(route, server));
   for (const route of routes) app.on(route.method, route.path, handlerOf(route));
   for (const route of routes) if (route.method === "GET") app.on("HEAD", route.path, handlerOf(route)); // HEAD is GET without a body
   app.get("/v1/openapi.json", () => json(openapiDocument()));
@@ -149,6 +158,8 @@ export function createApp(options: AppOptions) {
     app,
     routes,
     server,
+    /** The request journal; null when the admin API is off. */
+    journal,
     /** Writes the access-log lines still buffered (on close). */
     flushLog: () => log?.flush(),
     get openapi() {

@@ -40,7 +40,33 @@ export const clockSchema = z.object({
   mode: z.enum(["system", "manual"]).describe("system: the machine's clock; manual: moves only through POST /_admin/clock"),
 });
 
+/** One side of a journal entry: headers and body with every credential redacted, the body cut at 8 KiB. */
+export const journalMessageSchema = z.object({
+  headers: z.record(z.string(), z.string()),
+  body: z.string().describe("As received or sent (JSON re-indented); credentials replaced by [redacted]; at most 8 KiB"),
+  truncated: z.boolean(),
+});
+
+/** An API request lp answered, as the request journal (`/_admin/requests`) keeps it. */
+export const journalEntrySchema = z.object({
+  id: z.string().describe("The request id (the answer's X-Request-Id)"),
+  seq: z.number().int().min(1).describe("Order of arrival in this server; pass as `after` to read only later ones"),
+  method: z.string(),
+  path: z.string().describe("Without the query string"),
+  query: z.record(z.string(), z.string()).describe("The query parameters, credential-named ones redacted"),
+  status: z.number().int(),
+  started_at: timestampSchema.describe("By the server's clock (a manual one too)"),
+  duration_ms: z.number().min(0),
+  plane: z.string().describe("account, app, admin, none; - when no route matched"),
+  account_id: z.string().nullable().describe("The account its credentials proved, if any"),
+  application_id: z.string().nullable(),
+  source: z.enum(["api", "replay"]).describe("replay: the dashboard sent a logged request again"),
+  request: journalMessageSchema,
+  response: journalMessageSchema,
+});
+
 export const accountResponse = dataOf(accountSchema);
+export const journalResponse = dataOf(z.array(journalEntrySchema));
 export const clockResponse = dataOf(clockSchema);
 export const createdTokenResponse = dataOf(createdTokenSchema);
 export const createdAppResponse = dataOf(createdAppSchema);
@@ -52,3 +78,4 @@ export type CreatedToken = z.infer<typeof createdTokenSchema>;
 export type CreatedApp = z.infer<typeof createdAppSchema>;
 export type ImportResult = z.infer<typeof importResultSchema>;
 export type ClockState = z.infer<typeof clockSchema>;
+export type JournalEntry = z.infer<typeof journalEntrySchema>;

@@ -1,6 +1,6 @@
 import { createRedisExpiringKeys, type DomainEvent, type EventSink } from "@lp/core";
 import { createDashboardAccess, type DashboardAccess } from "./access.js";
-import { createRequestLog, type RequestLog } from "./request-log.js";
+import { createRequestLog, type RequestLog } from "../journal/request-log.js";
 
 /** A change the core reported, as the dashboard's live stream passes it on. */
 export interface DashboardChange {

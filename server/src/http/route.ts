@@ -1,3 +1,4 @@
+import type { RequestLog } from "../journal/request-log.js";
 import type { AccountPrincipal, AppPrincipal, Core, Scope } from "@lp/core";
 import { z } from "zod";
 import type { BodyKind } from "./body.js";
@@ -30,6 +31,8 @@ export interface ServerContext {
    * itself, so nothing a client sends over the wire can claim one.
    */
   grants?: WeakMap<Request, Grant>;
+  /** The request journal (`/_admin/requests`); null when the admin API is off. */
+  journal?: RequestLog | null;
 }
 
 /** Who an in-process dashboard request acts as, decided per route. */

@@ -1,6 +1,7 @@
 import { clockMoveSchema, createAccountSchema, createAppSchema, createTokenSchema, exportSchema, toDurationMs, toTimestamp, type Core } from "@lp/core";
 import { defineRoute, jsonBody, noInputBody, type RouteDef } from "../http/route.js";
 import { data, json } from "../http/respond.js";
+import { journalQuerySchema, toJournalEntry, toJournalFilter } from "../journal/journal-query.js";
 
 /** What `/_admin/clock` answers: the time now and whether it moves by itself. */
 const clockState = (core: Core, now = core.time.now()) => ({ now: toTimestamp(now), mode: core.time.mode });
@@ -82,5 +83,14 @@ export const adminRoutes: RouteDef[] = [
       const now = "advance" in input ? await server.core.time.advance(toDurationMs(input.advance)) : await server.core.time.set(new Date(input.to));
       return data(clockState(server.core, now));
     },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/_admin/requests",
+    plane: "admin",
+    query: journalQuerySchema,
+    internal: true,
+    // The journal of this server (a ring of its last 500 requests), newest first, credentials redacted.
+    handler: ({ server, query }) => data((server.journal?.find(toJournalFilter(query, server.core.clock.now())) ?? []).map(toJournalEntry)),
   }),
 ];

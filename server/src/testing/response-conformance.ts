@@ -1,4 +1,4 @@
-import { accountResponse, clockResponse, createdAppResponse, createdTokenResponse, importResultResponse, resetResultResponse } from "@lp/contract";
+import { accountResponse, clockResponse, journalResponse, createdAppResponse, createdTokenResponse, importResultResponse, resetResultResponse } from "@lp/contract";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { z } from "zod";
@@ -32,6 +32,7 @@ const INTERNAL: Record<string, Record<number, z.ZodType>> = {
   "POST /_admin/import": { 200: importResultResponse },
   "GET /_admin/clock": { 200: clockResponse },
   "POST /_admin/clock": { 200: clockResponse },
+  "GET /_admin/requests": { 200: journalResponse },
 };
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/");

@@ -3,7 +3,7 @@ import { dash } from "../api.js";
 import { html } from "../html.js";
 import { subscribe } from "../live.js";
 import { go, toHash, type Route } from "../route.js";
-import type { RequestSummary as Summary } from "../../request-log.js";
+import type { RequestSummary as Summary } from "../../../journal/request-log.js";
 import { Exchange } from "./exchange.js";
 
 interface Filter {

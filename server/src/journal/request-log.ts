@@ -1,4 +1,5 @@
 import type { H3Event } from "h3";
+import { matchesGlob } from "./glob.js";
 import { redactBody, redactHeaders, redactUrl } from "./redact.js";
 
 /** One side of a logged exchange, credentials redacted and the body cut short. */
@@ -56,6 +57,21 @@ export interface RequestPage {
   next_before: number | null;
 }
 
+/** What `/_admin/requests` (and `startLp().requests`) select by; every field narrows. */
+export interface JournalFilter {
+  method?: string;
+  /** A glob over the path without its query (`*` for any run of characters). */
+  path?: string;
+  /** An exact status (`201`) or a class (`4xx`). */
+  status?: string;
+  /** Epoch ms: only requests started at or after it. */
+  since?: number;
+  /** Only entries recorded after this `seq` (a follower's last one). */
+  after?: number;
+  /** Most entries (newest first); default all that match. */
+  limit?: number;
+}
+
 /** A logged exchange with both messages. */
 export interface LoggedRequest extends RequestSummary {
   request: LoggedMessage;
@@ -67,7 +83,7 @@ const TEXT_TYPES = /^(application\/([\w.+-]+\+)?json|text\/plain)/i;
 /** Bodies up to this size are kept as they are and redacted when someone opens the entry; larger ones at once, and cut. */
 const KEEP_RAW = 16 * 1024;
 
-/** An exchange as stored: cheap to record on every request; redacted when read. */
+/** An exchange as stored: cheap to record on every request; redacted when read. `at` is when it started. */
 interface StoredEntry extends Omit<RequestSummary, "at"> {
   /** Epoch ms; formatted when read. */
   at: number;
@@ -112,9 +128,10 @@ export function createRequestLog(capacity = 500) {
     markDashboard(req: Request, mark: DashboardMark = { source: "dashboard", granted: true }) {
       fromDashboard.set(req, mark);
     },
-    /** Records a finished exchange. */
+    /** Records a finished exchange; `at` is when it started, by the server's clock. */
     record(event: H3Event, response: Response, ms: number, requestId: string, at: Date): void {
-      if (event.url.pathname.startsWith("/_dashboard")) return;
+      // The dashboard's pages and the journal's own readers (`lp requests --follow` polls) are not API calls to show.
+      if (event.url.pathname.startsWith("/_dashboard") || event.url.pathname === "/_admin/requests") return;
       const ctx = event.context as Record<string, unknown>;
       const principal = ctx.principal as { account_id?: string; application_id?: string } | null | undefined;
       const requestType = event.req.headers.get("content-type") ?? "";
@@ -186,12 +203,31 @@ export function createRequestLog(capacity = 500) {
       const whole = typeof e.requestBody === "string" && !(headers.get("content-type") ?? "").startsWith("multipart/");
       return { method: e.method, url: e.target, headers, body: whole ? (e.requestBody as string) : null, mark: e.mark };
     },
+    /**
+     * The journal as tests read it: matching exchanges with both messages redacted, newest first. The
+     * dashboard's own calls are left out (they are not the calls the code under test made).
+     */
+    find(filter: JournalFilter = {}): LoggedRequest[] {
+      const out: LoggedRequest[] = [];
+      const method = filter.method?.toUpperCase();
+      for (let i = entries.length - 1; i >= 0 && out.length < (filter.limit ?? capacity); i--) {
+        const e = entries[i];
+        if (filter.after !== undefined && e.seq <= filter.after) break;
+        if (e.source === "dashboard" || !matches(e, filter, method)) continue;
+        out.push(toLogged(e));
+      }
+      return out;
+    },
+    /** Whether an entry (as listeners receive it) matches `filter`. */
+    matches: (entry: RequestSummary, filter: JournalFilter) => entry.source !== "dashboard" && matches({ ...entry, at: Date.parse(entry.at) }, filter, filter.method?.toUpperCase()),
+    /** The `seq` of the newest entry (0 when none): where a follower starts. */
+    get lastSeq() {
+      return seq;
+    },
     /** One exchange with both messages, redacted. */
     get(id: string): LoggedRequest | undefined {
       const e = entries.find((x) => x.id === id);
-      if (!e) return undefined;
-      const sent = "plain" in e.responseHeaders ? { ...e.responseHeaders.plain, "x-request-id": e.id } : e.responseHeaders;
-      return { ...toSummary(e), request: toMessage(e.requestHeaders, e.requestBody), response: toMessage(sent, e.responseBody) };
+      return e && toLogged(e);
     },
     /** Calls `listener` with each new entry; returns the unsubscribe function. */
     subscribe(listener: (entry: RequestSummary) => void): () => void {
@@ -199,6 +235,22 @@ export function createRequestLog(capacity = 500) {
       return () => listeners.delete(listener);
     },
   };
+}
+
+function matches(e: Pick<StoredEntry, "method" | "path" | "status" | "at">, filter: JournalFilter, method: string | undefined): boolean {
+  if (method && e.method !== method) return false;
+  if (filter.status && !matchesStatus(e.status, filter.status)) return false;
+  if (filter.since !== undefined && e.at < filter.since) return false;
+  if (filter.path !== undefined) {
+    const query = e.path.indexOf("?");
+    if (!matchesGlob(filter.path, query === -1 ? e.path : e.path.slice(0, query))) return false;
+  }
+  return true;
+}
+
+function toLogged(e: StoredEntry): LoggedRequest {
+  const sent = "plain" in e.responseHeaders ? { ...e.responseHeaders.plain, "x-request-id": e.id } : e.responseHeaders;
+  return { ...toSummary(e), request: toMessage(e.requestHeaders, e.requestBody), response: toMessage(sent, e.responseBody) };
 }
 
 function matchesStatus(status: number, wanted: string): boolean {
