@@ -18,6 +18,7 @@ const COMMANDS: Array<[name: string, summary: string, example: string | null, lo
   ["webhooks", "Manage webhook endpoints (developer credentials)", "lp webhooks create --url <url> --events product.created", () => import("./commands/webhooks/index.js")],
   ["admin", "Local admin API: accounts, tokens, apps, reset, export, import", "lp admin tokens create acct_dev --scopes products:read", () => import("./commands/admin/index.js")],
   ["clock", "Show or move the server's clock (manual under lp serve --clock manual)", "lp clock advance 5m", () => import("./commands/clock/index.js")],
+  ["requests", "List the API requests a local server answered (the request journal); wait for them with --expect", "lp requests --method POST --path '/v1/accounts/*/products'", () => import("./commands/requests/index.js")],
   ["config", "Read and write profiles in the config file", "lp config set api_url https://lp.example.com --profile staging", () => import("./commands/config/index.js")],
   ["serve", "Run the landing page service locally (API, admin API, media, builder, sites)", null, () => import("./commands/serve/index.js")],
   ["doctor", "Check a data dir or Redis prefix (records, indexes, media, modes, format) and repair it with --fix", "lp doctor --data-dir .lp", () => import("./commands/doctor/index.js")],

@@ -6,3 +6,5 @@ export { startServer, type ServeOptions, type RunningServer } from "./serve.js";
 export { redactRedisUrl } from "@lp/core";
 export { isLoopbackHost, toAdminExposureProblem, MIN_NETWORK_ADMIN_KEY_LENGTH } from "./exposure.js";
 export { createDashboardHub, type DashboardHub } from "./dashboard/hub.js";
+export { toJournalEntry } from "./journal/journal-query.js";
+export type { RequestLog, JournalFilter } from "./journal/request-log.js";

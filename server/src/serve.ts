@@ -31,6 +31,7 @@ import { listenOn, preloadListhen } from "./http/listen.js";
 import { toSafeNodeHandler } from "./http/node-handler.js";
 import { PUBLIC_CHECKOUT_RATE_LIMIT, type RateLimit } from "./http/rate-limit.js";
 import { createDashboardHub } from "./dashboard/hub.js";
+import type { RequestLog } from "./journal/request-log.js";
 
 /** Options of {@link startServer} (the flags of `lp serve`). */
 export interface ServeOptions {
@@ -108,6 +109,8 @@ export interface RunningServer {
   adminKey: string | null;
   credentials: DevCredentials;
   core: Core;
+  /** The request journal (`/_admin/requests`); null when the admin API is off. */
+  journal: RequestLog | null;
   /** A fresh one-time login URL of the dashboard at `/_dashboard`; null when the admin API is off. */
   dashboardLoginUrl: (() => string) | null;
   /** Things the operator should hear about at start (a data dir whose permissions were tightened). */
@@ -205,7 +208,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
     await core.close().catch(() => {});
     throw error;
   }
-  const { app, flushLog } = createApp({
+  const { app, flushLog, journal } = createApp({
     core,
     settings: {
       simulate: true,
@@ -239,6 +242,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
     adminKey,
     credentials,
     core,
+    journal,
     notices: cluster?.notices ?? [],
     dashboardLoginUrl: dashboard ? () => `${url}/_dashboard/login?token=${dashboard.access.issueLogin()}` : null,
     close(closeOptions = {}) {

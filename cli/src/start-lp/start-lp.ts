@@ -1,6 +1,7 @@
 import type { Client } from "@lp/client";
 import { EVENT_TYPES, type EventType } from "@lp/contract/events";
 import { createInbox, type WebhookInbox } from "./webhook-inbox.js";
+import { createRequestJournal, type RequestJournal } from "./request-journal.js";
 
 /** Options of {@link startLp}. */
 export interface StartLpOptions {
@@ -59,6 +60,8 @@ export interface Lp<W extends WebhookInbox | null = WebhookInbox> {
   readonly env: Readonly<Record<string, string>>;
   /** A `@lp/client` client holding every credential. */
   readonly client: Client;
+  /** The API requests the server answered (its request journal): `find(filter)`, `waitFor(filter, { timeoutMs, count })`. */
+  readonly requests: RequestJournal;
   /** The server's clock, moved with `advance` and `set` when started with `clock: "manual"`. */
   readonly clock: LpClock;
   /** Verified deliveries to a receiver registered as a webhook endpoint; null with `webhooks: false`. */
@@ -82,7 +85,7 @@ export interface Lp<W extends WebhookInbox | null = WebhookInbox> {
 export async function startLp(options: StartLpOptions & { webhooks: false }): Promise<Lp<null>>;
 export async function startLp(options?: StartLpOptions): Promise<Lp>;
 export async function startLp(options: StartLpOptions = {}): Promise<Lp<WebhookInbox | null>> {
-  const [{ startServer }, { createClient }, { createReceiver }] = await Promise.all([import("@lp/server"), import("@lp/client"), import("@lp/webhooks")]);
+  const [{ startServer, toJournalEntry }, { createClient }, { createReceiver }] = await Promise.all([import("@lp/server"), import("@lp/client"), import("@lp/webhooks")]);
   const server = await startServer({
     host: "127.0.0.1",
     port: 0,
@@ -104,6 +107,7 @@ export async function startLp(options: StartLpOptions = {}): Promise<Lp<WebhookI
     adminKey: server.adminKey!,
   };
   const client = createClient({ baseUrl: server.url, ...credentials });
+  const requests = createRequestJournal(server.journal!, toJournalEntry);
   let inbox: (WebhookInbox & { close(): void }) | null = null;
   let receiver: Awaited<ReturnType<typeof createReceiver>> | null = null;
   try {
@@ -124,6 +128,7 @@ export async function startLp(options: StartLpOptions = {}): Promise<Lp<WebhookI
   const close = () =>
     (closed ??= (async () => {
       inbox?.close();
+      requests.close();
       await server.close();
       await receiver?.close();
     })());
@@ -139,6 +144,7 @@ export async function startLp(options: StartLpOptions = {}): Promise<Lp<WebhookI
       LP_ADMIN_KEY: credentials.adminKey,
     },
     client,
+    requests,
     clock: {
       mode: server.core.time.mode,
       now: () => server.core.time.now(),

@@ -1,5 +1,5 @@
 import type { RequestOptions, Transport } from "../transport.js";
-import type { Account, AccountCreateInput, AppCreateInput, ClockState, CreatedApp, CreatedToken, ExportDocument, ImportResult, TokenCreateInput } from "../types/admin.js";
+import type { Account, AccountCreateInput, AppCreateInput, ClockState, CreatedApp, CreatedToken, ExportDocument, ImportResult, JournalEntry, JournalQuery, TokenCreateInput } from "../types/admin.js";
 
 type Options = Pick<RequestOptions, "signal">;
 
@@ -28,6 +28,12 @@ export function createAdminApi(t: Transport) {
     /** Moves a manual clock forward to `to` (never back), likewise. */
     setClock: async (to: string | Date, options?: Options) =>
       (await call<{ data: ClockState }>("POST", "/_admin/clock", { to: to instanceof Date ? to.toISOString() : to }, options)).data,
+    /**
+     * The request journal: the API requests the server answered, newest first, credentials redacted (`method`,
+     * `path` glob, `status` or class such as `4xx`, `since` a time or a duration such as `10m`, `after` a seq, `limit`).
+     */
+    requests: async (query: JournalQuery = {}, options: Options = {}) =>
+      (await t.send<{ data: JournalEntry[] }>("GET", "/_admin/requests", "admin", { ...options, query: { ...query } })).data.data,
     /** Replaces all data with an export document. */
     import: async (doc: ExportDocument, options?: Options) => (await call<{ data: ImportResult }>("POST", "/_admin/import", doc, options)).data,
   };

@@ -9,7 +9,22 @@ export type TokenCreateInput = z.input<typeof createTokenSchema>;
 export type AppCreateInput = z.input<typeof createAppSchema>;
 
 /** Answers of the admin API (from @lp/contract): an account, a token and an application (secrets shown once), an import's counts. */
-export type { Account, CreatedToken, CreatedApp, ImportResult, ClockState } from "@lp/contract";
+export type { Account, CreatedToken, CreatedApp, ImportResult, ClockState, JournalEntry } from "@lp/contract";
+
+/** The query of `admin.requests`; every field narrows. */
+export interface JournalQuery {
+  method?: string;
+  /** A glob over the path without its query; `*` is any run of characters. */
+  path?: string;
+  /** An exact status (`"201"`) or a class (`"4xx"`). */
+  status?: string;
+  /** An ISO 8601 time, or a duration before the server's now (`"10m"`). */
+  since?: string;
+  /** Only entries with a greater `seq`. */
+  after?: number;
+  /** Most entries, 1 to 500; default 100. */
+  limit?: number;
+}
 
 /** The document of `admin.export` / `admin.import`. */
 export type { ExportDocument };
