@@ -112,6 +112,8 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
         apps,
         faults: { generation_step_ms: core.delays.generationStepMs, deployment_step_ms: core.delays.deploymentStepMs, simulate_modes: SIMULATE_MODES },
         request_log_capacity: hub.requests.capacity,
+        // The time every stamp reads: with `--clock manual`, the header shows it (it moves only when told).
+        clock: { now: core.time.now().toISOString(), mode: core.time.mode },
         // What /healthz says: a fault under way (writes refused) is shown on every view.
         storage: { kind: core.stores.kind, fault: core.storageHealth.state() },
         // The choices forms offer come from the API's own schemas, so they never offer what it refuses.

@@ -35,6 +35,22 @@ describe.each(["memory", "sqlite"] as const)("dashboard API (%s)", (storage) => 
   const api = (method: string, path: string, body?: unknown, token = t.creds.token) =>
     app.request(path, { method, headers: { host: HOST, authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
 
+  it("shows the server's clock in its state: the system one here, a manual one as it is moved", async () => {
+    expect((await dash("GET", "/state")).json.data.clock).toEqual({ now: "2026-03-01T10:00:00.000Z", mode: "system" });
+    const manual = await createTestApp({ storage, manualClock: true });
+    try {
+      const hub2 = createDashboardHub();
+      const app2 = createApp({ core: manual.core, settings: { simulate: true, adminKey: manual.adminKey, publicUrl: () => "http://lp.test" }, log: null, dashboard: hub2 }).app;
+      const login = await app2.request(`/_dashboard/login?token=${hub2.access.issueLogin()}`, { headers: { host: HOST } });
+      const cookie = login.headers.get("set-cookie")!.split(";")[0];
+      await manual.admin("POST", "/_admin/clock", { advance: "3h" });
+      const state = await (await app2.request("/_dashboard/api/state", { headers: { host: HOST, cookie } })).json();
+      expect(state.data.clock).toEqual({ now: "2026-03-01T13:00:00.000Z", mode: "manual" });
+    } finally {
+      await manual.close();
+    }
+  });
+
   it("lists generation jobs with the time each step began, and a failed one with its step and error", async () => {
     const product = await t.core.products.create(t.creds.account_id, { title: "Kettle", price: 30, product_type: "physical" });
     expect((await api("POST", `${t.account}/pages`, { product_id: product.id })).status).toBe(202);

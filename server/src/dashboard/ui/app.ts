@@ -19,6 +19,7 @@ export interface DashState {
   apps: { application_id: string; name: string; account_ids: string[]; created_at: string }[];
   faults: { generation_step_ms: number; deployment_step_ms: number; simulate_modes: string[] };
   request_log_capacity: number;
+  clock: { now: string; mode: "system" | "manual" };
   storage: { kind: string; fault: { reason: string; since: string; refused: number } | null };
   product_types: string[];
   uploads: { max_files: number; max_bytes: number; types: string[] };
@@ -96,7 +97,8 @@ export function App() {
     <a class="skip" href="#main" onClick=${(e: Event) => (e.preventDefault(), document.getElementById("main")?.focus())}>Skip to content</a>
     <header class="top">
       <p class="brand">lp dashboard <span class=${`live ${connection}`} data-live=${connection}>${LIVE_LABEL[connection]}</span>
-        ${simulating && html`<a class="simulating" href=${toHash("settings")}>Lp-Simulate: ${simulating}</a>`}</p>
+        ${simulating && html`<a class="simulating" href=${toHash("settings")}>Lp-Simulate: ${simulating}</a>`}
+        ${state?.clock.mode === "manual" && html`<span class="manual-clock" data-clock=${state.clock.now} title="lp serve --clock manual: it moves only with lp clock advance">Manual clock: <time datetime=${state.clock.now}>${state.clock.now.replace("T", " ").replace(/\.\d+Z$/, " UTC")}</time></span>`}</p>
       <label>Account
         <select value=${current} onChange=${(e: Event) => choose((e.target as HTMLSelectElement).value)}>
           ${accounts.map((a) => html`<option value=${a.account_id}>${a.account_id}</option>`)}
