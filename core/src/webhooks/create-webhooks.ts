@@ -14,6 +14,8 @@ import { createAddressGuard, dnsResolveHost, type ResolveHost } from "./address-
 import { createDeliveryEngine } from "./delivery-engine.js";
 import { createEndpointsService, DEFAULT_MAX_ENDPOINTS } from "./endpoints-service.js";
 import { createEventOutbox } from "./event-outbox.js";
+import { createEventLog } from "./event-log.js";
+import { createEventReplay, type ReplayWindow } from "./event-replay.js";
 import type { FanOutHealth } from "./when-writable.js";
 import { fetchPoster, type FetchLike, type Poster } from "./http-attempt.js";
 import { createHttpPoster } from "./http-poster.js";
@@ -41,6 +43,8 @@ export interface WebhookOptions {
   resolveHost?: ResolveHost;
   /** Most endpoints per application, default 100 (`lp serve --max-endpoints`); over it, 403 quota_exceeded. */
   maxEndpoints?: number;
+  /** How long emitted events are kept for replay, by the core's clock; default 7 days (`lp serve --event-retention`). */
+  eventRetentionMs?: number;
   /** Per-attempt timeout, default 15 s. */
   deliveryTimeoutMs?: number;
   /** Verification bound, default 10 s. */
@@ -136,7 +140,9 @@ export function createWebhooks(deps: WebhookDeps) {
         })
       : undefined;
   const engine = clusterEngine ?? createDeliveryEngine({ ...engineDeps, scheduler: deps.scheduler ?? realScheduler });
-  const outbox = createEventOutbox({ ...common, store, accounts: deps.accounts, engine, work, onError, shared: queue, health: deps.storageHealth });
+  const eventLog = createEventLog({ clock: deps.clock, retentionMs: deps.eventRetentionMs });
+  const outbox = createEventOutbox({ ...common, store, accounts: deps.accounts, engine, work, onError, shared: queue, health: deps.storageHealth, log: eventLog });
+  const replays = createEventReplay({ ...common, store, engine, log: eventLog, accounts: deps.accounts });
   let sweep: ReturnType<typeof setInterval> | undefined;
   const runJob = (job: SharedJob): Promise<void> => {
     const done = job.kind === "attempt" ? clusterEngine!.run(job) : outbox.runFanOut(job.event_id);
@@ -158,6 +164,10 @@ export function createWebhooks(deps: WebhookDeps) {
     /** The sink the services emit to. */
     sink: outbox.sink,
     endpoints,
+    /** The events kept for replay (in this process's memory), and how long. */
+    events: { get size() { return eventLog.size; }, retentionMs: eventLog.retentionMs, capacity: eventLog.capacity },
+    /** Schedules a new delivery to endpoint `id` of each kept event in the window it would have been sent (admin API). */
+    replay: (endpointId: string, window: ReplayWindow) => replays.replay(endpointId, window),
     /** Loads endpoints and picks up unfinished fan-outs and pending deliveries. */
     async start(): Promise<{ events: number; deliveries: number }> {
       await store.load();
@@ -191,6 +201,8 @@ export function createWebhooks(deps: WebhookDeps) {
     /** Before an admin reset or import: drops queued work, timers and parked deliveries, then waits. */
     async suspend(): Promise<void> {
       outbox.reset();
+      // The events of the records a reset or import removes are not theirs to replay.
+      eventLog.clear();
       engine.reset();
       await work.onIdle();
       await store.flush();

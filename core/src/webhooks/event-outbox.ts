@@ -7,6 +7,7 @@ import type { DeliveryEngine } from "./delivery-engine.js";
 import type { SharedQueue } from "./shared-queue.js";
 import { toOrderedId } from "./ordered-id.js";
 import { toNewDelivery, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
+import type { EventLog } from "./event-log.js";
 import type { WebhookStore } from "./webhook-store.js";
 import type { WorkTracker } from "./work-tracker.js";
 
@@ -23,6 +24,8 @@ export interface OutboxDeps {
   shared?: SharedQueue;
   /** Whether the storage refuses writes now, and a call when it takes them again (in one process). */
   health?: FanOutHealth;
+  /** Where every emitted event is kept for replay, subscribed to or not. */
+  log?: EventLog;
 }
 
 /** Endpoints whose deliveries are stored at once before the fan-out yields to other work. */
@@ -235,14 +238,17 @@ export function createEventOutbox(deps: OutboxDeps) {
   const sink: EventSink = {
     async emit(input: DomainEvent) {
       const event = await toEventRecord(input);
+      // Emitted once its change is committed: kept for replay whether or not anything subscribes now.
+      deps.log?.add(event);
       if (!(await wanted(event))) return;
       await store.putOutbox(event);
       publish(event);
     },
     async stage(input: DomainEvent) {
       const event = await toEventRecord(input);
-      if (!(await wanted(event))) return { ops: [], publish: () => {} };
-      return { ops: [store.outboxOp(event)], publish: () => publish(event) };
+      // Published once the caller's batch committed: only then is the event kept for replay.
+      if (!(await wanted(event))) return { ops: [], publish: () => deps.log?.add(event) };
+      return { ops: [store.outboxOp(event)], publish: () => (deps.log?.add(event), publish(event)) };
     },
   };
 

@@ -65,7 +65,16 @@ export const journalEntrySchema = z.object({
   response: journalMessageSchema,
 });
 
+/** What a replay of past events to an endpoint did (`POST /_admin/webhook-endpoints/{id}/replay`). */
+export const replayResultSchema = z.object({
+  endpoint_id: z.string(),
+  replayed: z.number().int().min(0).describe("New deliveries scheduled: one per event of the window the endpoint would have been sent"),
+  since: timestampSchema,
+  until: timestampSchema,
+});
+
 export const accountResponse = dataOf(accountSchema);
+export const replayResultResponse = dataOf(replayResultSchema);
 export const journalResponse = dataOf(z.array(journalEntrySchema));
 export const clockResponse = dataOf(clockSchema);
 export const createdTokenResponse = dataOf(createdTokenSchema);
@@ -79,3 +88,4 @@ export type CreatedApp = z.infer<typeof createdAppSchema>;
 export type ImportResult = z.infer<typeof importResultSchema>;
 export type ClockState = z.infer<typeof clockSchema>;
 export type JournalEntry = z.infer<typeof journalEntrySchema>;
+export type ReplayResult = z.infer<typeof replayResultSchema>;

@@ -1,4 +1,4 @@
-import { clockMoveSchema, createAccountSchema, createAppSchema, createTokenSchema, exportSchema, toDurationMs, toTimestamp, type Core } from "@lp/core";
+import { clockMoveSchema, replayInputSchema, toReplayWindow, createAccountSchema, createAppSchema, createTokenSchema, exportSchema, toDurationMs, toTimestamp, type Core } from "@lp/core";
 import { defineRoute, jsonBody, noInputBody, type RouteDef } from "../http/route.js";
 import { data, json } from "../http/respond.js";
 import { journalQuerySchema, toJournalEntry, toJournalFilter } from "../journal/journal-query.js";
@@ -92,5 +92,15 @@ export const adminRoutes: RouteDef[] = [
     internal: true,
     // The journal of this server (a ring of its last 500 requests), newest first, credentials redacted.
     handler: ({ server, query }) => data((server.journal?.find(toJournalFilter(query, server.core.clock.now())) ?? []).map(toJournalEntry)),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/_admin/webhook-endpoints/:endpoint_id/replay",
+    plane: "admin",
+    body: jsonBody(replayInputSchema, { optional: true }),
+    internal: true,
+    // Any application's endpoint: the admin key stands above the developer plane.
+    handler: async ({ server, input, params }) =>
+      data(await server.core.webhooks.replay(params.endpoint_id, toReplayWindow(input ?? {}, server.core.clock.now())), 202),
   }),
 ];

@@ -1,4 +1,4 @@
-import { accountResponse, clockResponse, journalResponse, createdAppResponse, createdTokenResponse, importResultResponse, resetResultResponse } from "@lp/contract";
+import { accountResponse, clockResponse, journalResponse, replayResultResponse, createdAppResponse, createdTokenResponse, importResultResponse, resetResultResponse } from "@lp/contract";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { z } from "zod";
@@ -33,6 +33,7 @@ const INTERNAL: Record<string, Record<number, z.ZodType>> = {
   "GET /_admin/clock": { 200: clockResponse },
   "POST /_admin/clock": { 200: clockResponse },
   "GET /_admin/requests": { 200: journalResponse },
+  "POST /_admin/webhook-endpoints/:endpoint_id/replay": { 202: replayResultResponse },
 };
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
