@@ -63,6 +63,8 @@ export interface ServeOptions {
   generationStepMs?: number;
   /** Refuse webhook receivers on private, loopback and link-local addresses. */
   publicOnly?: boolean;
+  /** How long emitted events are kept for replay (`--event-retention`), by the server's clock; default 7 days. */
+  eventRetentionMs?: number;
   /** Most webhook endpoints per application (default 100). */
   maxEndpoints?: number;
   /** Checkout posts per client address; null for none. Default: 30 a minute with `publicOnly`, else none. */
@@ -190,7 +192,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
     generator: generatorFromEnv(options.env ?? process.env),
     retrySchedule: options.retrySchedule,
     publicOnly: options.publicOnly,
-    webhooks: { maxEndpoints: options.maxEndpoints },
+    webhooks: { maxEndpoints: options.maxEndpoints, eventRetentionMs: options.eventRetentionMs },
     delays: {
       generationStepMs: options.generationStepMs ?? 0,
       deploymentStepMs: Math.round((options.deployDelayMs ?? 0) / 3),

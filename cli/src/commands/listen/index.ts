@@ -12,6 +12,7 @@ export function register(listen: Command): void {
     .option("--events <a,b>", "with --register: event types to subscribe to; '*' (the default) is every event")
     .option("--environment <env>", "with --register: production or test")
     .option("--print-secret", "with --register: print the endpoint's secret on stdout")
+    .option("--backfill <duration>", "with --register: first replay the events of the last DURATION (10m, 2h, 1d) to the new endpoint (admin key)")
     .option("--tunnel", "reach the receiver through a public quick tunnel (cloudflared, via untun; needs the internet), so a hosted instance can deliver here; --register registers the tunnel's URL")
     .option("--forward-to <url>", "relay each verified delivery with its headers; answer with the target's status")
     .option("--respond <statuses>", "reply to events with these statuses in turn, e.g. 500,500,200 (the last repeats)")
@@ -23,6 +24,7 @@ export function register(listen: Command): void {
   examples(listen, [
     "lp listen --register",
     "lp listen --register --events product.created,page.created",
+    "lp listen --register --backfill 10m   # the events of the last 10 minutes first, then new ones",
     "lp listen --register --respond 500,500,200 --expect product.created:1 --expect-attempts product.created:3",
     "lp listen --secret whsec_... --port 8787 --respond 500,200",
     "lp listen --register --events deployment.succeeded --expect deployment.succeeded --timeout 2m",

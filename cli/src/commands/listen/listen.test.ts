@@ -152,6 +152,23 @@ describe("listen --register (against the app)", () => {
     expect(calls).toEqual([`start ${local}`, "close"]);
   });
 
+  it("--backfill first replays the events it missed, then exits once --expect is met", async () => {
+    await h.close();
+    // Events signed at the machine's time, which the receiver checks them against.
+    h = await createHarness({ manualClock: true, start: new Date().toISOString() });
+    const made = [];
+    for (const title of ["Missed one", "Missed two"]) made.push((await h.app.call("POST", "products", { body: { title, price: 1, product_type: "service" } })).json.data.id);
+    const fake = createFakeIo({ cwd: h.home, env: h.env });
+    const code = await main(["listen", "--register", "--events", "product.created", "--backfill", "10m", "--expect", "product.created:2", "--timeout", "1m", "--json"], fake.io, { fetch: h.fetch });
+    expect(code, fake.stderr).toBe(0);
+    expect(fake.stderr).toMatch(/Backfill: 2 events since \S+ scheduled for delivery here/);
+    const events = fake.stdout.trim().split("\n").map((line) => JSON.parse(line)).filter((r) => r.type === "product.created");
+    expect(events.map((r) => r.event.data.id)).toEqual(made);
+    expect(events.every((r) => r.verified === true)).toBe(true);
+    expect(() => toOptions({ args: [], flags: { port: "0", backfill: "10m" } })).toThrow(/go with --register/);
+    expect(() => toOptions({ args: [], flags: { port: "0", register: true, backfill: "ten minutes" } })).toThrow(/--backfill/);
+  });
+
   it("--tunnel fails clearly when no tunnel starts", async () => {
     const fake = createFakeIo({ cwd: h.home, env: h.env });
     const code = await main(["listen", "--tunnel"], fake.io, { fetch: h.fetch, startTunnel: async () => undefined });

@@ -16,7 +16,7 @@ import { toLine, toRecord } from "./format.js";
 export interface ListenOptions {
   port: number;
   secrets?: string[];
-  register?: { events: string[]; environment?: "production" | "test"; printSecret: boolean };
+  register?: { events: string[]; environment?: "production" | "test"; printSecret: boolean; backfill?: string };
   forwardTo?: string;
   /** `--tunnel`: a public URL in front of the receiver. */
   tunnel: boolean;
@@ -32,7 +32,9 @@ export function toOptions({ flags }: CommandInput): ListenOptions {
   const listed = toList(flags.events);
   if (listed && !listed.length) throw new UsageError("--events: give event types, or '*' for all of them.");
   const events = expandEvents(listed ?? ["*"]);
-  if (!flags.register && (listed || flags.environment || flags.printSecret)) throw new UsageError("--events, --environment and --print-secret go with --register.");
+  if (!flags.register && (listed || flags.environment || flags.printSecret || flags.backfill)) throw new UsageError("--events, --environment, --print-secret and --backfill go with --register.");
+  const backfill = flags.backfill as string | undefined;
+  if (backfill !== undefined && !/^\d{1,12}(ms|s|m|h|d)$/.test(backfill)) throw new UsageError(`--backfill: '${backfill}' must be a duration such as 10m, 2h or 1d.`);
   if (flags.register && flags.secret) throw new UsageError("--register learns the secret itself; drop --secret.");
   if (flags.forwardTo && flags.respond) throw new UsageError("--forward-to answers with the target's status; drop --respond.");
   if (flags.forwardTo && !/^https?:\/\//.test(flags.forwardTo)) throw new UsageError("--forward-to must be an http(s) URL.");
@@ -48,7 +50,7 @@ export function toOptions({ flags }: CommandInput): ListenOptions {
     port: toInt(flags.port, "--port", 0, 65_535)!,
     secrets: flags.secret,
     register: flags.register
-      ? { events, environment: toChoice(flags.environment, "--environment", ["production", "test"] as const), printSecret: flags.printSecret === true }
+      ? { events, environment: toChoice(flags.environment, "--environment", ["production", "test"] as const), printSecret: flags.printSecret === true, backfill }
       : undefined,
     forwardTo: flags.forwardTo,
     tunnel: flags.tunnel === true,
@@ -113,6 +115,11 @@ async function register(ctx: Context, opts: ListenOptions, url: string, receiver
     info(ctx, `Warning: verification ${endpoint.verification?.outcome ?? "did not succeed"}${endpoint.verification?.error ? ` (${endpoint.verification.error})` : ""}; the endpoint is ${endpoint.status}.`);
   }
   if (printSecret) ctx.io.stdout.write(opts.json ? `${JSON.stringify({ endpoint_id: endpoint.id, secret: endpoint.secret })}\n` : `${endpoint.secret}\n`);
+  // The events it missed: replayed (admin API) once the receiver knows the secret; they arrive like any delivery.
+  if (opts.register!.backfill) {
+    const replayed = await client.admin.replay(endpoint.id, { since: opts.register!.backfill });
+    info(ctx, `Backfill: ${replayed.replayed} event${replayed.replayed === 1 ? "" : "s"} since ${replayed.since} scheduled for delivery here.`);
+  }
   return endpoint.id;
 }
 

@@ -29,6 +29,8 @@ export interface ServeCommandOptions {
   generationStepMs?: number;
   publicOnly: boolean;
   maxEndpoints: number;
+  /** `--event-retention`: how long events are kept for replay. */
+  eventRetentionMs: number;
   /** Undefined: the server's default; null: no limit. */
   checkoutRateLimit?: { count: number; windowMs: number } | null;
   seed?: string | true;
@@ -64,6 +66,7 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
     generationStepMs: flags.generationDelay === undefined ? undefined : parseDuration(flags.generationDelay, "--generation-delay"),
     publicOnly: flags.public === true,
     maxEndpoints: toInt(flags.maxEndpoints ?? "100", "--max-endpoints", 1, 100_000)!,
+    eventRetentionMs: toRetention(flags.eventRetention ?? "7d"),
     checkoutRateLimit: toRateLimit(flags.checkoutRateLimit, "--checkout-rate-limit"),
     seed: flags.seed,
     printEnv: flags.printEnv === true,
@@ -78,6 +81,14 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
       maxPerAddress: flags.maxConnectionsPerAddress === "off" ? null : toInt(flags.maxConnectionsPerAddress, "--max-connections-per-address", 1, 10_000_000),
     },
   };
+}
+
+/** `--event-retention`: a duration from a minute to a year; days (`7d`) as well as the usual units. */
+function toRetention(text: string): number {
+  const days = /^(\d{1,3})d$/.exec(text.trim());
+  const ms = days ? Number(days[1]) * 86_400_000 : parseDuration(text, "--event-retention");
+  if (ms < 60_000 || ms > 366 * 86_400_000) throw new UsageError(`--event-retention: '${text}' must be from 1m to 366d.`);
+  return ms;
 }
 
 function toHeadersTimeout(text: string): number {
@@ -147,6 +158,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
     generationStepMs: opts.generationStepMs,
     publicOnly: opts.publicOnly,
     maxEndpoints: opts.maxEndpoints,
+    eventRetentionMs: opts.eventRetentionMs,
     checkoutRateLimit: opts.checkoutRateLimit,
     connections: opts.connections,
     env: io.env,

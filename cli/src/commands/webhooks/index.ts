@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { examples, lazy, withJson, withList } from "../../runtime/define.js";
+import { collect } from "../../runtime/parse.js";
 
 const id = (command: Command) => command.argument("<endpoint-id>", "webhook endpoint id (we_...)");
 
@@ -53,4 +54,12 @@ export function register(noun: Command): void {
     .argument("<endpoint-or-delivery-id>", "endpoint id (we_...), or the delivery id alone")
     .argument("[delivery-id]", "delivery id (dlv_...): the webhook-id that lp listen prints");
   examples(withJson(retry), ["lp webhooks retry dlv_91...", "lp webhooks retry we_3a... dlv_91..."]).action(lazy(() => import("./retry.js")));
+
+  const replay = id(noun.command("replay").description("Send an endpoint the past events it would have been sent, again or for the first time (admin key)"))
+    .option("--since <time>", "oldest event: a duration before now (10m, 2h, 1d) or an ISO 8601 time; default the oldest kept (lp serve --event-retention)")
+    .option("--until <time>", "newest event, likewise; default now")
+    .option("--event-type <type>", "only this event type (repeatable, or comma-separated)", collect);
+  examples(withJson(replay), ["lp webhooks replay we_3a... --since 10m", "lp webhooks replay we_3a... --since 2026-03-01T09:00:00Z --event-type deployment.succeeded"]).action(
+    lazy(() => import("./replay.js")),
+  );
 }

@@ -1,5 +1,5 @@
 import type { RequestOptions, Transport } from "../transport.js";
-import type { Account, AccountCreateInput, AppCreateInput, ClockState, CreatedApp, CreatedToken, ExportDocument, ImportResult, JournalEntry, JournalQuery, TokenCreateInput } from "../types/admin.js";
+import type { Account, AccountCreateInput, AppCreateInput, ClockState, CreatedApp, CreatedToken, ExportDocument, ImportResult, JournalEntry, JournalQuery, ReplayInput, ReplayResult, TokenCreateInput } from "../types/admin.js";
 
 type Options = Pick<RequestOptions, "signal">;
 
@@ -34,6 +34,12 @@ export function createAdminApi(t: Transport) {
      */
     requests: async (query: JournalQuery = {}, options: Options = {}) =>
       (await t.send<{ data: JournalEntry[] }>("GET", "/_admin/requests", "admin", { ...options, query: { ...query } })).data.data,
+    /**
+     * Schedules a new delivery to endpoint `endpointId` (any application's) of each kept event of a window
+     * that it would have been sent: for an endpoint created late, or a receiver that was down.
+     */
+    replay: async (endpointId: string, input: ReplayInput = {}, options?: Options) =>
+      (await call<{ data: ReplayResult }>("POST", `/_admin/webhook-endpoints/${encodeURIComponent(endpointId)}/replay`, input, options)).data,
     /** Replaces all data with an export document. */
     import: async (doc: ExportDocument, options?: Options) => (await call<{ data: ImportResult }>("POST", "/_admin/import", doc, options)).data,
   };

@@ -1,4 +1,4 @@
-import type { createAccountSchema, createAppSchema, createTokenSchema, ExportDocument } from "@lp/core";
+import type { createAccountSchema, createAppSchema, createTokenSchema, ExportDocument, replayInputSchema } from "@lp/core";
 import type { z } from "zod";
 
 /** Body of `admin.createAccount`. */
@@ -9,7 +9,10 @@ export type TokenCreateInput = z.input<typeof createTokenSchema>;
 export type AppCreateInput = z.input<typeof createAppSchema>;
 
 /** Answers of the admin API (from @lp/contract): an account, a token and an application (secrets shown once), an import's counts. */
-export type { Account, CreatedToken, CreatedApp, ImportResult, ClockState, JournalEntry } from "@lp/contract";
+export type { Account, CreatedToken, CreatedApp, ImportResult, ClockState, JournalEntry, ReplayResult } from "@lp/contract";
+
+/** Body of `admin.replay`: the window (a time, or a duration before now such as `"10m"`) and the types. */
+export type ReplayInput = z.input<typeof replayInputSchema>;
 
 /** The query of `admin.requests`; every field narrows. */
 export interface JournalQuery {
