@@ -101,4 +101,26 @@ describe.skipIf(onRedis)("/_admin/clock (DESIGN §15)", () => {
     expect(times[2] - times[1]).toBeGreaterThanOrEqual(4 * 60_000);
     expect(eventsOf(receiver)).toHaveLength(3);
   });
+
+  it("signs with a rotated-out secret for 24 hours of the clock, then with the new one alone", async () => {
+    const w = await createWebhookTestApp({ manualClock: true });
+    t = w;
+    const receiver = await w.receiver();
+    const endpoint = await w.endpoint(receiver);
+    const rotated = (await w.dev("POST", `/${endpoint.id}/rotate-secret`)).json.data;
+    receiver.setSecret(rotated.secret);
+    const signatures = async () => {
+      receiver.clear();
+      await w.product();
+      await w.settle();
+      const [delivery] = eventsOf(receiver);
+      expect(delivery?.verified).toBe(true);
+      return delivery!.headers["webhook-signature"]!.split(" ").length;
+    };
+    expect(await signatures()).toBe(2);
+    await w.admin("POST", "/_admin/clock", { advance: "23h" });
+    expect(await signatures()).toBe(2);
+    await w.admin("POST", "/_admin/clock", { advance: "2h" });
+    expect(await signatures()).toBe(1);
+  });
 });
