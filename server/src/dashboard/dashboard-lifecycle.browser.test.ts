@@ -36,6 +36,24 @@ describe.skipIf(!browserAvailable)("dashboard across stops and restarts (Chromiu
     return page;
   }
 
+  it("shows a manual clock's time in its header, moved by an advance, and no clock for the system's", { timeout: 60_000 }, async () => {
+    const manual = await start({ clock: "manual", clockStart: "2026-05-01T12:00:00.000Z" });
+    const page = await openTab(manual);
+    await expect(page.locator(".manual-clock time").textContent()).resolves.toBe("2026-05-01 12:00:00 UTC");
+    await expectNoAxeViolations(page, "the header with a manual clock");
+    const moved = await fetch(`${manual.url}/_admin/clock`, { method: "POST", headers: { authorization: `Bearer ${manual.adminKey}`, "content-type": "application/json" }, body: JSON.stringify({ advance: "2h" }) });
+    expect(moved.status).toBe(200);
+    await page.reload();
+    await expect(page.locator(".manual-clock time").textContent()).resolves.toBe("2026-05-01 14:00:00 UTC");
+    await page.context().close();
+    const system = await openTab(await start({}));
+    await waitForView(system, "Requests");
+    // Once the state is in (the account picker is filled), the header would show a manual clock.
+    await system.locator("header select option").first().waitFor({ state: "attached" });
+    expect(await system.locator(".manual-clock").count()).toBe(0);
+    await system.context().close();
+  });
+
   it("stops with a tab open without waiting for the drain timeout, and the tab says the server stopped", { timeout: 60_000 }, async () => {
     const server = await start({});
     const page = await openTab(server);
