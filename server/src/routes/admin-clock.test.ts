@@ -65,7 +65,7 @@ describe.skipIf(onRedis)("/_admin/clock (DESIGN §15)", () => {
     expect((await t.call("GET", "products", { token })).status).toBe(401);
   });
 
-  it("runs the pauses of a generation job on the clock: an advance answers once the job is done", async () => {
+  it("runs the pauses of generation and deployment steps on the clock: an advance answers once they are done", async () => {
     t = await createTestApp({ manualClock: true });
     t.core.delays.generationStepMs = 60_000;
     const product = (await t.call("POST", "products", { body: { title: "Lamp", price: 10, product_type: "physical" } })).json.data;
@@ -78,6 +78,16 @@ describe.skipIf(onRedis)("/_admin/clock (DESIGN §15)", () => {
     expect(done.status).toBe("completed");
     // Each step waited a minute of the clock: it finished minutes after the start, not at it.
     expect(Date.parse(done.completed_at)).toBeGreaterThanOrEqual(Date.parse(START) + 3 * 60_000);
+
+    // A deployment's steps likewise.
+    t.core.delays.deploymentStepMs = 60_000;
+    const started = await t.call("POST", `pages/${done.page_id}/deployments`, { body: {} });
+    expect(started.status).toBe(202);
+    const poll = started.json.data.poll_url as string;
+    await t.admin("POST", "/_admin/clock", { advance: "30s" });
+    expect((await t.call("GET", poll)).json.data.status).not.toBe("succeeded");
+    await t.admin("POST", "/_admin/clock", { advance: "10m" });
+    expect((await t.call("GET", poll)).json.data.status).toBe("succeeded");
   });
 
   it("sends each webhook retry when an advance passes its due time, stamped with it", async () => {
@@ -122,5 +132,24 @@ describe.skipIf(onRedis)("/_admin/clock (DESIGN §15)", () => {
     expect(await signatures()).toBe(2);
     await w.admin("POST", "/_admin/clock", { advance: "2h" });
     expect(await signatures()).toBe(1);
+  });
+
+  it("holds an open circuit until the clock passes it, then probes and closes it within the advance", async () => {
+    const w = await createWebhookTestApp({ manualClock: true });
+    t = w;
+    let up = false;
+    const receiver = await w.receiver({ respond: () => (up ? 200 : 500) });
+    const endpoint = await w.endpoint(receiver);
+    for (let i = 1; i <= 5; i++) await w.product(`P${i}`);
+    await w.admin("POST", "/_admin/clock", { advance: "1ms" });
+    const circuit = async () => (await w.dev("GET", `/${endpoint.id}`)).json.data.circuit;
+    expect(await circuit()).toMatchObject({ state: "open", opens_until: "2026-03-01T10:00:30.000Z" });
+    up = true;
+    await w.admin("POST", "/_admin/clock", { advance: "20s" });
+    expect(eventsOf(receiver)).toHaveLength(5);
+    await w.admin("POST", "/_admin/clock", { advance: "15s" });
+    expect(await circuit()).toMatchObject({ state: "closed", consecutive_failures: 0 });
+    const deliveries = (await w.dev("GET", `/${endpoint.id}/deliveries?per_page=100`)).json.data;
+    expect(deliveries.map((d: { status: string }) => d.status)).toEqual(Array(5).fill("succeeded"));
   });
 });
