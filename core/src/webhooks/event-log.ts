@@ -6,6 +6,15 @@ export const DEFAULT_EVENT_RETENTION_MS = 7 * 86_400_000;
 /** Most events kept, whatever their age: a burst never grows the process without bound. */
 export const EVENT_LOG_CAPACITY = 10_000;
 
+/** An event as the log keeps it: what a replay selects by, and the event's JSON. */
+interface KeptEvent {
+  at: number;
+  type: string;
+  environment: EventRecord["environment"];
+  account_id: string | null;
+  text: string;
+}
+
 /** Options of {@link createEventLog}. */
 export interface EventLogOptions {
   clock: Clock;
@@ -23,14 +32,16 @@ export interface EventLogOptions {
 export function createEventLog(options: EventLogOptions) {
   const retentionMs = options.retentionMs ?? DEFAULT_EVENT_RETENTION_MS;
   const capacity = options.capacity ?? EVENT_LOG_CAPACITY;
-  let events: EventRecord[] = [];
+  // Each event as its JSON text (about its size in bytes, a fraction of the objects it came as) beside what a
+  // replay filters on: a full log costs a few megabytes, not the tens its records would.
+  let events: KeptEvent[] = [];
   // Index of the oldest live entry: expiring moves it instead of shifting the array on every add.
   let start = 0;
 
   /** Drops what is older than the retention (by the clock now) and what is over the capacity. */
   function expire(): void {
     const cutoff = options.clock.now().getTime() - retentionMs;
-    while (start < events.length && (events.length - start > capacity || Date.parse(events[start].timestamp) < cutoff)) start++;
+    while (start < events.length && (events.length - start > capacity || events[start].at < cutoff)) start++;
     // Compact once the dead prefix is as long as what is live.
     if (start > 0 && start >= events.length - start) {
       events = events.slice(start);
@@ -43,16 +54,16 @@ export function createEventLog(options: EventLogOptions) {
     capacity,
     /** Keeps an event that was emitted (its change committed). */
     add(event: EventRecord): void {
-      events.push(event);
+      events.push({ at: Date.parse(event.timestamp), type: event.type, environment: event.environment, account_id: event.account_id, text: JSON.stringify(event) });
       expire();
     },
     /** Events with `from <= timestamp <= to` (epoch ms) that `keep` accepts, oldest first; what expired is gone first. */
-    between(from: number, to: number, keep: (event: EventRecord) => boolean): EventRecord[] {
+    between(from: number, to: number, keep: (event: Omit<KeptEvent, "text">) => boolean): EventRecord[] {
       expire();
       const out: EventRecord[] = [];
       for (let i = start; i < events.length; i++) {
-        const at = Date.parse(events[i].timestamp);
-        if (at >= from && at <= to && keep(events[i])) out.push(events[i]);
+        const e = events[i];
+        if (e.at >= from && e.at <= to && keep(e)) out.push(JSON.parse(e.text) as EventRecord);
       }
       return out;
     },

@@ -5,7 +5,7 @@ import { LpError, notFound } from "../errors.js";
 import { isPrefixedId } from "../ids.js";
 import type { DeliveryEngine } from "./delivery-engine.js";
 import type { EventLog } from "./event-log.js";
-import { toNewDelivery, type EndpointRecord, type EventRecord } from "./records.js";
+import { toNewDelivery, type EndpointRecord } from "./records.js";
 import type { WebhookStore } from "./webhook-store.js";
 
 /** What a replay sends: the events of a window, of some types (all the endpoint subscribes to by default). */
@@ -61,7 +61,7 @@ export function createEventReplay(deps: ReplayDeps) {
       if (since > until) throw new LpError("validation_error", "since is later than until.");
       const types = window.eventTypes?.length ? new Set(window.eventTypes) : null;
       const installs = new Set((await deps.accounts.getApp(endpoint.application_id))?.account_ids ?? []);
-      const events = deps.log.between(since, until, (e: EventRecord) =>
+      const events = deps.log.between(since, until, (e) =>
         endpoint.events.includes(e.type) && (!types || types.has(e.type)) && e.environment === endpoint.environment && e.account_id !== null && installs.has(e.account_id),
       );
       const at = toTimestamp(clock.now());
