@@ -84,7 +84,7 @@ export function createApp(options: AppOptions) {
       if (!event.context.wireHeaders) response.headers.set("x-request-id", requestIdOf(event));
       if (journal) {
         const ms = performance.now() - (started.get(event) ?? performance.now());
-        journal.record(event, response, ms, requestIdOf(event), new Date((event.context.startedOnClock as number | undefined) ?? clock.now().getTime()));
+        journal.record(event, response, ms, requestIdOf(event), (event.context.startedOnClock as number | undefined) ?? clock.now().getTime());
       }
       if (log) log.record(event.req.method, event.url.pathname, response.status, performance.now() - (started.get(event) ?? performance.now()), requestIdOf(event));
     } catch {

@@ -128,8 +128,8 @@ export function createRequestLog(capacity = 500) {
     markDashboard(req: Request, mark: DashboardMark = { source: "dashboard", granted: true }) {
       fromDashboard.set(req, mark);
     },
-    /** Records a finished exchange; `at` is when it started, by the server's clock. */
-    record(event: H3Event, response: Response, ms: number, requestId: string, at: Date): void {
+    /** Records a finished exchange; `at` is when it started, by the server's clock (epoch ms). */
+    record(event: H3Event, response: Response, ms: number, requestId: string, at: number): void {
       // The dashboard's pages and the journal's own readers (`lp requests --follow` polls) are not API calls to show.
       if (event.url.pathname.startsWith("/_dashboard") || event.url.pathname === "/_admin/requests") return;
       const ctx = event.context as Record<string, unknown>;
@@ -144,7 +144,7 @@ export function createRequestLog(capacity = 500) {
       const entry: StoredEntry = {
         id: requestId,
         seq: ++seq,
-        at: at.getTime(),
+        at,
         method: event.req.method,
         path: redactUrl(event.url),
         status: response.status,
