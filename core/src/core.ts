@@ -160,8 +160,10 @@ export async function createCore(given: CoreDeps) {
     throw error;
   }
 
-  const time = createTimeControl(clock, manualTime ? { time: manualTime, settle: settleOnClock(manualTime, queue, webhooks) } : null);
-  const sweeper = sweepIdempotencyKeys(idempotency, coreDeps.log ?? ((line) => console.error(line)));
+  const sweeper = sweepIdempotencyKeys(idempotency, coreDeps.log ?? ((line) => console.error(line)), manualTime?.scheduler);
+  // What an advance of a manual clock waits for after each timer: deliveries, jobs not paused on it, a sweep.
+  const background = { onIdle: async () => (await webhooks.onIdle(), await sweeper.idle()) };
+  const time = createTimeControl(clock, manualTime ? { time: manualTime, settle: settleOnClock(manualTime, queue, background) } : null);
 
   return {
     clock,

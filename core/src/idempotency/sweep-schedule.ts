@@ -1,3 +1,5 @@
+import type { Scheduler } from "../webhooks/scheduler.js";
+
 /** The first sweep of expired Idempotency-Key records comes this long after the start, then one every {@link SWEEP_EVERY_MS}. */
 const FIRST_SWEEP_MS = 60_000;
 const SWEEP_EVERY_MS = 60 * 60_000;
@@ -7,7 +9,7 @@ const SWEEP_EVERY_MS = 60 * 60_000;
  * sweep at a time), so a server that runs for months keeps about a day of them. `stop` ends the timers and
  * the sweep under way (between two keys) and waits for it.
  */
-export function sweepIdempotencyKeys(idempotency: { sweep(stop: () => boolean): Promise<number> }, log: (line: string) => void) {
+export function sweepIdempotencyKeys(idempotency: { sweep(stop: () => boolean): Promise<number> }, log: (line: string) => void, scheduler?: Scheduler) {
   let stopped = false;
   let running: Promise<void> | null = null;
   const run = () => {
@@ -20,6 +22,22 @@ export function sweepIdempotencyKeys(idempotency: { sweep(stop: () => boolean): 
       )
       .finally(() => (running = null));
   };
+  // On a manual clock the sweeps come as its time passes: a minute after the start, then every hour of it.
+  if (scheduler) {
+    let next = scheduler.setTimeout(function tick() {
+      run();
+      if (!stopped) next = scheduler.setTimeout(tick, SWEEP_EVERY_MS);
+    }, FIRST_SWEEP_MS);
+    return {
+      async stop() {
+        stopped = true;
+        next.cancel();
+        await running;
+      },
+      /** Resolves once the sweep under way (if any) is done: an advance of the clock answers after it. */
+      idle: async () => void (await running),
+    };
+  }
   const first = setTimeout(run, FIRST_SWEEP_MS);
   const hourly = setInterval(run, SWEEP_EVERY_MS);
   first.unref();
@@ -31,5 +49,6 @@ export function sweepIdempotencyKeys(idempotency: { sweep(stop: () => boolean): 
       clearInterval(hourly);
       await running;
     },
+    idle: async () => void (await running),
   };
 }

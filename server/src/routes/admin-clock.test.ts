@@ -55,6 +55,11 @@ describe.skipIf(onRedis)("/_admin/clock (DESIGN §15)", () => {
     expect((await post()).json.data.id).toBe(first);
     await t.admin("POST", "/_admin/clock", { advance: "2h" });
     expect((await post()).json.data.id).not.toBe(first);
+    // The hourly sweep of expired records runs on the clock too: 25 hours on, the second answer's record goes.
+    const stored = () => t.core.stores.data.getKeys(`idem:${t.creds.account_id}`);
+    expect(await stored()).toHaveLength(1);
+    await t.admin("POST", "/_admin/clock", { advance: "26h" });
+    expect(await stored()).toEqual([]);
   });
 
   it("expires a token when the clock passes its lifetime", async () => {
