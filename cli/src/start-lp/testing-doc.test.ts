@@ -9,7 +9,7 @@ import * as testing from "../testing.js";
 /**
  * The examples of docs/testing.md's "Time, missed events, and the calls your code made", run as written:
  * each fenced block that starts with `// <name>.test.ts` is compiled (esbuild: types stripped, `await using`
- * lowered for Node 20) and evaluated with its imports given the real modules; the tests it declares run here.
+ * lowered for Node 22) and evaluated with its imports given the real modules; the tests it declares run here.
  */
 const DOC = fileURLToPath(new URL("../../../docs/testing.md", import.meta.url));
 const SECTION = "## Time, missed events, and the calls your code made";
@@ -36,7 +36,7 @@ const MODULES: Record<string, unknown> = { "@lp/cli/testing": testing, "@lp/webh
 function declaredTests(code: string): { name: string; fn: () => Promise<void> }[] {
   const declared: { name: string; fn: () => Promise<void> }[] = [];
   const asVitest = { ...vitest, test: (name: string, fn: () => Promise<void>) => void declared.push({ name, fn }) };
-  const compiled = transformSync(code, { loader: "ts", format: "cjs", target: "node20" }).code;
+  const compiled = transformSync(code, { loader: "ts", format: "cjs", target: "node22" }).code;
   const require = (specifier: string) => {
     if (!(specifier in MODULES)) throw new Error(`the example imports ${specifier}, which this runner does not provide`);
     return specifier === "vitest" ? asVitest : MODULES[specifier];
