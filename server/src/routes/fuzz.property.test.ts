@@ -84,7 +84,8 @@ describe("fuzz regressions", () => {
   const base = (route: RouteDef): FuzzSpec => ({
     method: "GET",
     params: toParamNames(route.path).map(() => ({ fixture: "own" as const })),
-    query: { pairs: [["per_page", "2"]], raw: null },
+    // A page of two: `per_page` on the API's listings, `limit` on the request journal's (`/_admin/requests`).
+    query: { pairs: [[queryNamesOf(route.query!).includes("per_page") ? "per_page" : "limit", "2"]], raw: null },
     auth: "valid",
     scopeIndex: 0,
     idempotencyKey: null,
