@@ -3,10 +3,10 @@ import type { RouteDef } from "../http/route.js";
 import { expectError } from "../testing/expect-error.js";
 import { diffSnapshots, takeSnapshot } from "../testing/fuzz-snapshot.js";
 import { buildMatrix, resourcesOf, routeKey, type MatrixCase } from "../testing/matrix-cases.js";
-import { ADMIN_BODIES, adminDenials, loadPublicFixtures, toPublicPath, type PublicFixtures } from "../testing/matrix-public.js";
+import { ADMIN_BODIES, adminDenials, loadPublicFixtures, toAdminPath, toPublicPath, type PublicFixtures } from "../testing/matrix-public.js";
 import { expectNoLeak, runCase, type MatrixWorld } from "../testing/matrix-run.js";
 import { createResources, createTenant, withDependencies } from "../testing/matrix-world.js";
-import { createTestApp, type TestApp } from "../testing/test-app.js";
+import { createTestApp, defaultTestStorage, type TestApp } from "../testing/test-app.js";
 
 /*
  * The isolation matrix (DESIGN §3, §4). Cases are generated from the route table the app serves, so a
@@ -89,8 +89,10 @@ describe("isolation matrix: public routes (plane none)", () => {
 
 describe("isolation matrix: admin API", () => {
   let adm: TestApp;
+  // Redis refuses a manual clock: there the clock's admin route is checked for its refusals only.
+  const onRedis = defaultTestStorage() === "redis";
   beforeAll(async () => {
-    adm = await createTestApp();
+    adm = await createTestApp({ manualClock: !onRedis });
   });
   afterAll(() => adm.close());
   const adminRoutes = t.routes.filter((r) => r.plane === "admin");
@@ -99,8 +101,9 @@ describe("isolation matrix: admin API", () => {
     it("refuses every credential but the admin key with 401, writing nothing and quoting no secret", async () => {
       for (const [what, authorization] of adminDenials(adm)) {
         const body = await ADMIN_BODIES[routeKey(route)]?.(adm);
+        const path = await toAdminPath(route, adm);
         const before = await takeSnapshot(adm.core.stores);
-        const res = await adm.call(route.method, route.path, { token: null, body, headers: authorization ? { authorization } : {} });
+        const res = await adm.call(route.method, path, { token: null, body, headers: authorization ? { authorization } : {} });
         expectError(res, 401, "unauthenticated");
         expect(res.headers.get("www-authenticate"), what).toMatch(/^Bearer realm=/);
         expect(diffSnapshots(before, await takeSnapshot(adm.core.stores)), `${route.path} with ${what} wrote`).toEqual([]);
@@ -108,8 +111,8 @@ describe("isolation matrix: admin API", () => {
       }
     });
 
-    it("accepts the admin key", async () => {
-      const res = await adm.call(route.method, route.path, { token: adm.adminKey, body: await ADMIN_BODIES[routeKey(route)]?.(adm) });
+    it.skipIf(onRedis && routeKey(route) === "POST /_admin/clock")("accepts the admin key", async () => {
+      const res = await adm.call(route.method, await toAdminPath(route, adm), { token: adm.adminKey, body: await ADMIN_BODIES[routeKey(route)]?.(adm) });
       expect(res.status, res.text.slice(0, 300)).toBeGreaterThanOrEqual(200);
       expect(res.status, res.text.slice(0, 300)).toBeLessThan(300);
     });

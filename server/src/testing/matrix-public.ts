@@ -52,7 +52,27 @@ export const ADMIN_BODIES: Record<string, (t: TestApp) => Promise<unknown> | unk
   "POST /_admin/tokens": (t) => ({ account_id: t.creds.account_id, scopes: ["pages:read"] }),
   "POST /_admin/apps": (t) => ({ name: "matrix app", account_ids: [t.creds.account_id] }),
   "POST /_admin/import": async (t) => (await t.admin("GET", "/_admin/export")).json,
+  // Moves the clock of an app started with `manualClock` (a system clock refuses to move).
+  "POST /_admin/clock": () => ({ advance: "1s" }),
+  "POST /_admin/webhook-endpoints/:endpoint_id/replay": () => ({ since: "1h" }),
 };
+
+/**
+ * The concrete path of an admin route: its parameters filled with records made here. A replay needs an
+ * endpoint that takes deliveries: one whose verification could not be answered, paused (a paused endpoint
+ * holds what it is sent). Throws on a parameter it does not know, so new routes are taught here.
+ */
+export async function toAdminPath(route: RouteDef, t: TestApp): Promise<string> {
+  if (!route.path.includes(":")) return route.path;
+  if (route.path === "/_admin/webhook-endpoints/:endpoint_id/replay") {
+    const auth = { authorization: `Basic ${Buffer.from(`${t.creds.application_id}:${t.creds.client_secret}`).toString("base64")}` };
+    const made = await t.call("POST", "/v1/developer/webhook-endpoints", { token: null, headers: auth, body: { url: "http://127.0.0.1:9/hooks", events: ["product.created"] } });
+    const paused = await t.call("PATCH", `/v1/developer/webhook-endpoints/${made.json.data.id}`, { token: null, headers: auth, body: { status: "paused" } });
+    if (paused.status !== 200) throw new Error(`matrix: pausing an endpoint for ${route.path}: ${paused.status} ${paused.text}`);
+    return route.path.replace(":endpoint_id", made.json.data.id);
+  }
+  throw new Error(`matrix: no admin fixture for ${route.path}; add it to toAdminPath in matrix-public.ts`);
+}
 
 /** Wrong credentials for the admin API, each as an `Authorization` value (undefined: none). */
 export function adminDenials(t: TestApp): [string, string | undefined][] {
