@@ -3,7 +3,7 @@ import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DockerfileParser, type Instruction } from "dockerfile-ast";
-import type { LpProcess } from "../../cli/src/e2e/processes.js";
+import { watchProcess, type LpProcess } from "../../cli/src/e2e/processes.js";
 
 /** The uid and gid of the `node` user of the node images, which the image runs as. */
 export const NODE_UID = 1000;
@@ -71,46 +71,15 @@ export function createContainerRoot(exe: string) {
  */
 export function runAsPid1(root: string, command: string[]): LpProcess & { pid(): number } {
   const child = spawn("unshare", ["--pid", "--fork", "--mount", "--net", "--mount-proc", "sh", "-c", ENTER, "enter", ...command], { env: { ROOT: root, PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, stdio: ["ignore", "pipe", "pipe"] });
-  const out = { stdout: "", stderr: "" };
-  const waiters = new Set<() => void>();
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  for (const name of ["stdout", "stderr"] as const) {
-    child[name].setEncoding("utf8").on("data", (chunk: string) => {
-      out[name] += chunk;
-      for (const check of waiters) check();
-    });
-  }
-  return {
-    child,
-    exited,
-    get stdout() {
-      return out.stdout;
-    },
-    get stderr() {
-      return out.stderr;
-    },
-    waitFor(stream, pattern) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const match = pattern.exec(out[stream]);
-          if (!match) return;
-          waiters.delete(check);
-          resolve(match);
-        };
-        waiters.add(check);
-        check();
-        void exited.then((code) => {
-          if (waiters.delete(check)) reject(new Error(`${command.join(" ")} exited (${code}) before ${pattern} on ${stream}.\nstdout: ${out.stdout}\nstderr: ${out.stderr}`));
-        });
-      });
-    },
+  // Assigned onto the watcher, not spread: its stdout and stderr are getters that read what has arrived so far.
+  return Object.assign(watchProcess(child, command.join(" ")), {
     pid() {
       // unshare's only child is the namespace's PID 1.
       const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/).map(Number);
       if (children.length !== 1 || !children[0]) throw new Error(`unshare (${child.pid}) has children ${children.join(", ")}`);
       return children[0];
     },
-  };
+  });
 }
 
 /**

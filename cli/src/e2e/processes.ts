@@ -53,6 +53,15 @@ export function spawnLp(args: string[], options: SpawnOptions): LpProcess {
   let [command, argv] = options.executable ? [options.executable, args] : options.shim ? [SHIM, args] : [process.execPath, [BIN, ...args]];
   if (options.nofile !== undefined) [command, argv] = ["/bin/sh", ["-c", `ulimit -n ${Math.floor(options.nofile)} && exec "$0" "$@"`, command, ...argv]];
   const child = spawn(command, argv, { env: options.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] });
+  if (options.stdin !== undefined) child.stdin!.end(options.stdin);
+  return watchProcess(child, `lp ${args.join(" ")}`);
+}
+
+/**
+ * Collects a child's stdout and stderr and lets a test wait for a pattern on either; `label` names the
+ * process in the error when it exits first.
+ */
+export function watchProcess(child: ChildProcess, label: string): LpProcess {
   const out = { stdout: "", stderr: "" };
   const waiters = new Set<() => void>();
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
@@ -62,7 +71,6 @@ export function spawnLp(args: string[], options: SpawnOptions): LpProcess {
       for (const check of waiters) check();
     });
   }
-  if (options.stdin !== undefined) child.stdin!.end(options.stdin);
   return {
     child,
     get stdout() {
@@ -84,7 +92,7 @@ export function spawnLp(args: string[], options: SpawnOptions): LpProcess {
         void exited.then((code) => {
           if (!waiters.has(check)) return;
           waiters.delete(check);
-          reject(new Error(`lp ${args.join(" ")} exited (${code}) before ${pattern} on ${stream}.\nstdout: ${out.stdout}\nstderr: ${out.stderr}`));
+          reject(new Error(`${label} exited (${code}) before ${pattern} on ${stream}.\nstdout: ${out.stdout}\nstderr: ${out.stderr}`));
         });
       });
     },
