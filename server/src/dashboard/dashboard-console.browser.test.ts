@@ -43,6 +43,30 @@ describe.skipIf(!browserAvailable).each(["memory", "sqlite"] as const)("dashboar
   });
   afterAll(() => everything?.close());
 
+  it("reloads what it shows once its live stream opens: a change made before then is not missed", async () => {
+    const account = f.server.credentials.account_id;
+    // The stream is held until the change is made, as a loaded machine may open it after the view's first load.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const stream = "**/_dashboard/api/events";
+    await f.page.route(stream, async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await f.page.goto("about:blank");
+      await f.page.goto(`${f.server.url}/_dashboard/#/products`);
+      await waitForView(f.page, "Products");
+      const made = await f.api(`/v1/accounts/${account}/products`, { method: "POST", body: JSON.stringify({ title: "Held Stream Mug", price: 9, product_type: "physical" }) });
+      expect(made.status).toBe(201);
+      release();
+      await f.page.locator("li.card.product", { has: f.page.getByRole("heading", { name: "Held Stream Mug" }) }).waitFor();
+    } finally {
+      release();
+      await f.page.unroute(stream);
+    }
+  });
+
   it("uploads an image file from the product's editor: it shows in the editor and on the card; refusals are errors", async () => {
     const account = f.server.credentials.account_id;
     const made = await (await f.api(`/v1/accounts/${account}/products`, { method: "POST", body: JSON.stringify({ title: "Upload Cup", price: 12, product_type: "physical" }) })).json();

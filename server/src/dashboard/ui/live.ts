@@ -25,8 +25,9 @@ function connect(): void {
   if (source || connection === "ended") return;
   source = new EventSource("/_dashboard/api/events");
   source.addEventListener("hello", () => {
-    // Back after a stop: everything shown may be stale, so every view reloads.
-    if (connection === "stopped") emit("change", { type: "reconnected", account_id: "" });
+    // What changed before the stream was open went unannounced: at the first connect, anything between a view's
+    // first load and now (an upload made at once); back after a stop, everything. So every view reloads.
+    emit("change", { type: connection === "stopped" ? "reconnected" : "connected", account_id: "" });
     setConnection("open");
   });
   source.addEventListener("stopping", () => lost());
