@@ -1,0 +1,102 @@
+import { chmodSync, existsSync } from "node:fs";
+import { Kysely, type Transaction } from "kysely";
+import { openSqlite } from "../storage/sqlite.js";
+import { migrateToLatest } from "./migrate.js";
+import { createNodeSqliteDialect } from "./sqlite-dialect.js";
+import type { Tables } from "./tables.js";
+
+/** The two engines lp's schema runs on: one query layer (Kysely), two dialects. */
+export type Dialect = "sqlite" | "postgres";
+
+/** Where a database is: an SQLite file, SQLite in memory (`--storage memory`), or a PostgreSQL server. */
+export type DatabaseTarget =
+  | { kind: "sqlite"; file: string }
+  | { kind: "memory" }
+  | { kind: "postgres"; url: string; /** Connections of the pool (default 10). */ maxConnections?: number };
+
+/** A transaction: every query made through it commits together, or not at all. */
+export type Tx = Transaction<Tables>;
+/** The query builder of the database or of a transaction; repositories take either. */
+export type Queries = Kysely<Tables>;
+
+/** An open database with lp's schema, migrated to this version. */
+export interface Database {
+  readonly dialect: Dialect;
+  /** Queries outside a transaction (single statements, reads). */
+  readonly db: Kysely<Tables>;
+  /**
+   * Runs `work` in one transaction: committed when it resolves, rolled back when it throws. On SQLite
+   * transactions run one at a time on the process's one connection; on PostgreSQL each takes a pooled
+   * connection, and rows it must hold against other processes are locked with `forUpdate`.
+   */
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Options of {@link openDatabase}. */
+export interface OpenDatabaseOptions {
+  /** Apply the migrations this lp has and the database lacks (default true). */
+  migrate?: boolean;
+}
+
+/**
+ * Opens a database and brings its schema to this version. SQLite runs in WAL with `synchronous=NORMAL` (a
+ * commit is durable once the WAL is checkpointed or the next fsync happens; a process crash loses nothing,
+ * only a power loss can take the last transactions), foreign keys on, and its file readable by its owner
+ * alone. PostgreSQL runs on a pool; `bigint` and JSON columns come back as numbers and text, as on SQLite.
+ */
+export async function openDatabase(target: DatabaseTarget, options: OpenDatabaseOptions = {}): Promise<Database> {
+  const { db, dialect } = target.kind === "postgres" ? await openPostgres(target.url, target.maxConnections ?? 10) : openSqliteKysely(target);
+  try {
+    if (options.migrate !== false) await migrateToLatest(db, dialect);
+  } catch (error) {
+    await db.destroy().catch(() => {});
+    throw error;
+  }
+  return {
+    dialect,
+    db,
+    transaction: (work) => db.transaction().execute(work),
+    close: () => db.destroy(),
+  };
+}
+
+function openSqliteKysely(target: { kind: "sqlite"; file: string } | { kind: "memory" }): { db: Kysely<Tables>; dialect: Dialect } {
+  const file = target.kind === "memory" ? ":memory:" : target.file;
+  const created = file !== ":memory:" && !existsSync(file);
+  const sqlite = openSqlite(file, { busyTimeoutMs: 5000 });
+  if (file !== ":memory:") {
+    sqlite.exec("PRAGMA journal_mode = WAL");
+    // The WAL and shared-memory files SQLite creates take the database file's mode.
+    if (created) chmodSync(file, 0o600);
+  }
+  sqlite.exec("PRAGMA synchronous = NORMAL");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  return { db: new Kysely<Tables>({ dialect: createNodeSqliteDialect(sqlite) }), dialect: "sqlite" };
+}
+
+// PostgreSQL type ids whose text lp reads itself: int8 as a number (counts, byte sizes stay far below 2^53),
+// json and jsonb as the text, parsed where the row is read, as SQLite answers it.
+const INT8 = 20;
+const JSON_OID = 114;
+const JSONB = 3802;
+
+async function openPostgres(url: string, max: number): Promise<{ db: Kysely<Tables>; dialect: Dialect }> {
+  const [{ PostgresDialect }, pg] = await Promise.all([import("kysely"), import("pg")]);
+  const types = pg.default.types;
+  const pool = new pg.default.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: 5000,
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") => {
+        if (oid === INT8) return (text: string) => Number(text);
+        if (oid === JSON_OID || oid === JSONB) return (text: string) => text;
+        return types.getTypeParser(oid, format);
+      }) as typeof types.getTypeParser,
+    },
+  });
+  // An idle connection that drops (the server restarted) is an error of the pool, not of the process.
+  pool.on("error", () => {});
+  return { db: new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) }), dialect: "postgres" };
+}

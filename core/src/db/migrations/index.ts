@@ -1,0 +1,13 @@
+import type { Migration } from "kysely/migration";
+import type { Dialect } from "../database.js";
+import { accountsMigration } from "./0001-accounts.js";
+
+/**
+ * Every migration of the schema, by name; Kysely's migrator runs those a database lacks in name order.
+ * A migration, once released, never changes: a change of schema is a new one.
+ */
+export function migrationsFor(dialect: Dialect): Record<string, Migration> {
+  return {
+    "0001-accounts": accountsMigration(dialect),
+  };
+}

@@ -1,0 +1,4 @@
+import type { AccountTables } from "./tables/accounts.js";
+
+/** Every table of lp's schema, as Kysely types its queries (`tables/*.ts`, one file per area). */
+export interface Tables extends AccountTables {}
