@@ -1,4 +1,5 @@
 import type { AccountTables } from "./tables/accounts.js";
+import type { ProductTables } from "./tables/products.js";
 
 /** Every table of lp's schema, as Kysely types its queries (`tables/*.ts`, one file per area). */
-export interface Tables extends AccountTables {}
+export interface Tables extends AccountTables, ProductTables {}

@@ -1,0 +1,30 @@
+/** Rows of products and their images (migration 0002). */
+export interface ProductTables {
+  products: {
+    id: string;
+    account_id: string;
+    title: string;
+    description: string | null;
+    price: number;
+    original_price: number | null;
+    delivery_price: number | null;
+    product_type: string;
+    /** JSON: the checkout fields page generation settled on for the product, or null. */
+    checkout_fields: string | null;
+    created_at: string;
+    updated_at: string;
+    deleted_at: string | null;
+  };
+  product_images: {
+    id: string;
+    product_id: string;
+    url: string;
+    media_type: string | null;
+    display_order: number;
+    /** Where an uploaded image's bytes are in the media store; null for an image given as a URL. */
+    media_path: string | null;
+    /** An upload's size, counted against the account's media quota. */
+    bytes: number | null;
+    created_at: string;
+  };
+}
