@@ -79,12 +79,20 @@ function pgCtl(args: string[]): Promise<void> {
   });
 }
 
+/** Options of {@link startPostgresServer}. */
+export interface StartPostgresOptions {
+  /**
+   * Whether the server syncs to disk (default true: the crash tests count on what was acknowledged being
+   * there). Suites that never kill the server turn it off to create their databases faster.
+   */
+  fsync?: boolean;
+}
+
 /**
  * Starts a PostgreSQL server for tests: `initdb -A trust` in a new temporary directory, then `pg_ctl start`
- * on a free port, its socket in the same directory, listening on 127.0.0.1 only. fsync stays on: the crash
- * tests count on what was acknowledged being on disk.
+ * on a free port, its socket in the same directory, listening on 127.0.0.1 only.
  */
-export async function startPostgresServer(): Promise<PostgresServer> {
+export async function startPostgresServer(startOptions: StartPostgresOptions = {}): Promise<PostgresServer> {
   if (!postgresAvailable) throw new Error("PostgreSQL is not installed: apt-get install postgresql");
   const dir = mkdtempSync(join(tmpdir(), "lp-pg-"));
   const data = join(dir, "data");
@@ -92,7 +100,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   if (asRoot) chownSync(dir, userId("postgres"), groupId("postgres"));
   run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"]);
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=32MB`;
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=32MB${startOptions.fsync === false ? " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" : ""}`;
   const start = () => pgCtl(["start", "-D", data, "-w", "-t", "30", "-l", join(dir, "server.log"), "-o", options]);
   await start();
   let next = 0;
