@@ -2,6 +2,7 @@ import type { Migration } from "kysely/migration";
 import type { Dialect } from "../database.js";
 import { accountsMigration } from "./0001-accounts.js";
 import { productsMigration } from "./0002-products.js";
+import { idempotencyMigration } from "./0006-idempotency.js";
 
 /**
  * Every migration of the schema, by name; Kysely's migrator runs those a database lacks in name order.
@@ -11,5 +12,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
     "0001-accounts": accountsMigration(dialect),
     "0002-products": productsMigration(dialect),
+    "0006-idempotency": idempotencyMigration(dialect),
   };
 }
