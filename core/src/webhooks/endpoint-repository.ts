@@ -1,0 +1,225 @@
+import type { Selectable } from "kysely";
+import { fromJson, toJson } from "../db/column-types.js";
+import type { Dialect, Queries, Tx } from "../db/database.js";
+import type { WebhookTables } from "../db/tables/webhooks.js";
+import type { KeysetPosition } from "../lists/collection-index.js";
+import type { EndpointRecord } from "./records.js";
+
+type EndpointRow = Selectable<WebhookTables["webhook_endpoints"]>;
+
+/** A page of a keyset listing: the rows, and whether more follow the last. */
+export interface KeysetPage<T> {
+  items: T[];
+  hasMore: boolean;
+}
+
+/** What a keyset listing asks: the page's size and, after the first page, the last row it showed. */
+export interface KeysetQuery {
+  /** The previous page's last row: its `created_at` as `value`, and its id. */
+  after?: KeysetPosition;
+  limit: number;
+}
+
+/**
+ * What an endpoint change may set; absent fields are left as stored. `events` replaces the subscriptions
+ * whole, `circuit` the circuit whole.
+ */
+export type EndpointChanges = Partial<Omit<EndpointRecord, "id" | "application_id" | "environment" | "created_at">>;
+
+/** Who a fan-out of an event goes to: the event's type, environment and account. */
+export interface EventAudience {
+  type: string;
+  environment: EndpointRecord["environment"];
+  account_id: string | null;
+}
+
+/**
+ * The webhook endpoints in the database: a row each in `webhook_endpoints` (the circuit as columns) and a row
+ * per subscribed event type in `webhook_endpoint_events`. Methods that write several rows take a transaction;
+ * the others take the database or a transaction. A read-change-write of one endpoint (its circuit after an
+ * attempt, a PATCH, a rotation) reads it with {@link lock}, which holds its row on PostgreSQL until the
+ * transaction ends; SQLite runs one transaction at a time.
+ */
+export function createEndpointRepository(dialect: Dialect) {
+  /** The endpoints' rows with their subscriptions, in the order of `rows`. */
+  async function withEvents(q: Queries, rows: EndpointRow[]): Promise<EndpointRecord[]> {
+    if (rows.length === 0) return [];
+    const subscriptions = await q
+      .selectFrom("webhook_endpoint_events")
+      .select(["endpoint_id", "event_type"])
+      .where("endpoint_id", "in", rows.map((r) => r.id))
+      .orderBy("endpoint_id")
+      .orderBy("position")
+      .execute();
+    const events = new Map<string, string[]>();
+    for (const s of subscriptions) {
+      const list = events.get(s.endpoint_id);
+      if (list) list.push(s.event_type);
+      else events.set(s.endpoint_id, [s.event_type]);
+    }
+    return rows.map((row) => toEndpointRecord(row, events.get(row.id) ?? []));
+  }
+
+  async function one(q: Queries, row: EndpointRow | undefined): Promise<EndpointRecord | null> {
+    return row ? (await withEvents(q, [row]))[0] : null;
+  }
+
+  async function insertEvents(tx: Tx, endpointId: string, events: readonly string[]): Promise<void> {
+    if (events.length === 0) return;
+    await tx
+      .insertInto("webhook_endpoint_events")
+      .values(events.map((event_type, position) => ({ endpoint_id: endpointId, event_type, position })))
+      .execute();
+  }
+
+  return {
+    /** Stores a new endpoint and its subscriptions. */
+    async insert(tx: Tx, endpoint: EndpointRecord): Promise<void> {
+      await tx.insertInto("webhook_endpoints").values(toEndpointRow(endpoint)).execute();
+      await insertEvents(tx, endpoint.id, endpoint.events);
+    },
+
+    /** The endpoint `id`; with `applicationId`, only if that application owns it (another's is not found). */
+    async get(q: Queries, id: string, applicationId?: string): Promise<EndpointRecord | null> {
+      let query = q.selectFrom("webhook_endpoints").selectAll().where("id", "=", id);
+      if (applicationId !== undefined) query = query.where("application_id", "=", applicationId);
+      return one(q, await query.executeTakeFirst());
+    },
+
+    /**
+     * The endpoint `id` for a change in this transaction: on PostgreSQL its row is locked until the
+     * transaction ends, so changes of one endpoint (the engine's circuit, a PATCH, a rotation, in any
+     * process) apply one after another, each to what the one before wrote.
+     */
+    async lock(tx: Tx, id: string): Promise<EndpointRecord | null> {
+      let query = tx.selectFrom("webhook_endpoints").selectAll().where("id", "=", id);
+      if (dialect === "postgres") query = query.forUpdate();
+      return one(tx, await query.executeTakeFirst());
+    },
+
+    /**
+     * How many endpoints the application has, its row locked on PostgreSQL until the transaction ends: the
+     * creates of one application count and insert one at a time, so a cap on the count holds.
+     */
+    async countLocked(tx: Tx, applicationId: string): Promise<number> {
+      if (dialect === "postgres") await tx.selectFrom("applications").select("application_id").where("application_id", "=", applicationId).forUpdate().execute();
+      const { n } = await tx.selectFrom("webhook_endpoints").select((eb) => eb.fn.countAll<number>().as("n")).where("application_id", "=", applicationId).executeTakeFirstOrThrow();
+      return Number(n);
+    },
+
+    /** The application's endpoints, newest first (`created_at`, then id), a page at a time. */
+    async list(q: Queries, applicationId: string, page: KeysetQuery): Promise<KeysetPage<EndpointRecord>> {
+      let query = q.selectFrom("webhook_endpoints").selectAll().where("application_id", "=", applicationId);
+      const after = page.after;
+      if (after) {
+        const at = String(after.value);
+        query = query.where((eb) => eb.or([eb("created_at", "<", at), eb.and([eb("created_at", "=", at), eb("id", "<", after.id)])]));
+      }
+      const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(page.limit + 1).execute();
+      return { items: await withEvents(q, rows.slice(0, page.limit)), hasMore: rows.length > page.limit };
+    },
+
+    /**
+     * The endpoints an event goes to: subscribed to its type, in its environment, of an application installed
+     * on its account (none for an event of no account), oldest first.
+     */
+    async subscribers(q: Queries, event: EventAudience): Promise<EndpointRecord[]> {
+      if (event.account_id === null) return [];
+      const rows = await q
+        .selectFrom("webhook_endpoint_events as s")
+        .innerJoin("webhook_endpoints as e", "e.id", "s.endpoint_id")
+        .innerJoin("application_accounts as a", (join) => join.onRef("a.application_id", "=", "e.application_id").on("a.account_id", "=", event.account_id))
+        .selectAll("e")
+        .where("s.event_type", "=", event.type)
+        .where("e.environment", "=", event.environment)
+        .orderBy("e.created_at")
+        .orderBy("e.id")
+        .execute();
+      return withEvents(q, rows);
+    },
+
+    /** Applies `changes` to the endpoint and answers it as stored now; null when there is no such endpoint. */
+    async update(tx: Tx, id: string, changes: EndpointChanges): Promise<EndpointRecord | null> {
+      const set = toChangedColumns(changes);
+      if (Object.keys(set).length > 0) {
+        const result = await tx.updateTable("webhook_endpoints").set(set).where("id", "=", id).executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) return null;
+      } else if (!(await tx.selectFrom("webhook_endpoints").select("id").where("id", "=", id).executeTakeFirst())) {
+        return null;
+      }
+      if (changes.events) {
+        await tx.deleteFrom("webhook_endpoint_events").where("endpoint_id", "=", id).execute();
+        await insertEvents(tx, id, changes.events);
+      }
+      return one(tx, await tx.selectFrom("webhook_endpoints").selectAll().where("id", "=", id).executeTakeFirst());
+    },
+
+    /** Deletes the endpoint, its subscriptions, deliveries and attempts (foreign keys cascade); false when there was none. */
+    async remove(q: Queries, id: string, applicationId?: string): Promise<boolean> {
+      let query = q.deleteFrom("webhook_endpoints").where("id", "=", id);
+      if (applicationId !== undefined) query = query.where("application_id", "=", applicationId);
+      const result = await query.executeTakeFirst();
+      return Number(result.numDeletedRows) === 1;
+    },
+  };
+}
+
+/** The webhook endpoints in the database ({@link createEndpointRepository}). */
+export type EndpointRepository = ReturnType<typeof createEndpointRepository>;
+
+/** An endpoint row and its subscriptions as the record the engine works with. */
+export function toEndpointRecord(row: EndpointRow, events: string[]): EndpointRecord {
+  return {
+    id: row.id,
+    application_id: row.application_id,
+    url: row.url,
+    events,
+    environment: row.environment,
+    concurrency_limit: row.concurrency_limit,
+    status: row.status,
+    disabled_reason: row.disabled_reason,
+    secret: row.secret,
+    previous_secret: row.previous_secret,
+    previous_secret_expires_at: row.previous_secret_expires_at,
+    circuit: {
+      state: row.circuit_state,
+      consecutive_failures: row.circuit_consecutive_failures,
+      reopen_count: row.circuit_reopen_count,
+      opens_until: row.circuit_opens_until,
+    },
+    last_verification: fromJson(row.last_verification),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+function toEndpointRow(e: EndpointRecord): EndpointRow {
+  return {
+    id: e.id,
+    application_id: e.application_id,
+    environment: e.environment,
+    created_at: e.created_at,
+    ...(toChangedColumns(e) as Omit<EndpointRow, "id" | "application_id" | "environment" | "created_at">),
+  };
+}
+
+/** The columns `changes` sets (the circuit's four, the verification as JSON). */
+function toChangedColumns(changes: EndpointChanges): Partial<EndpointRow> {
+  const set: Partial<EndpointRow> = {};
+  if (changes.url !== undefined) set.url = changes.url;
+  if (changes.concurrency_limit !== undefined) set.concurrency_limit = changes.concurrency_limit;
+  if (changes.status !== undefined) set.status = changes.status;
+  if (changes.disabled_reason !== undefined) set.disabled_reason = changes.disabled_reason;
+  if (changes.secret !== undefined) set.secret = changes.secret;
+  if (changes.previous_secret !== undefined) set.previous_secret = changes.previous_secret;
+  if (changes.previous_secret_expires_at !== undefined) set.previous_secret_expires_at = changes.previous_secret_expires_at;
+  if (changes.circuit !== undefined) {
+    set.circuit_state = changes.circuit.state;
+    set.circuit_consecutive_failures = changes.circuit.consecutive_failures;
+    set.circuit_reopen_count = changes.circuit.reopen_count;
+    set.circuit_opens_until = changes.circuit.opens_until;
+  }
+  if (changes.last_verification !== undefined) set.last_verification = changes.last_verification === null ? null : toJson(changes.last_verification);
+  if (changes.updated_at !== undefined) set.updated_at = changes.updated_at;
+  return set;
+}
