@@ -2,6 +2,8 @@ import type { Migration } from "kysely/migration";
 import type { Dialect } from "../database.js";
 import { accountsMigration } from "./0001-accounts.js";
 import { productsMigration } from "./0002-products.js";
+import { pagesMigration } from "./0003-pages.js";
+import { deploymentsMigration } from "./0004-deployments.js";
 import { webhooksMigration } from "./0005-webhooks.js";
 import { idempotencyMigration } from "./0006-idempotency.js";
 
@@ -13,6 +15,8 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
     "0001-accounts": accountsMigration(dialect),
     "0002-products": productsMigration(dialect),
+    "0003-pages": pagesMigration(dialect),
+    "0004-deployments": deploymentsMigration(dialect),
     "0005-webhooks": webhooksMigration(dialect),
     "0006-idempotency": idempotencyMigration(dialect),
   };

@@ -1,0 +1,274 @@
+import { sql, type Selectable } from "kysely";
+import { fromJson, toJson } from "../db/column-types.js";
+import type { Dialect, Queries, Tx } from "../db/database.js";
+import type { QueueTable } from "../db/queue.js";
+import type { DeploymentTables } from "../db/tables/deployments.js";
+import type { KeysetPosition } from "../lists/collection-index.js";
+import type { RenderablePage } from "../render/renderable-page.js";
+import type { DeploymentRecord, SitePointer, SiteSnapshot } from "./deployment-view.js";
+import type { CheckoutRecord } from "./sites-service.js";
+
+type DeploymentRow = Selectable<DeploymentTables["deployments"]>;
+
+/** A deployment as stored: when each step began is always known. */
+export type StoredDeployment = DeploymentRecord & { step_times: NonNullable<DeploymentRecord["step_times"]> };
+
+/** The queue of deployment work (`db/queue.ts`): a deployment is due from its start until it is settled. */
+export const deploymentQueue: QueueTable = { table: "deployments", key: "id" };
+
+/** What {@link DeploymentRepository.insertDeployment} did: refused while the page has one in flight, named here. */
+export type DeploymentInsertResult = { inserted: true } | { inserted: false; active_deployment_id: string };
+
+/** What a deployment's update may change; `updated_at` always. */
+export type DeploymentChanges = Partial<
+  Pick<StoredDeployment, "status" | "deploy_step" | "error_code" | "error_message" | "deployed_url" | "deployed_at" | "step_times">
+> & { updated_at: string };
+
+/** A deployment made live: the address it now serves and the files it serves there. */
+export interface SiteActivation {
+  account_id: string;
+  slug: string;
+  page_id: string;
+  deployment_id: string;
+  activated_at: string;
+  url: string;
+  html: string;
+  /** The page as it was rendered: what the checkout form is checked against. */
+  page: RenderablePage;
+}
+
+/** What a live address serves, with the files of its deployment. */
+export interface LiveSite extends SiteSnapshot {
+  pointer: Required<SitePointer>;
+}
+
+/** A page of a listing, and the position the next one starts after (null at the end). */
+export interface ListPage<T> {
+  items: T[];
+  next: KeysetPosition | null;
+}
+
+// A start that finds the page busy reads which deployment holds it; should that one settle in between, the
+// insert is tried again. Each round ends one way or the other unless deployments start and settle meanwhile.
+const INSERT_ATTEMPTS = 4;
+
+/**
+ * Deployments, live sites, their files and checkout posts on the relational schema. Every method takes the
+ * queries to run on: the database, or the transaction the change is one of (a deployment's success with
+ * its site and its page's address). Row locks are taken on PostgreSQL only.
+ */
+export function createDeploymentRepository(dialect: Dialect) {
+  const pg = dialect === "postgres";
+
+  async function activeDeployment(q: Queries, accountId: string, pageId: string): Promise<string | null> {
+    const row = await q
+      .selectFrom("deployments")
+      .select("id")
+      .where("account_id", "=", accountId)
+      .where("page_id", "=", pageId)
+      // A literal, as in the partial index `deployments_in_flight`, so the lookup is that index's (a bound value would not match it on SQLite).
+      .where("status", "=", sql.lit("deploying"))
+      .executeTakeFirst();
+    return row?.id ?? null;
+  }
+
+  return {
+    /**
+     * A new deployment, due at once on {@link deploymentQueue}, unless one of the page's is in flight: the
+     * partial unique index `deployments_in_flight` refuses it (ON CONFLICT, which on PostgreSQL waits for
+     * a concurrent start to commit or roll back), and the one in flight is named (the API's 409).
+     */
+    async insertDeployment(q: Queries, d: StoredDeployment): Promise<DeploymentInsertResult> {
+      for (let attempt = 0; attempt < INSERT_ATTEMPTS; attempt++) {
+        const row = await q
+          .insertInto("deployments")
+          .values({ ...toDeploymentRow(d), due_at: d.created_at, lease_owner: null, lease_expires_at: null })
+          // The predicate is the index's, as a literal: PostgreSQL matches a partial index by its text.
+          .onConflict((oc) => oc.column("page_id").where(sql.ref("status"), "=", sql.lit("deploying")).doNothing())
+          .returning("id")
+          .executeTakeFirst();
+        if (row) return { inserted: true };
+        const active = await activeDeployment(q, d.account_id, d.page_id);
+        if (active) return { inserted: false, active_deployment_id: active };
+      }
+      throw new Error(`deployment ${d.id} of page ${d.page_id}: the page's deployments kept changing`);
+    },
+
+    /** The id of the page's deployment in flight, or null. */
+    activeDeployment,
+
+    /** A deployment by id; within one account and page when given (a worker knows the claimed key alone). */
+    async readDeployment(q: Queries, id: string, options: { accountId?: string; pageId?: string; forUpdate?: boolean } = {}): Promise<StoredDeployment | null> {
+      let query = q.selectFrom("deployments").selectAll().where("id", "=", id);
+      if (options.accountId !== undefined) query = query.where("account_id", "=", options.accountId);
+      if (options.pageId !== undefined) query = query.where("page_id", "=", options.pageId);
+      if (options.forUpdate && pg) query = query.forUpdate();
+      const row = await query.executeTakeFirst();
+      return row ? toStoredDeployment(row) : null;
+    },
+
+    /** A page's deployments, newest first (ties by id), filtered by status, the `limit` after `after`. */
+    async listDeployments(
+      q: Queries,
+      accountId: string,
+      pageId: string,
+      options: { status?: DeploymentRecord["status"]; after?: KeysetPosition; limit: number },
+    ): Promise<ListPage<StoredDeployment>> {
+      let query = q.selectFrom("deployments").selectAll().where("page_id", "=", pageId).where("account_id", "=", accountId);
+      if (options.status !== undefined) query = query.where("status", "=", options.status);
+      if (options.after) {
+        const { value, id } = options.after;
+        query = query.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(String(value), id)));
+      }
+      const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(options.limit + 1).execute();
+      const items = rows.slice(0, options.limit).map(toStoredDeployment);
+      const last = items[items.length - 1];
+      return { items, next: rows.length > options.limit && last ? { value: last.created_at, id: last.id } : null };
+    },
+
+    /**
+     * A deployment's step or outcome. With `heldBy`, only while that owner holds its lease: a worker whose
+     * lease lapsed and was taken over writes nothing. The deployment as it now is, or null when nothing was written.
+     */
+    async updateDeployment(q: Queries, id: string, changes: DeploymentChanges, options: { heldBy?: string } = {}): Promise<StoredDeployment | null> {
+      let query = q
+        .updateTable("deployments")
+        .set({
+          updated_at: changes.updated_at,
+          ...(changes.status !== undefined && { status: changes.status }),
+          ...(changes.deploy_step !== undefined && { deploy_step: changes.deploy_step }),
+          ...(changes.error_code !== undefined && { error_code: changes.error_code }),
+          ...(changes.error_message !== undefined && { error_message: changes.error_message }),
+          ...(changes.deployed_url !== undefined && { deployed_url: changes.deployed_url }),
+          ...(changes.deployed_at !== undefined && { deployed_at: changes.deployed_at }),
+          ...(changes.step_times !== undefined && { step_times: toJson(changes.step_times) }),
+        })
+        .where("id", "=", id);
+      if (options.heldBy !== undefined) query = query.where("lease_owner", "=", options.heldBy);
+      const row = await query.returningAll().executeTakeFirst();
+      return row ? toStoredDeployment(row) : null;
+    },
+
+    /**
+     * Makes a deployment live: writes its files (once: files already written for it are kept as they are)
+     * and points the address at it, replacing what the address served. Both in `tx`, the transaction that
+     * records the deployment's success, so a reader sees the old site or the new one, never half.
+     */
+    async activateSite(tx: Tx, site: SiteActivation): Promise<void> {
+      await tx
+        .insertInto("site_files")
+        .values({ deployment_id: site.deployment_id, html: site.html, page: toJson(site.page), created_at: site.activated_at })
+        .onConflict((oc) => oc.column("deployment_id").doNothing())
+        .execute();
+      const pointer = { page_id: site.page_id, deployment_id: site.deployment_id, activated_at: site.activated_at, url: site.url };
+      await tx
+        .insertInto("sites")
+        .values({ account_id: site.account_id, slug: site.slug, ...pointer })
+        .onConflict((oc) => oc.columns(["account_id", "slug"]).doUpdateSet(pointer))
+        .execute();
+    },
+
+    /** What the address serves, with its files, in one read; null when nothing is live there. */
+    async readSite(q: Queries, accountId: string, slug: string): Promise<LiveSite | null> {
+      const row = await q
+        .selectFrom("sites")
+        .innerJoin("site_files", "site_files.deployment_id", "sites.deployment_id")
+        .select(["sites.page_id", "sites.deployment_id", "sites.activated_at", "sites.url", "site_files.html", "site_files.page"])
+        .where("sites.account_id", "=", accountId)
+        .where("sites.slug", "=", slug)
+        .executeTakeFirst();
+      if (!row) return null;
+      return {
+        pointer: { page_id: row.page_id, deployment_id: row.deployment_id, activated_at: row.activated_at, url: row.url },
+        html: row.html,
+        page: fromJson(row.page),
+        deployment_id: row.deployment_id,
+      };
+    },
+
+    /** Which deployment the address serves, without its files (a reader keeping files by deployment reads this alone). */
+    async readSitePointer(q: Queries, accountId: string, slug: string): Promise<Required<SitePointer> | null> {
+      const row = await q
+        .selectFrom("sites")
+        .select(["page_id", "deployment_id", "activated_at", "url"])
+        .where("account_id", "=", accountId)
+        .where("slug", "=", slug)
+        .executeTakeFirst();
+      return row ?? null;
+    },
+
+    /** A deployment's files, which never change once written. */
+    async readSiteFiles(q: Queries, deploymentId: string): Promise<SiteSnapshot | null> {
+      const row = await q.selectFrom("site_files").select(["deployment_id", "html", "page"]).where("deployment_id", "=", deploymentId).executeTakeFirst();
+      return row ? { deployment_id: row.deployment_id, html: row.html, page: fromJson(row.page) } : null;
+    },
+
+    /** A checkout post. */
+    async insertCheckout(q: Queries, checkout: CheckoutRecord): Promise<void> {
+      await q
+        .insertInto("checkouts")
+        .values({
+          id: checkout.id,
+          account_id: checkout.account_id,
+          page_id: checkout.page_id,
+          deployment_id: checkout.deployment_id,
+          values: toJson(checkout.values),
+          created_at: checkout.created_at,
+        })
+        .execute();
+    },
+
+    /** An account's checkout posts, newest first (ties by id), those of one page when given, the `limit` after `after`. */
+    async listCheckouts(q: Queries, accountId: string, options: { pageId?: string; after?: KeysetPosition; limit: number }): Promise<ListPage<CheckoutRecord>> {
+      let query = q.selectFrom("checkouts").selectAll().where("account_id", "=", accountId);
+      if (options.pageId !== undefined) query = query.where("page_id", "=", options.pageId);
+      if (options.after) {
+        const { value, id } = options.after;
+        query = query.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(String(value), id)));
+      }
+      const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(options.limit + 1).execute();
+      const items = rows.slice(0, options.limit).map((row): CheckoutRecord => ({ ...row, values: fromJson(row.values) }));
+      const last = items[items.length - 1];
+      return { items, next: rows.length > options.limit && last ? { value: last.created_at, id: last.id } : null };
+    },
+  };
+}
+
+/** The deployment repository's methods. */
+export type DeploymentRepository = ReturnType<typeof createDeploymentRepository>;
+
+function toDeploymentRow(d: StoredDeployment): Omit<DeploymentRow, "due_at" | "lease_owner" | "lease_expires_at"> {
+  return {
+    id: d.id,
+    page_id: d.page_id,
+    account_id: d.account_id,
+    status: d.status,
+    deploy_step: d.deploy_step,
+    error_code: d.error_code,
+    error_message: d.error_message,
+    deployed_url: d.deployed_url,
+    deployed_at: d.deployed_at,
+    simulate: d.simulate,
+    step_times: toJson(d.step_times),
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+  };
+}
+
+function toStoredDeployment(row: DeploymentRow): StoredDeployment {
+  return {
+    id: row.id,
+    page_id: row.page_id,
+    account_id: row.account_id,
+    status: row.status,
+    deploy_step: row.deploy_step,
+    error_code: row.error_code,
+    error_message: row.error_message,
+    deployed_url: row.deployed_url,
+    deployed_at: row.deployed_at,
+    simulate: row.simulate,
+    step_times: fromJson(row.step_times),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
