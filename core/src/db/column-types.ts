@@ -8,8 +8,11 @@ import type { Dialect } from "./database.js";
 export function columnTypes(dialect: Dialect) {
   const pg = dialect === "postgres";
   return {
-    /** A JSON document (a theme, SEO, an event's body): `jsonb` on PostgreSQL, text on SQLite. */
-    json: pg ? ("jsonb" as const) : ("text" as const),
+    /**
+     * A JSON document (a theme, SEO, an event's body): `json` on PostgreSQL (checked, and kept as written:
+     * `jsonb` would reorder an object's keys, and answers must read the same on both engines), text on SQLite.
+     */
+    json: pg ? ("json" as const) : ("text" as const),
     /** A 64-bit integer (byte counts, quotas). */
     bigint: pg ? ("bigint" as const) : ("integer" as const),
     /** A number with a fraction (prices). */

@@ -27,8 +27,11 @@ describeDatabases("the database", ({ kind, open, target }) => {
     const { db } = await open();
     await db.insertInto("accounts").values({ ...account("acct_1"), media_quota_bytes: 2 ** 40 }).execute();
     await db.insertInto("tokens").values({ token_hash: "h", account_id: "acct_1", scopes: JSON.stringify(["pages:read"]), expires_at: null, created_at: at }).execute();
+    // A document comes back as written: its keys in their order (PostgreSQL's jsonb would sort them).
+    await db.insertInto("tokens").values({ token_hash: "h2", account_id: "acct_1", scopes: '{"zeta":1,"alpha":{"b":2,"a":1}}', expires_at: null, created_at: at }).execute();
+    expect(await db.selectFrom("tokens").select("scopes").where("token_hash", "=", "h2").executeTakeFirstOrThrow()).toEqual({ scopes: '{"zeta":1,"alpha":{"b":2,"a":1}}' });
     expect(await db.selectFrom("accounts").select(["page_quota", "media_quota_bytes"]).executeTakeFirstOrThrow()).toEqual({ page_quota: 100, media_quota_bytes: 2 ** 40 });
-    expect(await db.selectFrom("tokens").select("scopes").executeTakeFirstOrThrow()).toEqual({ scopes: '["pages:read"]' });
+    expect(await db.selectFrom("tokens").select("scopes").where("token_hash", "=", "h").executeTakeFirstOrThrow()).toEqual({ scopes: '["pages:read"]' });
   });
 
   it("commits a transaction whole or not at all", async () => {
