@@ -22,7 +22,7 @@ export async function seedAccount(db: Queries, accountId: string): Promise<void>
 export async function seedProduct(db: Queries, accountId: string, productId: string, title = "Oak Desk Lamp"): Promise<void> {
   await db
     .insertInto("products")
-    .values({ id: productId, account_id: accountId, title, description: null, price: 49.5, original_price: null, delivery_price: 4.9, product_type: "physical", checkout_fields: null, created_at: at(0), updated_at: at(0) })
+    .values({ id: productId, account_id: accountId, title, description: null, price: 49.5, original_price: null, delivery_price: 4.9, product_type: "physical", checkout_fields: null, search_text: title.toLowerCase(), media_bytes: 0, created_at: at(0), updated_at: at(0), deleted_at: null })
     .execute();
 }
 

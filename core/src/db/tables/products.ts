@@ -11,6 +11,10 @@ export interface ProductTables {
     product_type: string;
     /** JSON: the checkout fields page generation settled on for the product, or null. */
     checkout_fields: string | null;
+    /** What `q` searches: the title, a line break and the description, lowercased as JavaScript does. */
+    search_text: string;
+    /** Bytes of the product's uploaded images (the sum of its images' `bytes`), counted by the media quota. */
+    media_bytes: number;
     created_at: string;
     updated_at: string;
     deleted_at: string | null;
@@ -19,11 +23,11 @@ export interface ProductTables {
     id: string;
     product_id: string;
     url: string;
-    media_type: string | null;
+    media_type: string;
     display_order: number;
     /** Where an uploaded image's bytes are in the media store; null for an image given as a URL. */
     media_path: string | null;
-    /** An upload's size, counted against the account's media quota. */
+    /** An upload's size, counted against the account's media quota; null for an image given as a URL. */
     bytes: number | null;
     created_at: string;
   };

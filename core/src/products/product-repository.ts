@@ -1,0 +1,330 @@
+import { sql, type RawBuilder } from "kysely";
+import { fromJson, toJson } from "../db/column-types.js";
+import type { Dialect, Queries, Tx } from "../db/database.js";
+import type { Tables } from "../db/tables.js";
+import { LpError } from "../errors.js";
+import type { CursorCodec } from "../lists/cursor.js";
+import { toSort, type Page } from "../lists/list-query.js";
+import { productRoomRefusal } from "./product-quotas.js";
+import type { ProductImageRecord, ProductRecord, StoredCheckoutField } from "./product-view.js";
+import type { ProductListQuery } from "./products-service.js";
+
+type ProductRow = Tables["products"];
+type ImageRow = Tables["product_images"];
+
+/** A product as a list shows it: its row without images, and the URL of its first image. */
+export interface ProductListItem extends Omit<ProductRecord, "images" | "checkout_fields" | "deleted_at"> {
+  /** The first image's URL in display order; null for a product without images (its placeholder is shown). */
+  first_image_url: string | null;
+}
+
+/** What an account's live products take of its quotas. */
+export interface ProductUsageTotals {
+  /** Products not deleted. */
+  products: number;
+  /** Bytes of the uploaded images of the products not deleted. */
+  bytes: number;
+}
+
+/**
+ * The text `q` is searched in: the title, a line break and the description, lowercased by JavaScript (the
+ * needle is too), so a list's search is a plain substring test on both engines, with no wildcard in it.
+ */
+export const toSearchText = (title: string, description: string | null): string => `${title}\n${description ?? ""}`.toLowerCase();
+
+/** Bytes of a product's uploaded images. */
+const uploadBytes = (images: readonly ProductImageRecord[]) => images.reduce((sum, image) => sum + (image.bytes ?? 0), 0);
+
+/** The sort keys of `GET /products`, as the indexes of migration 0002 hold them (the title without ASCII case). */
+const SORT_KEYS: Record<string, RawBuilder<string | number>> = {
+  created_at: sql`created_at`,
+  updated_at: sql`updated_at`,
+  title: sql`lower(title)`,
+  price: sql`price`,
+};
+
+// Inside these the ISO text of a time has four year digits and compares in time order.
+const FIRST_TIME = Date.parse("0000-01-01T00:00:00.000Z");
+const LAST_TIME = Date.parse("9999-12-31T23:59:59.999Z");
+
+/**
+ * An exclusive `created_at` bound (a date or a date-time with an offset) as the stored text it compares with,
+ * deciding as `withinBounds` does (by the instant); undefined when every stored time is on the kept side.
+ */
+function toCreatedBound(bound: string | undefined, side: "after" | "before"): string | undefined {
+  if (bound === undefined) return undefined;
+  const at = Date.parse(bound);
+  if (side === "after" ? at < FIRST_TIME : at > LAST_TIME) return undefined;
+  return new Date(Math.min(Math.max(at, FIRST_TIME), LAST_TIME)).toISOString();
+}
+
+const productColumns = [
+  "id",
+  "account_id",
+  "title",
+  "description",
+  "price",
+  "original_price",
+  "delivery_price",
+  "product_type",
+  "created_at",
+  "updated_at",
+] as const satisfies readonly (keyof ProductRow)[];
+
+/** The row of a product record (its images apart). */
+function toProductRow(record: ProductRecord): ProductRow {
+  return {
+    id: record.id,
+    account_id: record.account_id,
+    title: record.title,
+    description: record.description,
+    price: record.price,
+    original_price: record.original_price,
+    delivery_price: record.delivery_price,
+    product_type: record.product_type,
+    checkout_fields: record.checkout_fields === null ? null : toJson(record.checkout_fields),
+    search_text: toSearchText(record.title, record.description),
+    media_bytes: uploadBytes(record.images),
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    deleted_at: record.deleted_at,
+  };
+}
+
+const toImageRow = (productId: string, image: ProductImageRecord): ImageRow => ({
+  id: image.id,
+  product_id: productId,
+  url: image.url,
+  media_type: image.media_type,
+  display_order: image.display_order,
+  media_path: image.media_path,
+  bytes: image.bytes ?? null,
+  created_at: image.created_at,
+});
+
+/** An image as records hold it: `bytes` only on uploads. */
+function toImageRecord(row: Omit<ImageRow, "product_id">): ProductImageRecord {
+  const image: ProductImageRecord = { id: row.id, url: row.url, media_type: row.media_type, display_order: row.display_order, created_at: row.created_at, media_path: row.media_path };
+  if (row.bytes !== null) image.bytes = row.bytes;
+  return image;
+}
+
+/**
+ * Products and their images in the tables of migration 0002: one row per product, one per image. Every
+ * method takes the queries to run on (the database, or a transaction); those that write several rows take a
+ * transaction. List cursors are `cursors`' opaque signed text, bound to the sort and filters, as every list's.
+ */
+export function createProductRepository(deps: { dialect: Dialect; cursors: CursorCodec }) {
+  const pg = deps.dialect === "postgres";
+  const contains = (needle: string) => (pg ? sql<boolean>`strpos(search_text, ${needle}) > 0` : sql<boolean>`instr(search_text, ${needle}) > 0`);
+
+  async function insertImages(tx: Tx, productId: string, images: readonly ProductImageRecord[]) {
+    if (images.length > 0) await tx.insertInto("product_images").values(images.map((image) => toImageRow(productId, image))).execute();
+  }
+
+  /**
+   * Locks the account's row until the transaction ends (PostgreSQL; SQLite runs one transaction at a time)
+   * and answers its quotas; null for an unknown account. Every write that takes quota locks it first.
+   */
+  async function lockAccount(tx: Tx, accountId: string) {
+    let query = tx.selectFrom("accounts").select(["product_quota", "media_quota_bytes"]).where("account_id", "=", accountId);
+    // NO KEY: rows that only reference the account (its pages, tokens) are not held up by the lock.
+    if (pg) query = query.forNoKeyUpdate();
+    return (await query.executeTakeFirst()) ?? null;
+  }
+
+  async function usage(q: Queries, accountId: string): Promise<ProductUsageTotals> {
+    const row = await q
+      .selectFrom("products")
+      .select([sql<number>`count(*)`.as("products"), sql<number>`cast(coalesce(sum(media_bytes), 0) as bigint)`.as("bytes")])
+      .where("account_id", "=", accountId)
+      .where("deleted_at", "is", null)
+      .executeTakeFirstOrThrow();
+    return { products: Number(row.products), bytes: Number(row.bytes) };
+  }
+
+  async function insert(tx: Tx, record: ProductRecord): Promise<void> {
+    await tx.insertInto("products").values(toProductRow(record)).execute();
+    await insertImages(tx, record.id, record.images);
+  }
+
+  return {
+    /** Stores a new product and its images, with no quota asked (an import); an unknown account is the foreign key's refusal. */
+    insert,
+
+    /**
+     * Stores a new product once it fits the account's quotas (one more product; its uploads' bytes), counted in
+     * `tx` under the account's lock: concurrent creates into one account never pass its quota together. Throws
+     * 403 `quota_exceeded` (nothing written); an unknown account is the foreign key's refusal.
+     */
+    async createWithinQuota(tx: Tx, record: ProductRecord): Promise<void> {
+      const account = await lockAccount(tx, record.account_id);
+      if (account) {
+        const used = await usage(tx, record.account_id);
+        const refusal = productRoomRefusal(account, { products: used.products, bytes: () => used.bytes }, 1, uploadBytes(record.images));
+        if (refusal) throw refusal;
+      }
+      await insert(tx, record);
+    },
+
+    /**
+     * The product with its images in display order (ties by creation, then id), deleted or not; null when the
+     * account has no such product. With `lock` (in a transaction), its row is held until the transaction ends
+     * (PostgreSQL), so concurrent edits of one product run one after the other.
+     */
+    async read(q: Queries, accountId: string, id: string, options: { lock?: boolean } = {}): Promise<ProductRecord | null> {
+      let query = q
+        .selectFrom("products as p")
+        .leftJoin("product_images as i", "i.product_id", "p.id")
+        .select(productColumns.map((column) => `p.${column}` as const))
+        .select(["p.checkout_fields", "p.deleted_at"])
+        .select(["i.id as image_id", "i.url", "i.media_type", "i.display_order", "i.media_path", "i.bytes", "i.created_at as image_created_at"])
+        .where("p.id", "=", id)
+        .where("p.account_id", "=", accountId)
+        .orderBy("i.display_order")
+        .orderBy("i.created_at")
+        .orderBy("i.id");
+      if (options.lock && pg) query = query.forUpdate(["p"]);
+      const rows = await query.execute();
+      const first = rows[0];
+      if (!first) return null;
+      const images = rows.flatMap((row) =>
+        row.image_id === null
+          ? []
+          : [toImageRecord({ id: row.image_id, url: row.url!, media_type: row.media_type!, display_order: row.display_order!, media_path: row.media_path, bytes: row.bytes, created_at: row.image_created_at! })],
+      );
+      return {
+        id: first.id,
+        account_id: first.account_id,
+        title: first.title,
+        description: first.description,
+        price: first.price,
+        original_price: first.original_price,
+        delivery_price: first.delivery_price,
+        product_type: first.product_type as ProductRecord["product_type"],
+        images,
+        checkout_fields: fromJson<StoredCheckoutField[] | null>(first.checkout_fields),
+        created_at: first.created_at,
+        updated_at: first.updated_at,
+        deleted_at: first.deleted_at,
+      };
+    },
+
+    /**
+     * Writes an edited product not deleted: its fields and `updated_at` from `record`, and its images replaced by
+     * `record.images` (removed, reordered, added). When its uploads grow, the growth must fit the account's media
+     * quota, counted in `tx` under the account's lock (403 `quota_exceeded`, nothing written). False when the
+     * account has no such product, or it is deleted. `checkout_fields`, `created_at` and `deleted_at` are kept.
+     */
+    async update(tx: Tx, record: ProductRecord): Promise<boolean> {
+      let current = tx.selectFrom("products").select("media_bytes").where("id", "=", record.id).where("account_id", "=", record.account_id).where("deleted_at", "is", null);
+      if (pg) current = current.forUpdate();
+      const before = await current.executeTakeFirst();
+      if (!before) return false;
+      const row = toProductRow(record);
+      const growth = row.media_bytes - before.media_bytes;
+      if (growth > 0) {
+        const account = await lockAccount(tx, record.account_id);
+        const used = await usage(tx, record.account_id);
+        const refusal = account && productRoomRefusal(account, { products: used.products, bytes: () => used.bytes }, 0, growth);
+        if (refusal) throw refusal;
+      }
+      const { title, description, price, original_price, delivery_price, product_type, search_text, media_bytes, updated_at } = row;
+      await tx
+        .updateTable("products")
+        .set({ title, description, price, original_price, delivery_price, product_type, search_text, media_bytes, updated_at })
+        .where("id", "=", record.id)
+        .execute();
+      await tx.deleteFrom("product_images").where("product_id", "=", record.id).execute();
+      await insertImages(tx, record.id, record.images);
+      return true;
+    },
+
+    /** Marks a product deleted at `at` (also its `updated_at`); false when there is none, or it already is. */
+    async softDelete(q: Queries, accountId: string, id: string, at: string): Promise<boolean> {
+      const result = await q
+        .updateTable("products")
+        .set({ deleted_at: at, updated_at: at })
+        .where("id", "=", id)
+        .where("account_id", "=", accountId)
+        .where("deleted_at", "is", null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** Saves the checkout fields page generation settled on for a product, deleted or not (`updated_at` kept); false when there is none. */
+    async setCheckoutFields(q: Queries, accountId: string, id: string, fields: StoredCheckoutField[] | null): Promise<boolean> {
+      const result = await q
+        .updateTable("products")
+        .set({ checkout_fields: fields === null ? null : toJson(fields) })
+        .where("id", "=", id)
+        .where("account_id", "=", accountId)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** What the account's products not deleted take of its quotas, as `q` sees them. */
+    usage,
+
+    /**
+     * One page of `GET /products`: one query, which walks the index of the sort from the cursor's position
+     * (keyset on the sort key and the id, either direction) with every filter applied in it. `q` is a
+     * substring of the title, a line break and the description, both lowercased as JavaScript does; the
+     * created bounds are exclusive. The cursor is bound to the sort and the filters as given.
+     */
+    async list(q: Queries, accountId: string, query: ProductListQuery): Promise<Page<ProductListItem>> {
+      const { field, descending } = toSort(query.sort);
+      const key = SORT_KEYS[field];
+      if (!key) throw new Error(`products do not sort by ${field}`);
+      const binding = {
+        sort: query.sort,
+        filters: { product_type: query.product_type, q: query.q, created_after: query.created_after, created_before: query.created_before },
+      };
+      const after = query.cursor ? deps.cursors.decode(query.cursor, binding) : undefined;
+      if (after && typeof after.value !== (field === "price" ? "number" : "string")) {
+        throw new LpError("invalid_cursor", "The cursor is not valid for this listing: malformed. Start again without a cursor.");
+      }
+      const needle = query.q ? query.q.toLowerCase() : undefined;
+      // PostgreSQL text holds no NUL character, so no stored text has one (and the needle could not be sent).
+      if (pg && needle?.includes("\0")) return { data: [], pagination: { next_cursor: null, has_more: false } };
+      const createdAfter = toCreatedBound(query.created_after, "after");
+      const createdBefore = toCreatedBound(query.created_before, "before");
+      const direction = descending ? "desc" : "asc";
+      const rows = await q
+        .selectFrom("products")
+        .select(productColumns)
+        .select([
+          key.as("sort_value"),
+          sql<string | null>`(select url from product_images where product_id = products.id order by display_order, created_at, id limit 1)`.as("first_image_url"),
+        ])
+        .where("account_id", "=", accountId)
+        .where("deleted_at", "is", null)
+        .$if(query.product_type !== undefined, (b) => b.where("product_type", "=", query.product_type!))
+        .$if(needle !== undefined, (b) => b.where(contains(needle!)))
+        .$if(createdAfter !== undefined, (b) => b.where("created_at", ">", createdAfter!))
+        .$if(createdBefore !== undefined, (b) => b.where("created_at", "<", createdBefore!))
+        // The bound on the key alone lets the index seek to the cursor; the pair breaks ties by id.
+        .$if(after !== undefined, (b) =>
+          b.where(
+            descending
+              ? sql<boolean>`${key} <= ${after!.value} and (${key}, id) < (${after!.value}, ${after!.id})`
+              : sql<boolean>`${key} >= ${after!.value} and (${key}, id) > (${after!.value}, ${after!.id})`,
+          ),
+        )
+        .orderBy(key, direction)
+        .orderBy("id", direction)
+        .limit(query.per_page + 1)
+        .execute();
+      const hasMore = rows.length > query.per_page;
+      const page = hasMore ? rows.slice(0, query.per_page) : rows;
+      const last = page[page.length - 1];
+      return {
+        data: page.map(({ sort_value: _, ...item }) => ({ ...item, product_type: item.product_type as ProductListItem["product_type"] })),
+        pagination: { next_cursor: hasMore && last ? deps.cursors.encode({ value: last.sort_value, id: last.id }, binding) : null, has_more: hasMore },
+      };
+    },
+  };
+}
+
+/** The products repository of one database. */
+export type ProductRepository = ReturnType<typeof createProductRepository>;
