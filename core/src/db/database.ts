@@ -65,13 +65,19 @@ function openSqliteKysely(target: { kind: "sqlite"; file: string } | { kind: "me
   const file = target.kind === "memory" ? ":memory:" : target.file;
   const created = file !== ":memory:" && !existsSync(file);
   const sqlite = openSqlite(file, { busyTimeoutMs: 5000 });
-  if (file !== ":memory:") {
-    sqlite.exec("PRAGMA journal_mode = WAL");
-    // The WAL and shared-memory files SQLite creates take the database file's mode.
-    if (created) chmodSync(file, 0o600);
+  try {
+    if (file !== ":memory:") {
+      sqlite.exec("PRAGMA journal_mode = WAL");
+      // The WAL and shared-memory files SQLite creates take the database file's mode.
+      if (created) chmodSync(file, 0o600);
+    }
+    sqlite.exec("PRAGMA synchronous = NORMAL");
+    sqlite.exec("PRAGMA foreign_keys = ON");
+  } catch (error) {
+    // A full or read-only disk refuses the first pragma: the file stays open otherwise, and its disk busy.
+    sqlite.close();
+    throw error;
   }
-  sqlite.exec("PRAGMA synchronous = NORMAL");
-  sqlite.exec("PRAGMA foreign_keys = ON");
   return { db: new Kysely<Tables>({ dialect: createNodeSqliteDialect(sqlite) }), dialect: "sqlite" };
 }
 
@@ -98,5 +104,10 @@ async function openPostgres(url: string, max: number): Promise<{ db: Kysely<Tabl
   });
   // An idle connection that drops (the server restarted) is an error of the pool, not of the process.
   pool.on("error", () => {});
+  // So is one that drops while lent out: a backend the server ends (shutdown, pg_terminate_backend) fails its
+  // query, and its connection goes back to the pool before its socket is seen closing; lent out again, the
+  // close would be an 'error' event with no listener, which ends the process. Its queries fail instead, and
+  // the pool drops it when it comes back.
+  pool.on("connect", (client) => client.on("error", () => {}));
   return { db: new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) }), dialect: "postgres" };
 }

@@ -1,29 +1,51 @@
 import { LpError } from "../errors.js";
 
-/** Why the storage refuses writes: what `details.reason` of a 507 or 503 names. */
-export type StorageFaultReason = "disk_full" | "read_only" | "permission_denied" | "redis_maxmemory";
+/**
+ * Why the storage refuses writes: what `details.reason` of a 507 or 503 names. `database_unavailable` is the
+ * PostgreSQL server unreachable, shutting down or read-only (a standby): it refuses reads too.
+ */
+export type StorageFaultReason = "disk_full" | "read_only" | "permission_denied" | "redis_maxmemory" | "database_unavailable";
 
-/** The answer of each reason: 507 for "no room" (it clears when room is made), 503 for the others. */
-const FAULTS: Record<StorageFaultReason, { code: "insufficient_storage" | "storage_unavailable"; retryAfter: number; says: string; until: string }> = {
+/**
+ * The answer of each reason: 507 for "no room" (it clears when room is made), 503 for the others; an unreachable
+ * database is `service_unavailable` with `Retry-After: 1`, as a restart or a failover takes seconds. `refuses`
+ * names what the log lines count (writes, unless the fault refuses every request).
+ */
+const FAULTS: Record<
+  StorageFaultReason,
+  { code: "insufficient_storage" | "storage_unavailable" | "service_unavailable"; retryAfter: number; says: string; until: string; refuses?: "request"; message?: string }
+> = {
   disk_full: { code: "insufficient_storage", retryAfter: 30, says: "disk full", until: "until there is room" },
   read_only: { code: "storage_unavailable", retryAfter: 30, says: "file system read-only", until: "until it is writable again" },
   permission_denied: { code: "storage_unavailable", retryAfter: 30, says: "permission denied", until: "until lp may write there again" },
   redis_maxmemory: { code: "insufficient_storage", retryAfter: 10, says: "Redis at maxmemory", until: "until Redis has room" },
+  database_unavailable: {
+    code: "service_unavailable",
+    retryAfter: 1,
+    says: "database unreachable",
+    until: "until it answers again",
+    refuses: "request",
+    message: "The database is unreachable right now; retry in a moment.",
+  },
 };
+
+/** What the log lines of a fault count: "write" or "request". */
+const refusedOf = (reason: StorageFaultReason) => FAULTS[reason].refuses ?? "write";
 
 /**
  * A write the storage cannot take now (a full disk, a read-only or forbidden data dir, Redis at `maxmemory`).
  * Reads go on; the server answers 507 `insufficient_storage` or 503 `storage_unavailable` with
- * `details.reason` and `Retry-After`, and never logs a stack trace for it.
+ * `details.reason` and `Retry-After`, and never logs a stack trace for it. The database unreachable
+ * (`database_unavailable`) refuses reads as well, and answers 503 `service_unavailable`.
  */
 export class StorageFaultError extends LpError {
   readonly reason: StorageFaultReason;
-  /** The system's own name for it (`ENOSPC`, `EROFS`, `OOM`...), for the log line. */
+  /** The system's own name for it (`ENOSPC`, `EROFS`, `OOM`, `SQLITE_FULL`, `57P01`...), for the log line. */
   readonly sysCode: string;
 
   constructor(reason: StorageFaultReason, sysCode: string) {
     const fault = FAULTS[reason];
-    super(fault.code, `The storage refuses writes (${fault.says}); reads still work. Retry later.`, { reason, retry_after_seconds: fault.retryAfter });
+    super(fault.code, fault.message ?? `The storage refuses writes (${fault.says}); reads still work. Retry later.`, { reason, retry_after_seconds: fault.retryAfter });
     this.name = "StorageFaultError";
     this.reason = reason;
     this.sysCode = sysCode;
@@ -98,7 +120,7 @@ export function createStorageHealth(options: StorageHealthOptions) {
 
   const minute = () => {
     if (!fault || fault.lastMinute === 0) return;
-    log(`storage: ${fault.lastMinute} write(s) refused in the last minute (${FAULTS[fault.reason].says} at ${options.where})`);
+    log(`storage: ${fault.lastMinute} ${refusedOf(fault.reason)}(s) refused in the last minute (${FAULTS[fault.reason].says} at ${options.where})`);
     fault.lastMinute = 0;
   };
   const probe = async (): Promise<void> => {
@@ -125,7 +147,7 @@ export function createStorageHealth(options: StorageHealthOptions) {
       if (fault) health.succeeded();
       const says = FAULTS[error.reason];
       fault = { reason: error.reason, since: now().toISOString(), refused: 1, lastMinute: 1, sysCode: error.sysCode };
-      log(`storage: ${says.says} at ${options.where} (${error.sysCode}); writes refused ${says.until}`);
+      log(`storage: ${says.says} at ${options.where} (${error.sysCode}); ${refusedOf(error.reason)}s refused ${says.until}`);
       stopTimers = [every(60_000, minute)];
       if (options.probe) stopTimers.push(every(options.probeMs ?? 5_000, () => void probe()));
     },
@@ -137,7 +159,7 @@ export function createStorageHealth(options: StorageHealthOptions) {
       for (const stop of stopTimers) stop();
       stopTimers = [];
       const seconds = Math.round((now().getTime() - Date.parse(ended.since)) / 1000);
-      log(`storage: writes accepted again at ${options.where} (${FAULTS[ended.reason].says} is over; ${ended.refused} refused in ${seconds} s)`);
+      log(`storage: ${refusedOf(ended.reason)}s accepted again at ${options.where} (${FAULTS[ended.reason].says} is over; ${ended.refused} refused in ${seconds} s)`);
       for (const listener of recovered) listener();
     },
     /**
