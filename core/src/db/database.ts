@@ -94,6 +94,9 @@ async function openPostgres(url: string, max: number): Promise<{ db: Kysely<Tabl
     connectionString: url,
     max,
     connectionTimeoutMillis: 5000,
+    // A server that goes silent on an open connection (a partition) fails the query instead of holding it.
+    query_timeout: 15_000,
+    keepAlive: true,
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") => {
         if (oid === INT8) return (text: string) => Number(text);
