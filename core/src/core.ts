@@ -28,11 +28,14 @@ import { openFormat } from "./storage/format-version.js";
 import { guardStores, watchStorage } from "./storage/guarded-stores.js";
 import { loadStoredSecret } from "./storage/stored-secret.js";
 import { guardLock } from "./storage/guarded-lock.js";
+import { openDatabase, type Database } from "./db/database.js";
 import { createTimeControl, MANUAL_JOB_CONCURRENCY, settleOnClock, type ManualTime } from "./time/manual-time.js";
 
 /** What the core is built from. Everything with side effects is injected. */
 export interface CoreDeps {
   stores: Stores;
+  /** The relational store (format 3); SQLite `:memory:` when not given, closed by the core then. */
+  database?: Database;
   /** Base URL the public addresses (media, builder, sites) are built on. A function: the port may be known late. */
   publicUrl: () => string;
   clock?: Clock;
@@ -105,6 +108,8 @@ export async function createCore(given: CoreDeps) {
   // Rate-limit windows (checkout posts): counted in Redis when processes share one, so a limit holds for the cluster.
   const rateWindows = deps.rateWindows ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisRateWindows(sharedRedis) : createLocalRateWindows(() => clock.now().getTime()));
   const storage = deps.stores.data;
+  const ownDatabase = !deps.database;
+  const database = deps.database ?? (await openDatabase({ kind: "memory" }));
   const cursors = createCursorCodec(await loadStoredSecret(deps.stores, "meta:cursor_key", ids, coreDeps.log));
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
   // Lists load their indexes newest first from SQLite, or restore them from Redis's persisted snapshots.
@@ -121,7 +126,7 @@ export async function createCore(given: CoreDeps) {
   const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts, shared, batch: deps.stores.batch, ordered: deps.stores.ordered, storageHealth });
   // Every service emits to the webhook engine (and to an injected sink as well, when one is given).
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
-  const base = { storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
+  const base = { database, storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
 
   const products = createProductsService({ ...base, media, accounts, shared: deps.stores.changes !== undefined, tables: deps.stores.products });
   const idempotency = createIdempotency({ storage, clock, lock, shared: deps.stores.changes !== undefined, batch: base.batch, claims: deps.stores.claims, owner: () => ids.uuid() });
@@ -173,6 +178,7 @@ export async function createCore(given: CoreDeps) {
     lock,
     queue,
     stores: deps.stores,
+    database,
     /** The storage fault under way (writes refused), for `/healthz`. */
     storageHealth,
     rateWindows,
@@ -224,6 +230,7 @@ export async function createCore(given: CoreDeps) {
       await indexes.flush();
       await lock.close?.();
       await rateWindows.close?.();
+      if (ownDatabase) await database.close();
     },
     /**
      * {@link close} within `timeoutMs`: lets jobs, deployments and delivery attempts in flight finish, and
@@ -241,6 +248,7 @@ export async function createCore(given: CoreDeps) {
       // Its connections would keep the process alive; leases still held end with them.
       await lock.close?.();
       await rateWindows.close?.();
+      if (ownDatabase) await database.close();
       return report;
     },
   };

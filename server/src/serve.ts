@@ -1,7 +1,9 @@
 import { createServer as createNetServer } from "node:net";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import {
   createCore,
+  openDatabase,
+  type Database,
   createManualTime,
   createOpenAIGenerator,
   createStores,
@@ -154,11 +156,20 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     unlock();
     throw error;
   }
+  let database: Database;
   try {
-    const booted = await boot(options, host, stores, unlock, redisState?.hadData ?? true);
+    database = await openDatabase(dataDir ? { kind: "sqlite", file: join(dataDir, "tables.db") } : { kind: "memory" });
+  } catch (error) {
+    await stores.dispose().catch(() => {});
+    unlock();
+    throw error;
+  }
+  try {
+    const booted = await boot(options, host, stores, database, unlock, redisState?.hadData ?? true);
     return { ...booted, notices: [...(notice ? [notice] : []), ...booted.notices] };
   } catch (error) {
     await stores.dispose().catch(() => {});
+    await database.close().catch(() => {});
     unlock();
     if (error instanceof StorageUnavailableError) {
       throw new Error(`Redis at ${redactRedisUrl(options.redisUrl ?? "")} cannot be reached (${(error.cause as Error | undefined)?.message ?? error.message}); start redis-server or fix --redis-url.`);
@@ -167,7 +178,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   }
 }
 
-async function boot(options: ServeOptions, host: string, stores: Stores, unlock: () => void, hadData: boolean): Promise<RunningServer> {
+async function boot(options: ServeOptions, host: string, stores: Stores, database: Database, unlock: () => void, hadData: boolean): Promise<RunningServer> {
   // The listener's module loads while the core starts; listenOn awaits the same import.
   void preloadListhen().catch(() => {});
   const wanted = options.port ?? 4010;
@@ -183,6 +194,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
   const dashboard = options.admin === false ? undefined : createDashboardHub({ redis: stores.redis });
   const core = await createCore({
     stores,
+    database,
     clock: typeof options.clock === "object" ? options.clock : undefined,
     manualTime: options.clock === "manual" ? createManualTime(options.clockStart ?? new Date()) : undefined,
     writtenBy: options.writtenBy,
@@ -263,6 +275,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, unlock:
         }
         await cluster?.membership.leave();
         await stores.dispose();
+        await database.close();
         await dashboard?.dispose();
         unlock();
         return report;

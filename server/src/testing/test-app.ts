@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createCore, createManualClock, createManualScheduler, createManualTime, createStores, ensureDevCredentials, type CoreDeps, type StorageKind, type Stores } from "@lp/core";
+import { createCore, openDatabase, type Database, createManualClock, createManualScheduler, createManualTime, createStores, ensureDevCredentials, type CoreDeps, type StorageKind, type Stores } from "@lp/core";
 import { createApp } from "../app.js";
 import { createConformanceCheck } from "./response-conformance.js";
 // Test harnesses of the core are not exported from @lp/core: reached by path, as tests reach them.
@@ -22,6 +22,8 @@ export interface TestAppOptions {
   conformance?: boolean;
   /** The embedded SQLite store in this folder (kept by `close()`), e.g. a small tmpfs for a test of a full disk. */
   dataDir?: string;
+  /** The relational store to use instead of a fresh one; closed by `close()`. */
+  database?: Database;
   /** Stores to use instead of fresh ones (e.g. with a storage error injected); disposed by `close()`. */
   stores?: Stores;
   /**
@@ -41,6 +43,8 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const dir = kind === "sqlite" && !options.dataDir && !options.stores ? mkdtempSync(join(tmpdir(), "lp-test-")) : undefined;
   const redis = kind === "redis" && !options.stores ? await testRedisStores() : null;
   const stores = options.stores ?? redis?.stores ?? createStores(kind, dir ?? options.dataDir);
+  const databaseDir = dir ?? options.dataDir;
+  const database = options.database ?? (await openDatabase(kind === "sqlite" && databaseDir ? { kind: "sqlite", file: join(databaseDir, "tables.db") } : { kind: "memory" }));
   const start = options.start ?? "2026-03-01T10:00:00.000Z";
   const manualTime = options.manualClock ? createManualTime(start) : undefined;
   const clock = manualTime?.clock ?? createManualClock(start);
@@ -51,7 +55,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const sleep = () => (closing ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve)));
   // Webhook retries wait on this scheduler, which moves only when a test advances it (with the clock).
   const scheduler = createManualScheduler(clock);
-  const core = await createCore({ stores, clock, sleep, scheduler, manualTime, publicUrl: () => publicUrl, ...options.coreDeps });
+  const core = await createCore({ stores, database, clock, sleep, scheduler, manualTime, publicUrl: () => publicUrl, ...options.coreDeps });
   const creds = await ensureDevCredentials(stores.data, clock, core.ids);
   const adminKey = "lpadm_test_key";
   const afterReset = async () => void (await ensureDevCredentials(stores.data, clock, core.ids));
@@ -121,6 +125,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
       for (const resolve of waiting.splice(0)) resolve();
       await core.close();
       await stores.dispose();
+      await database.close();
       await redis?.remove();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
