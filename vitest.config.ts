@@ -1,17 +1,17 @@
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
-import { redisAvailable, redisSkipReason } from "./core/src/testing/redis-server.js";
+import { postgresAvailable, postgresSkipReason } from "./core/src/testing/postgres-server.js";
 import { SlowFirstSequencer } from "./vitest.sequencer.js";
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
-// The API suites (routes, the auth, error and idempotency plumbing, writes refused by a full store) run a
-// second time on Redis (LP_TEST_STORAGE=redis: every createTestApp() on its own key prefix of one
-// redis-server). The fuzzers and the OpenAPI checks stay on memory only: they test validation and the
-// document, not storage, and the fuzzers alone would add over a minute.
-const REDIS_SUITES = ["server/src/routes/*.test.ts", "server/src/http/{auth,errors,idempotency}.test.ts", "server/src/write-faults.test.ts"];
-const NOT_ON_REDIS = ["server/src/routes/*.property.test.ts", "server/src/routes/openapi*.test.ts"];
-if (!redisAvailable) console.warn(redisSkipReason("the API suites on Redis (vitest project 'redis')"));
+// The API suites (routes, the auth, error and idempotency plumbing) run a second time on PostgreSQL
+// (LP_TEST_STORAGE=postgres: every createTestApp() in a schema of its own on one server). The fuzzers and the
+// OpenAPI checks stay on memory only: they test validation and the document, not storage, and the fuzzers
+// alone would add over a minute.
+const POSTGRES_SUITES = ["server/src/routes/*.test.ts", "server/src/http/{auth,errors,idempotency}.test.ts"];
+const NOT_ON_POSTGRES = ["server/src/routes/*.property.test.ts", "server/src/routes/openapi*.test.ts"];
+if (!postgresAvailable) console.warn(postgresSkipReason("the API suites on PostgreSQL (vitest project 'postgres')"));
 
 // Suites in Chromium: their own project, whose global setup starts one browser for the run.
 const BROWSER_SUITES = ["**/src/**/*.browser.test.ts", "test/**/*.browser.test.ts"];
@@ -48,23 +48,30 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "default", include: ["**/src/**/*.test.ts", "test/**/*.test.ts"], exclude: [...excluded, ...BROWSER_SUITES], isolate: false },
+        test: {
+          name: "default",
+          include: ["**/src/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: [...excluded, ...BROWSER_SUITES],
+          isolate: false,
+          // `LP_TEST_STORAGE=postgres npx vitest run --project default <file>` runs a file's apps on PostgreSQL too.
+          globalSetup: process.env.LP_TEST_STORAGE === "postgres" ? ["server/src/testing/postgres-global-setup.ts"] : [],
+        },
       },
       {
         extends: true,
         test: { name: "browser", include: BROWSER_SUITES, globalSetup: ["server/src/testing/chromium-global-setup.ts"] },
       },
-      ...(redisAvailable
+      ...(postgresAvailable
         ? [
             {
               extends: true as const,
               test: {
-                name: "redis",
-                include: REDIS_SUITES,
-                exclude: [...excluded, ...NOT_ON_REDIS],
+                name: "postgres",
+                include: POSTGRES_SUITES,
+                exclude: [...excluded, ...NOT_ON_POSTGRES],
                 isolate: false,
-                env: { LP_TEST_STORAGE: "redis" },
-                globalSetup: ["server/src/testing/redis-global-setup.ts"],
+                env: { LP_TEST_STORAGE: "postgres" },
+                globalSetup: ["server/src/testing/postgres-global-setup.ts"],
               },
             },
           ]

@@ -39,7 +39,7 @@ for (const storage of testStorages()) {
     });
 
     async function setUp() {
-      const fresh = await freshStores(storage);
+      const fresh = await freshStores(storage as StorageKind);
       remove = fresh.remove;
       const faulty = faultyStores(fresh.stores);
       const lines: string[] = [];

@@ -6,11 +6,12 @@ import { createApp } from "../app.js";
 import { createConformanceCheck } from "./response-conformance.js";
 // Test harnesses of the core are not exported from @lp/core: reached by path, as tests reach them.
 import { testRedisStores } from "../../../core/src/testing/test-redis-stores.js";
+import { testPostgresDatabase } from "../../../core/src/testing/test-postgres.js";
 
 /** Options of {@link createTestApp}. */
 export interface TestAppOptions {
-  /** Default: `LP_TEST_STORAGE` (memory, fs or redis), else memory. */
-  storage?: StorageKind;
+  /** Default: `LP_TEST_STORAGE` (memory, sqlite or postgres), else memory. */
+  storage?: TestStorage;
   start?: string;
   /** More core dependencies (webhook fetch, retry schedule, timeouts). */
   coreDeps?: Partial<Omit<CoreDeps, "stores" | "clock" | "publicUrl">>;
@@ -39,12 +40,15 @@ export interface TestAppOptions {
  * fresh key prefix of the test run's redis-server (see test-redis.ts), removed by `close()`.
  */
 export async function createTestApp(options: TestAppOptions = {}) {
-  const kind = options.stores?.kind ?? (options.dataDir ? "sqlite" : (options.storage ?? defaultTestStorage()));
+  const wanted = options.stores?.kind ?? (options.dataDir ? "sqlite" : (options.storage ?? defaultTestStorage()));
+  // On PostgreSQL the key-value stores of the areas not yet on tables stay in memory.
+  const kind: StorageKind = wanted === "postgres" ? "memory" : wanted;
+  const postgres = wanted === "postgres" && !options.database ? await testPostgresDatabase() : null;
   const dir = kind === "sqlite" && !options.dataDir && !options.stores ? mkdtempSync(join(tmpdir(), "lp-test-")) : undefined;
   const redis = kind === "redis" && !options.stores ? await testRedisStores() : null;
   const stores = options.stores ?? redis?.stores ?? createStores(kind, dir ?? options.dataDir);
   const databaseDir = dir ?? options.dataDir;
-  const database = options.database ?? (await openDatabase(kind === "sqlite" && databaseDir ? { kind: "sqlite", file: join(databaseDir, "tables.db") } : { kind: "memory" }));
+  const database = options.database ?? postgres?.database ?? (await openDatabase(kind === "sqlite" && databaseDir ? { kind: "sqlite", file: join(databaseDir, "tables.db") } : { kind: "memory" }));
   const start = options.start ?? "2026-03-01T10:00:00.000Z";
   const manualTime = options.manualClock ? createManualTime(start) : undefined;
   const clock = manualTime?.clock ?? createManualClock(start);
@@ -126,6 +130,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
       await core.close();
       await stores.dispose();
       await database.close();
+      await postgres?.remove();
       await redis?.remove();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
@@ -135,17 +140,21 @@ export async function createTestApp(options: TestAppOptions = {}) {
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 
 /** The storage `createTestApp()` uses when none is asked for: `LP_TEST_STORAGE`, else memory. */
-export function defaultTestStorage(): StorageKind {
+/** The stores a test app can run on. */
+export type TestStorage = StorageKind | "postgres";
+
+export function defaultTestStorage(): TestStorage {
   const wanted = process.env.LP_TEST_STORAGE;
   if (wanted === undefined || wanted === "") return "memory";
-  if (wanted === "memory" || wanted === "sqlite" || wanted === "redis") return wanted;
-  throw new Error(`LP_TEST_STORAGE must be memory, fs or redis, not ${JSON.stringify(wanted)}`);
+  if (wanted === "memory" || wanted === "sqlite" || wanted === "postgres" || wanted === "redis") return wanted;
+  throw new Error(`LP_TEST_STORAGE must be memory, sqlite or postgres, not ${JSON.stringify(wanted)}`);
 }
 
 /**
  * The storage kinds a suite that matters for storage runs on: memory and fs, or only Redis when the run is
  * the Redis one (`LP_TEST_STORAGE=redis`, the `redis` project of vitest.config.ts).
  */
-export function testStorages(): StorageKind[] {
-  return defaultTestStorage() === "redis" ? ["redis"] : ["memory", "sqlite"];
+export function testStorages(): TestStorage[] {
+  const wanted = defaultTestStorage();
+  return wanted === "redis" || wanted === "postgres" ? [wanted] : ["memory", "sqlite"];
 }
