@@ -42,7 +42,7 @@ export async function benchPagesAndDeployments(options: { quick?: boolean } = {}
   const server = await startServer({ storage: "memory", port: 0, log: null, admin: true, adminKey: "bench" });
   const { core, credentials } = server;
   const account = credentials.account_id;
-  await core.stores.data.setItem(`accounts:${account}`, { ...(await core.accounts.require(account)), page_quota: 100_000 });
+  await core.database.db.updateTable("accounts").set({ page_quota: 100_000 }).where("account_id", "=", account).execute();
   const productId = (await core.products.create(account, { title: "Bench Lamp", price: 30, product_type: "physical" })).id;
   const rows: BenchRow[] = [];
   try {

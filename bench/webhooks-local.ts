@@ -22,7 +22,7 @@ export async function engineLocalThroughput(count: number): Promise<{ rate: numb
   const stores = createStores("memory");
   const core = await createCore({ stores, publicUrl: () => "http://lp.test", fetch: answerAtOnce });
   try {
-    const credentials = await ensureDevCredentials(stores.data, core.clock, core.ids);
+    const credentials = await ensureDevCredentials(core.database, core.clock, core.ids);
     await core.webhooks.endpoints.create(credentials.application_id, endpointCreateSchema.parse({ url: "http://127.0.0.1:9/hooks", events: ["product.created"], concurrency_limit: 4 }));
     const data = { id: "bench", title: "Bench lamp", price: 10 };
     const cpu = process.cpuUsage();

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { createStores } from "../../core/src/index.js";
+import { createStores, openDatabase } from "../../core/src/index.js";
 
 /** Product `i` of `account`: ids and creation times both sort by `i`. */
 export function restartProduct(account: string, i: number) {
@@ -22,8 +22,12 @@ export function restartProduct(account: string, i: number) {
 export async function seedSqliteProducts(dataDir: string, account: string, count: number): Promise<void> {
   const stores = createStores("sqlite", dataDir);
   try {
-    const record = (await stores.data.getItem(`accounts:${account}`)) as { product_quota?: number };
-    await stores.data.setItem(`accounts:${account}`, { ...record, product_quota: count + 10_000 });
+    const database = await openDatabase({ kind: "sqlite", file: join(dataDir, "tables.db") });
+    try {
+      await database.db.updateTable("accounts").set({ product_quota: count + 10_000 }).where("account_id", "=", account).execute();
+    } finally {
+      await database.close();
+    }
     for (let start = 0; start < count; start += 1000) {
       const ops = [];
       for (let i = start; i < Math.min(count, start + 1000); i++) ops.push({ key: `acct:${account}:products:${restartProduct(account, i).id}`, value: restartProduct(account, i) });

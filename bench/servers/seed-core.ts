@@ -13,7 +13,7 @@ const count = Number(process.env.BENCH_SEED ?? "0");
 const t0 = performance.now();
 const stores = createStores("redis", { url: process.env.BENCH_REDIS_URL!, prefix: DEFAULT_REDIS_PREFIX });
 const core = await createCore({ stores, redis: stores.redis, lock: createLocalLock(), publicUrl: () => "http://127.0.0.1", log: () => {} });
-const { account_id } = await ensureDevCredentials(stores.data, core.clock, core.ids);
+const { account_id } = await ensureDevCredentials(core.database, core.clock, core.ids);
 const productId = await seedThroughCore(core, account_id, count);
 await core.close();
 await stores.dispose();

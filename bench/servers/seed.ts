@@ -1,4 +1,5 @@
-import { createStores, cryptoIds, ensureDevCredentials, openFormat, systemClock, type Core, type ProductRecord } from "@lp/core";
+import { join } from "node:path";
+import { createStores, cryptoIds, ensureDevCredentials, openDatabase, openFormat, systemClock, type Core, type ProductRecord } from "@lp/core";
 
 /** A product body for seed number `i`. */
 export const seedProduct = (i: number) => ({
@@ -15,7 +16,7 @@ export const seedProduct = (i: number) => ({
 export async function seedThroughCore(core: Core, accountId: string, count: number, parallel = 64): Promise<string | null> {
   const account = await core.accounts.require(accountId);
   const room = count + 1000;
-  if ((account.product_quota ?? 0) < room) await core.stores.data.setItem(`accounts:${accountId}`, { ...account, product_quota: room });
+  if (account.product_quota < room) await core.database.db.updateTable("accounts").set({ product_quota: room }).where("account_id", "=", accountId).execute();
   let first: string | null = null;
   for (let i = 0; i < count; i += parallel) {
     const batch = Array.from({ length: Math.min(parallel, count - i) }, (_, j) => core.products.create(accountId, seedProduct(i + j)));
@@ -40,9 +41,14 @@ export async function seedSqliteDir(dataDir: string, count: number): Promise<str
   try {
     // Marked as lp marks a dir it creates, so the server that opens it next starts as on a user's dir.
     await openFormat(stores, { writtenBy: "lp bench seed" });
-    const creds = await ensureDevCredentials(stores.data, systemClock, cryptoIds);
-    const account = (await stores.data.getItem(`accounts:${creds.account_id}`)) as { product_quota?: number } | null;
-    if (account && (account.product_quota ?? 0) < count + 1000) await stores.data.setItem(`accounts:${creds.account_id}`, { ...account, product_quota: count + 1000 });
+    const database = await openDatabase({ kind: "sqlite", file: join(dataDir, "tables.db") });
+    let creds: Awaited<ReturnType<typeof ensureDevCredentials>>;
+    try {
+      creds = await ensureDevCredentials(database, systemClock, cryptoIds);
+      await database.db.updateTable("accounts").set({ product_quota: count + 1000 }).where("account_id", "=", creds.account_id).where("product_quota", "<", count + 1000).execute();
+    } finally {
+      await database.close();
+    }
     const start = Date.now() - count;
     const record = (i: number): ProductRecord => {
       const body = seedProduct(i);

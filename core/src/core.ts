@@ -1,5 +1,5 @@
 import { createAccountsService } from "./accounts/accounts-service.js";
-import { clearStores, exportStores, importStores, type ExportDocument } from "./admin/data-transfer.js";
+import { checkImport, clearStores, exportStores, importStores, type ExportDocument } from "./admin/data-transfer.js";
 import { cryptoIds, systemClock, toTimestamp, type Clock, type IdSource } from "./deps.js";
 import type { EventSink } from "./events/event-sink.js";
 import { createIdempotency } from "./idempotency/idempotency.js";
@@ -26,7 +26,9 @@ import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
 import { openFormat } from "./storage/format-version.js";
 import { guardStores, watchStorage } from "./storage/guarded-stores.js";
-import { loadStoredSecret } from "./storage/stored-secret.js";
+import { createAccountRepository } from "./accounts/account-repository.js";
+import { moveAccountRecords } from "./accounts/account-records-move.js";
+import { clearAccountTables, exportAccountRecords, isAccountRecordKey, replaceAccountRecords } from "./accounts/account-transfer.js";
 import { guardLock } from "./storage/guarded-lock.js";
 import { openDatabase, type Database } from "./db/database.js";
 import { createTimeControl, MANUAL_JOB_CONCURRENCY, settleOnClock, type ManualTime } from "./time/manual-time.js";
@@ -110,15 +112,19 @@ export async function createCore(given: CoreDeps) {
   const storage = deps.stores.data;
   const ownDatabase = !deps.database;
   const database = deps.database ?? (await openDatabase({ kind: "memory" }));
-  const cursors = createCursorCodec(await loadStoredSecret(deps.stores, "meta:cursor_key", ids, coreDeps.log));
+  // A data dir of before the tables: its accounts, tokens, keys and secrets move into them at the first start.
+  await moveAccountRecords(storage, database, clock);
+  // Keys of what must verify after a restart (cursors, builder links): settings written once, whoever starts first.
+  const settings = createAccountRepository({ database, clock });
+  const secret = async (name: string) => Buffer.from(await settings.readOrCreateSetting(name, () => ids.bytes(32).toString("base64")), "base64");
+  const cursors = createCursorCodec(await secret("cursor_key"));
   // With a change feed (a store several processes share), indexes and caches follow the others' writes.
   // Lists load their indexes newest first from SQLite, or restore them from Redis's persisted snapshots.
   const indexes = new IndexRegistry(storage, deps.stores.changes, { snapshots: deps.stores.indexSnapshots, ordered: deps.stores.ordered });
   await indexes.start();
   indexes.poll(1000);
   const media = createMediaStore(deps.stores.media, deps.publicUrl, deriveOgImage);
-  const accounts = createAccountsService({ storage, clock, ids });
-  indexes.onChange((change) => accounts.onRecordChange(change));
+  const accounts = createAccountsService({ database, clock, ids });
   const { fetch, scheduler, retrySchedule, publicOnly } = deps;
   // On a shared (Redis) store the webhook engine runs cluster-wide; memory and SQLite keep the in-process engine.
   const cluster = deps.webhooks?.cluster ?? clusterOf(deps.stores);
@@ -129,7 +135,8 @@ export async function createCore(given: CoreDeps) {
   const base = { database, storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
 
   const products = createProductsService({ ...base, media, accounts, shared: deps.stores.changes !== undefined, tables: deps.stores.products });
-  const idempotency = createIdempotency({ storage, clock, lock, shared: deps.stores.changes !== undefined, batch: base.batch, claims: deps.stores.claims, owner: () => ids.uuid() });
+  const idempotency = createIdempotency({ database, clock, owner: () => ids.uuid() });
+  await idempotency.recover();
   const delays: Delays = deps.delays ?? { generationStepMs: 0, deploymentStepMs: 0 };
   const sleep = deps.sleep ?? realSleep;
   const pages = createPagesService({
@@ -139,7 +146,7 @@ export async function createCore(given: CoreDeps) {
     generator: deps.generator ?? createTemplateGenerator(),
     products,
     accounts,
-    builderLinks: createBuilderLinks({ secret: await loadStoredSecret(deps.stores, "meta:builder_key", ids, coreDeps.log, "builder link key"), clock, publicUrl: deps.publicUrl }),
+    builderLinks: createBuilderLinks({ secret: await secret("builder_key"), clock, publicUrl: deps.publicUrl }),
     sleep,
     stepDelayMs: () => delays.generationStepMs,
     onPageDeleted: (page) => deployments.onPageDeleted(page),
@@ -196,20 +203,29 @@ export async function createCore(given: CoreDeps) {
         await queue.onIdle();
         await webhooks.suspend();
         await clearStores(deps.stores);
+        await clearAccountTables(database.db);
         indexes.clear();
-        accounts.forgetCache();
         await webhooks.reload();
       },
-      export: () => exportStores(deps.stores, toTimestamp(clock.now())),
+      async export() {
+        const doc = await exportStores(deps.stores, toTimestamp(clock.now()));
+        // The key-value store's copies of what moved into the tables at the upgrade are left out: the tables say.
+        const records = Object.fromEntries(Object.entries(doc.records).filter(([key]) => !isAccountRecordKey(key)));
+        return { ...doc, records: { ...records, ...(await exportAccountRecords(database.db)) } };
+      },
       /** Replaces every record and media file with those of a checked export (`exportSchema`). */
       async import(doc: ExportDocument) {
         await queue.onIdle();
         await webhooks.suspend();
-        const counts = await importStores(deps.stores, doc);
+        // The store's import checks every record, the account tables' too, and refuses the whole document
+        // before anything changes: here before the tables are replaced.
+        if (checkImport(doc).length > 0) await importStores(deps.stores, doc);
+        const rows = await replaceAccountRecords(database, doc.records);
+        const rest = Object.fromEntries(Object.entries(doc.records).filter(([key]) => !isAccountRecordKey(key)));
+        const counts = await importStores(deps.stores, { ...doc, records: rest });
         indexes.clear();
-        accounts.forgetCache();
         await webhooks.reload();
-        return counts;
+        return { ...counts, records: counts.records + rows };
       },
     },
     /** Waits for background work to finish (tests, graceful shutdown). */

@@ -19,7 +19,7 @@ async function openNode(url: string, prefix: string) {
   let closing = false;
   const sleep = () => (closing ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve)));
   const core = await createCore({ stores, clock, sleep, redis: { url, prefix }, publicUrl: () => PUBLIC_URL });
-  const creds = await ensureDevCredentials(stores.data, clock, core.ids);
+  const creds = await ensureDevCredentials(core.database, clock, core.ids);
   const { app } = createApp({ core, settings: { simulate: true, adminKey: ADMIN_KEY, publicUrl: () => PUBLIC_URL }, log: null });
   const release = () => {
     for (const resolve of waiting.splice(0)) resolve();

@@ -214,8 +214,8 @@ async function boot(options: ServeOptions, host: string, stores: Stores, databas
   let adminKey: string | null;
   let cluster: Awaited<ReturnType<typeof joinAsMember>> | null = null;
   try {
-    credentials = await ensureDevCredentials(stores.data, core.clock, core.ids);
-    adminKey = options.admin === false ? null : await ensureAdminKey(stores.data, core.ids, options.adminKey);
+    credentials = await ensureDevCredentials(core.database, core.clock, core.ids);
+    adminKey = options.admin === false ? null : await ensureAdminKey(core.database, core.clock, core.ids, options.adminKey);
     if (stores.redis) cluster = await joinAsMember(stores.redis, core, { url: toUrl(host, chosen), publicUrl: given ?? "", adminKey, hadData });
   } catch (error) {
     // The core has opened queues and connections that retry for ever: a failed start must not leave them.
@@ -233,7 +233,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, databas
     log: options.log,
     dashboard,
     afterReset: async () => {
-      await ensureDevCredentials(stores.data, core.clock, core.ids);
+      await ensureDevCredentials(core.database, core.clock, core.ids);
     },
   });
   // Whatever escapes the app's own error path is still that request's 500, never the end of the process.

@@ -140,6 +140,31 @@ describeDatabases("the account repository", ({ kind, open, target }) => {
     expect(await accounts.getApplication("app_1")).toEqual(app("app_1", ["acct_a"]));
   });
 
+  it("writes a token and an application in a caller's transaction, which rolls them back with the rest", async () => {
+    const database = await open();
+    const accounts = repository(database);
+    await expect(
+      database.transaction(async (tx) => {
+        expect(await accounts.createAccount(account("acct_a"), tx)).toEqual({ outcome: "created" });
+        expect(await accounts.createToken("hash-1", token("acct_a"), tx)).toEqual({ outcome: "created" });
+        expect(await accounts.createApplication(app("app_1", ["acct_a"]), tx)).toEqual({ outcome: "created" });
+        expect(await accounts.createApplication(app("app_1", ["acct_a"]), tx)).toEqual({ outcome: "exists" });
+        expect(await accounts.getApplication("app_1", tx)).toEqual(app("app_1", ["acct_a"]));
+        throw new Error("abandoned");
+      }),
+    ).rejects.toThrow("abandoned");
+    expect(await accounts.findToken("hash-1", at)).toBeNull();
+    expect(await accounts.getApplication("app_1")).toBeNull();
+    // Committed, they stay.
+    await database.transaction(async (tx) => {
+      await accounts.createAccount(account("acct_a"), tx);
+      await accounts.createToken("hash-1", token("acct_a"), tx);
+      await accounts.createApplication(app("app_1", ["acct_a"]), tx);
+    });
+    expect(await accounts.findToken("hash-1", at)).toMatchObject({ account_id: "acct_a" });
+    expect(await accounts.getApplication("app_1")).toEqual(app("app_1", ["acct_a"]));
+  });
+
   it("lists applications in the order of their ids, each with its accounts", async () => {
     const accounts = repository(await open());
     await accounts.createAccount(account("acct_a"));

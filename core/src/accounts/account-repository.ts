@@ -1,6 +1,6 @@
 import { toTimestamp, type Clock } from "../deps.js";
 import { fromJson, toJson } from "../db/column-types.js";
-import type { Database, Queries } from "../db/database.js";
+import type { Database, Queries, Tx } from "../db/database.js";
 import { isForeignKeyViolation } from "../db/errors.js";
 import type { AccountRecord, AppRecord, Scope, TokenRecord } from "./schemas.js";
 
@@ -93,12 +93,13 @@ export function createAccountRepository({ database, clock }: AccountRepositoryDe
 
     /**
      * Keeps a token by the SHA-256 of its text: `exists` when that hash is kept already, `missing_account`
-     * when its account does not exist (the foreign key), and then nothing is written. Runs on its own: a
-     * refused foreign key would end a caller's PostgreSQL transaction.
+     * when its account does not exist (the foreign key), and then nothing is written. In a caller's
+     * transaction `q`, a refused foreign key ends it on PostgreSQL: on `missing_account` the caller must
+     * roll it back (throw).
      */
-    async createToken(tokenHash: string, token: TokenRecord): Promise<CreateOutcome> {
+    async createToken(tokenHash: string, token: TokenRecord, q: Queries = database.db): Promise<CreateOutcome> {
       try {
-        const inserted = await database.db
+        const inserted = await q
           .insertInto("tokens")
           .values({ token_hash: tokenHash, account_id: token.account_id, scopes: toJson(token.scopes), expires_at: token.expires_at, created_at: token.created_at })
           .onConflict((oc) => oc.column("token_hash").doNothing())
@@ -125,27 +126,30 @@ export function createAccountRepository({ database, clock }: AccountRepositoryDe
      * Registers an application and the accounts it acts for (duplicates dropped, the first place kept), in
      * one transaction: `exists` when its id is taken, `missing_account` (the first account that does not
      * exist, found after the foreign key refused the rows) when one of its accounts is absent, and then
-     * nothing is written.
+     * nothing is written. Given a caller's transaction `tx`, the rows are written in it instead, and an
+     * absent account is the foreign key's error, thrown: the caller checks its accounts in `tx` first.
      */
-    async createApplication(app: AppRecord): Promise<CreateOutcome> {
+    async createApplication(app: AppRecord, tx?: Tx): Promise<CreateOutcome> {
       const accountIds = [...new Set(app.account_ids)];
+      const write = async (tx: Tx): Promise<CreateOutcome> => {
+        const inserted = await tx
+          .insertInto("applications")
+          .values({ application_id: app.application_id, name: app.name, secret_hash: app.secret_hash, created_at: app.created_at, updated_at: app.created_at })
+          .onConflict((oc) => oc.column("application_id").doNothing())
+          .returning("application_id")
+          .executeTakeFirst();
+        if (!inserted) return EXISTS;
+        if (accountIds.length > 0) {
+          await tx
+            .insertInto("application_accounts")
+            .values(accountIds.map((account_id, position) => ({ application_id: app.application_id, account_id, position })))
+            .execute();
+        }
+        return CREATED;
+      };
+      if (tx) return write(tx);
       try {
-        return await database.transaction(async (tx) => {
-          const inserted = await tx
-            .insertInto("applications")
-            .values({ application_id: app.application_id, name: app.name, secret_hash: app.secret_hash, created_at: app.created_at, updated_at: app.created_at })
-            .onConflict((oc) => oc.column("application_id").doNothing())
-            .returning("application_id")
-            .executeTakeFirst();
-          if (!inserted) return EXISTS;
-          if (accountIds.length > 0) {
-            await tx
-              .insertInto("application_accounts")
-              .values(accountIds.map((account_id, position) => ({ application_id: app.application_id, account_id, position })))
-              .execute();
-          }
-          return CREATED;
-        });
+        return await database.transaction(write);
       } catch (error) {
         if (!isForeignKeyViolation(error)) throw error;
         // Rolled back; the accounts are read again to name the missing one. Should it have been created

@@ -1,9 +1,10 @@
 import { timingSafeEqual } from "node:crypto";
-import type { Storage } from "unstorage";
 import { sha256Hex, toPrefixedId, toTimestamp, type Clock, type IdSource } from "../deps.js";
+import type { ChangeMark } from "../db/change-mark.js";
+import type { Database } from "../db/database.js";
 import { LpError, notFound } from "../errors.js";
 import { isAccountId, isPrefixedId } from "../ids.js";
-import type { RecordChange } from "../storage/create-storage.js";
+import { createAccountRepository } from "./account-repository.js";
 import {
   type AccountPrincipal,
   type AccountRecord,
@@ -14,47 +15,34 @@ import {
   type CreateAppInput,
   type CreateTokenInput,
   type TokenRecord,
-  withQuotaDefaults,
 } from "./schemas.js";
 
 interface Deps {
-  storage: Storage;
+  database: Database;
   clock: Clock;
   ids: IdSource;
 }
 
 const unauthenticated = (message = "Missing or invalid credentials.") => new LpError("unauthenticated", message);
+const TOKEN = /^lp_[A-Za-z0-9_-]{16,128}$/;
 
-/** Accounts, their access tokens, and partner applications (the admin functions and authentication). */
-export function createAccountsService({ storage, clock, ids }: Deps) {
+/**
+ * Accounts, their access tokens, and partner applications (the admin functions and authentication), on
+ * the account tables (`account-repository.ts`). Nothing is cached: a token is one primary-key read of its
+ * hash (about 30 µs through the query layer, most of it Kysely's building and running of the query), and a
+ * reset, an import or another process's write is seen by the next request, with nothing to keep in step.
+ */
+export function createAccountsService({ database, clock, ids }: Deps) {
+  const repository = createAccountRepository({ database, clock });
   const now = () => toTimestamp(clock.now());
-  // Tokens never change once issued (only a reset or an import removes them), so their records are cached
-  // and a request does not read storage to authenticate. The cache is keyed by the token itself, so a
-  // known token costs one map lookup and no SHA-256 (which only derives the storage key); an unknown one
-  // is hashed and read from storage, and never cached.
-  const tokenCache = new Map<string, { principal: AccountPrincipal; expiresAt: number }>();
 
   async function get(accountId: string): Promise<AccountRecord | null> {
     if (!isAccountId(accountId)) return null;
-    const record = await storage.getItem<AccountRecord>(`accounts:${accountId}`);
-    return record ? withQuotaDefaults(record) : null;
+    return repository.getAccount(accountId);
   }
 
   return {
     get,
-
-    /** Forgets cached tokens (after a reset or an import replaced the records). */
-    forgetCache() {
-      tokenCache.clear();
-    },
-
-    /**
-     * Keeps the token cache true to a store other processes write (the change feed): a removed token, or a
-     * gap in the feed (null), empties it. Issued tokens never change, so nothing else can make it stale.
-     */
-    onRecordChange(change: RecordChange | null) {
-      if (!change || (change.value === null && change.key.startsWith("tokens:"))) tokenCache.clear();
-    },
 
     /** The account or a 404. */
     async require(accountId: string): Promise<AccountRecord> {
@@ -63,29 +51,36 @@ export function createAccountsService({ storage, clock, ids }: Deps) {
       return account;
     },
 
-    /** Creates an account from a checked body (`createAccountSchema`'s output). */
-    async create(body: CreateAccountInput): Promise<AccountRecord> {
+    /** Up to `limit` accounts in the order of their ids (the dashboard). */
+    list: (limit: number) => repository.listAccounts(limit),
+
+    /** Up to `limit` applications in the order of their ids, secret hashes included (the dashboard hides them). */
+    listApps: (limit: number) => repository.listApplications(limit),
+
+    /** Creates an account from a checked body (`createAccountSchema`'s output); a taken id is refused by its key. */
+    async create(body: CreateAccountInput, change?: ChangeMark): Promise<AccountRecord> {
       const account_id = body.account_id ?? `acct_${ids.bytes(8).toString("hex")}`;
-      // The schema checked it for the API; kept here because the id becomes a storage key.
+      // The schema checked it for the API; kept here because the id names the account everywhere.
       if (!isAccountId(account_id)) {
         throw new LpError("validation_error", "account_id: must be an account id", {
           issues: [{ path: "account_id", code: "invalid_string", message: "must be an account id" }],
         });
       }
-      if (await get(account_id)) {
-        throw new LpError("validation_error", `Account '${account_id}' already exists.`, {
-          issues: [{ path: "account_id", code: "already_exists", message: "already exists" }],
-        });
-      }
       const { environment, currency, page_quota, product_quota, media_quota_bytes } = body;
       const record: AccountRecord = { account_id, environment, currency, page_quota, product_quota, media_quota_bytes, created_at: now() };
-      await storage.setItem(`accounts:${account_id}`, record);
+      await database.transaction(async (tx) => {
+        if ((await repository.createAccount(record, tx)).outcome === "exists") {
+          throw new LpError("validation_error", `Account '${account_id}' already exists.`, {
+            issues: [{ path: "account_id", code: "already_exists", message: "already exists" }],
+          });
+        }
+        await change?.(tx);
+      });
       return record;
     },
 
-    /** Issues a token; the plain value is returned here only. */
-    async createToken(body: CreateTokenInput) {
-      if (!(await get(body.account_id))) throw notFound("account", body.account_id);
+    /** Issues a token; the plain value is returned here only, the table keeps its SHA-256. */
+    async createToken(body: CreateTokenInput, change?: ChangeMark) {
       const token = `lp_${ids.bytes(24).toString("base64url")}`;
       const issued = clock.now();
       const record: TokenRecord = {
@@ -94,29 +89,28 @@ export function createAccountsService({ storage, clock, ids }: Deps) {
         expires_at: body.expires_in ? toTimestamp(new Date(issued.getTime() + body.expires_in * 1000)) : null,
         created_at: toTimestamp(issued),
       };
-      await storage.setItem(`tokens:${sha256Hex(token)}`, record);
+      await database.transaction(async (tx) => {
+        // The account is the foreign key's to check: a missing one ends the transaction, rolled back here.
+        const outcome = await repository.createToken(sha256Hex(token), record, tx);
+        if (outcome.outcome === "missing_account") throw notFound("account", body.account_id);
+        // 24 random bytes: a taken hash is as good as impossible, and would only refuse this request.
+        if (outcome.outcome === "exists") throw new Error("A new token's hash is kept already");
+        await change?.(tx);
+      });
       return { token, account_id: record.account_id, scopes: record.scopes, expires_at: record.expires_at };
     },
 
     /** Resolves a bearer token to its account and scopes. */
     async authenticateToken(token: string): Promise<AccountPrincipal> {
-      let cached = tokenCache.get(token);
-      if (!cached) {
-        if (!/^lp_[A-Za-z0-9_-]{16,128}$/.test(token)) throw unauthenticated();
-        const record = await storage.getItem<TokenRecord>(`tokens:${sha256Hex(token)}`);
-        if (!record) throw unauthenticated();
-        const expiresAt = record.expires_at ? Date.parse(record.expires_at) : Infinity;
-        cached = { principal: { kind: "account", account_id: record.account_id, scopes: record.scopes }, expiresAt };
-        if (tokenCache.size >= 10_000) tokenCache.clear();
-        tokenCache.set(token, cached);
-      }
-      if (cached.expiresAt <= clock.now().getTime()) throw unauthenticated("The access token has expired.");
-      return { ...cached.principal };
+      if (!TOKEN.test(token)) throw unauthenticated();
+      const found = await repository.findToken(sha256Hex(token), now());
+      if (!found) throw unauthenticated();
+      if (found.expired) throw unauthenticated("The access token has expired.");
+      return { kind: "account", account_id: found.account_id, scopes: found.scopes };
     },
 
     /** Registers a partner application; the client secret is returned here only. */
-    async createApp(body: CreateAppInput) {
-      for (const id of body.account_ids) if (!(await get(id))) throw notFound("account", id);
+    async createApp(body: CreateAppInput, change?: ChangeMark) {
       const application_id = toPrefixedId(ids, "app");
       const client_secret = `lpsk_${ids.bytes(24).toString("base64url")}`;
       const record: AppRecord = {
@@ -126,18 +120,23 @@ export function createAccountsService({ storage, clock, ids }: Deps) {
         secret_hash: sha256Hex(client_secret),
         created_at: now(),
       };
-      await storage.setItem(`apps:${application_id}`, record);
+      await database.transaction(async (tx) => {
+        // Named in the order given, as the 404 always has; the foreign keys then hold in this transaction.
+        for (const id of record.account_ids) if (!(await repository.getAccount(id, tx))) throw notFound("account", id);
+        if ((await repository.createApplication(record, tx)).outcome !== "created") throw new Error("A new application's id is taken already");
+        await change?.(tx);
+      });
       return { application_id, client_secret, name: record.name, account_ids: record.account_ids };
     },
 
     async getApp(applicationId: string): Promise<AppRecord | null> {
       if (!isPrefixedId(applicationId, "app")) return null;
-      return storage.getItem<AppRecord>(`apps:${applicationId}`);
+      return repository.getApplication(applicationId);
     },
 
     /** Checks HTTP Basic credentials of an application in constant time. */
     async authenticateApp(applicationId: string, clientSecret: string): Promise<AppPrincipal> {
-      const record = isPrefixedId(applicationId, "app") ? await storage.getItem<AppRecord>(`apps:${applicationId}`) : null;
+      const record = isPrefixedId(applicationId, "app") ? await repository.getApplication(applicationId) : null;
       const expected = Buffer.from(record?.secret_hash ?? sha256Hex("no application"), "hex");
       const given = Buffer.from(sha256Hex(clientSecret), "hex");
       if (!timingSafeEqual(expected, given) || !record) throw unauthenticated();

@@ -1,6 +1,6 @@
-import type { Storage } from "unstorage";
 import { sha256Hex, toTimestamp, type Clock, type IdSource } from "../deps.js";
-import { claimItem, setIfAbsent } from "../storage/claim-item.js";
+import type { Database } from "../db/database.js";
+import { createAccountRepository } from "./account-repository.js";
 import { DEFAULT_MEDIA_QUOTA_BYTES, DEFAULT_PRODUCT_QUOTA, SCOPES, type AccountRecord, type AppRecord, type TokenRecord } from "./schemas.js";
 
 /** The credentials `lp serve` makes on first start and prints on every start. */
@@ -11,41 +11,46 @@ export interface DevCredentials {
   client_secret: string;
 }
 
-const META_KEY = "meta:dev_credentials";
+/** The settings (rows of `settings`) the plain values are kept under. */
+const DEV_CREDENTIALS = "dev_credentials";
+const ADMIN_KEY = "admin_key";
 
 /**
  * Makes sure the dev account, its all-scope token and the dev application exist. The plain values are
- * kept under a meta key (this is a local tool: printing them on every start is the point), so a reset
- * or an import that drops the records puts back the same credentials. Every write only fills what is absent,
- * so processes of a cluster starting together on one Redis all end up with (and print) the same values.
+ * kept as a setting (this is a local tool: printing them on every start is the point), so a reset or an
+ * import that drops the accounts puts back the same credentials. The setting is written once, whoever
+ * writes first, and every row only if absent (`ON CONFLICT DO NOTHING`), so processes starting together
+ * on one database all end up with (and print) the same values.
  */
-export async function ensureDevCredentials(storage: Storage, clock: Clock, ids: IdSource): Promise<DevCredentials> {
-  const creds = await claimItem<DevCredentials>(storage, META_KEY, () => ({
+export async function ensureDevCredentials(database: Database, clock: Clock, ids: IdSource): Promise<DevCredentials> {
+  const repository = createAccountRepository({ database, clock });
+  const made = (): DevCredentials => ({
     account_id: "acct_dev",
     token: `lp_${ids.bytes(24).toString("base64url")}`,
     application_id: `app_${ids.bytes(12).toString("hex")}`,
     client_secret: `lpsk_${ids.bytes(24).toString("base64url")}`,
-  }));
+  });
+  const creds = JSON.parse(await repository.readOrCreateSetting(DEV_CREDENTIALS, () => JSON.stringify(made()))) as DevCredentials;
   const at = toTimestamp(clock.now());
   const account: AccountRecord = { account_id: creds.account_id, environment: "production", currency: "USD", page_quota: 100, product_quota: DEFAULT_PRODUCT_QUOTA, media_quota_bytes: DEFAULT_MEDIA_QUOTA_BYTES, created_at: at };
-  await setIfAbsent(storage, `accounts:${creds.account_id}`, account);
   const token: TokenRecord = { account_id: creds.account_id, scopes: [...SCOPES], expires_at: null, created_at: at };
-  await setIfAbsent(storage, `tokens:${sha256Hex(creds.token)}`, token);
   const app: AppRecord = { application_id: creds.application_id, name: "lp dev application", account_ids: [creds.account_id], secret_hash: sha256Hex(creds.client_secret), created_at: at };
-  await setIfAbsent(storage, `apps:${creds.application_id}`, app);
+  // One transaction: a start (or a reset) never leaves the account without its token or application.
+  await database.transaction(async (tx) => {
+    await repository.createAccount(account, tx);
+    await repository.createToken(sha256Hex(creds.token), token, tx);
+    await repository.createApplication(app, tx);
+  });
   return creds;
 }
 
-const ADMIN_KEY = "meta:admin_key";
-
 /**
  * The admin key of `/_admin`: `explicit` (LP_ADMIN_KEY) when given, else the key generated on the first
- * start and kept beside the dev credentials, so a saved `.lp.env` or an exported key survives a restart
- * as every other credential does. Generated keys are 38 characters, over the 32 a network bind needs.
+ * start and kept as a setting beside the dev credentials (`clock` stamps its row), so a saved `.lp.env` or an
+ * exported key survives a restart as every other credential does. Generated keys are 38 characters, over the
+ * 32 a network bind needs.
  */
-export async function ensureAdminKey(storage: Storage, ids: IdSource, explicit?: string): Promise<string> {
+export async function ensureAdminKey(database: Database, clock: Clock, ids: IdSource, explicit?: string): Promise<string> {
   if (explicit) return explicit;
-  const usable = (stored: { key?: unknown }) => typeof stored?.key === "string" && stored.key.length > 0;
-  const stored = await claimItem<{ key?: unknown }>(storage, ADMIN_KEY, () => ({ key: `lpadm_${ids.bytes(24).toString("base64url")}` }), usable);
-  return stored.key as string;
+  return createAccountRepository({ database, clock }).readOrCreateSetting(ADMIN_KEY, () => `lpadm_${ids.bytes(24).toString("base64url")}`);
 }

@@ -15,6 +15,7 @@ import { createDeploymentStore } from "./deployment-store.js";
 import { siteKeys } from "./site-keys.js";
 import { toDeploymentEntry, toDeploymentView, type DeploymentRecord } from "./deployment-view.js";
 import { skipUnreadable } from "../storage/record-check.js";
+import type { ChangeMark } from "../db/change-mark.js";
 
 /** Query of `GET /pages/{id}/deployments`. */
 export const deploymentListSchema = z.object({
@@ -58,7 +59,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
      * Starts a deployment of the page as it stands, unless one is in flight (409 naming it in
      * `details.active_deployment_id`).
      */
-    async start(accountId: string, pageId: string, simulate: string | null): Promise<{ deployment_id: string; deployed_url: null; deployed_at: null }> {
+    async start(accountId: string, pageId: string, simulate: string | null, _change?: ChangeMark): Promise<{ deployment_id: string; deployed_url: null; deployed_at: null }> {
       await deps.pages.requirePage(accountId, pageId);
       // The lock makes check-and-claim atomic: concurrent starts see the first one's claim.
       return deps.lock.withLock(`deploy:${accountId}:${pageId}`, async (lease) => {

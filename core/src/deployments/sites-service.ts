@@ -9,6 +9,7 @@ import { validateCheckoutSubmission, type CheckoutFieldError } from "../render/c
 import { renderCheckoutConfirmation } from "../render/system-pages.js";
 import { siteKeys } from "./site-keys.js";
 import type { SitePointer, SiteSnapshot } from "./deployment-view.js";
+import type { ChangeMark } from "../db/change-mark.js";
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,80})$/;
 
@@ -59,6 +60,7 @@ export function createSitesService(deps: { storage: Storage; batch: (ops: readon
       accountId: string,
       slug: string,
       form: Record<string, string>,
+      _change?: ChangeMark,
     ): Promise<{ kind: "missing" } | { kind: "invalid"; errors: CheckoutFieldError[]; site: SiteSnapshot } | { kind: "ok"; html: string; record: CheckoutRecord }> {
       const site = await find(accountId, slug);
       if (!site) return { kind: "missing" };

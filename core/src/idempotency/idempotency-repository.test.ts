@@ -98,6 +98,22 @@ describeDatabases("the Idempotency-Key repository", ({ kind, open }) => {
     expect((await keys.read(ref))?.response).toEqual(response);
   });
 
+  it("ends every running claim at a time: unchanged keys are taken over then, changed ones never", async () => {
+    const { keys } = await setUp();
+    await keys.claim(claimAt("p1", t0, { key: "unchanged" }));
+    await keys.claim(claimAt("p1", t0, { key: "changed" }));
+    await keys.markChanged({ account_id: "acct_1", key: "changed", owner: "p1", at: t0 });
+    await keys.claim(claimAt("p1", t0, { key: "answered" }));
+    await keys.complete({ account_id: "acct_1", key: "answered", owner: "p1", response, expiresAt: t0plus1d });
+    // Before, at the same time, a second claim is given the records.
+    expect(await keys.claim(claimAt("p2", t0, { key: "unchanged" }))).toMatchObject({ owned: false });
+    expect(await keys.lapseClaims(t0)).toBe(2);
+    expect(await keys.lapseClaims(t0)).toBe(0);
+    expect(await keys.claim(claimAt("p2", t0, { key: "unchanged" }))).toEqual({ owned: true });
+    expect(await keys.claim(claimAt("p2", t0, { key: "changed" }))).toMatchObject({ owned: false, entry: { changed_at: t0, claim_expires_at: t0, response: null } });
+    expect(await keys.claim(claimAt("p2", t0, { key: "answered" }))).toMatchObject({ owned: false, entry: { response } });
+  });
+
   it("never lets a claim be taken over once its change is made, though the claim lapsed", async () => {
     const { keys } = await setUp();
     await keys.claim(claimAt("p1"));

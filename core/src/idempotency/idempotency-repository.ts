@@ -157,6 +157,21 @@ export function createIdempotencyRepository(database: Database) {
       return Number(result.numDeletedRows) === 1;
     },
 
+    /**
+     * Ends, at `now`, every claim still running then: claims of a process that stopped, when the caller knows
+     * no other process uses the database. Their keys are then taken over, or, when a change was committed,
+     * answered as made. Answers how many claims it ended.
+     */
+    async lapseClaims(now: string, q: Queries = database.db): Promise<number> {
+      const result = await q
+        .updateTable("idempotency_keys")
+        .set({ claim_expires_at: now })
+        .where("claimed_by", "is not", null)
+        .where("claim_expires_at", ">", now)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
     /** The record as stored (an expired one too, until it is deleted), or null. */
     read,
 

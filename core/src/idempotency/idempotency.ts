@@ -1,10 +1,8 @@
-import type { Storage } from "unstorage";
 import { sha256Hex, toTimestamp, type Clock } from "../deps.js";
+import type { ChangeMark } from "../db/change-mark.js";
+import type { Database } from "../db/database.js";
 import { LpError } from "../errors.js";
-import type { Lock } from "../ports/lock.js";
-import type { BatchFence, BatchOp } from "../storage/create-storage.js";
-import type { RecordClaims } from "../storage/redis-claim.js";
-import { directKeys } from "../storage/key-chunks.js";
+import { createIdempotencyRepository, type IdempotencyEntry, type IdempotencyKeyRef } from "./idempotency-repository.js";
 
 /** How long a stored response is replayed. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -16,33 +14,28 @@ export interface StoredResponse {
   body: string;
 }
 
-/** How long a stored "executing" marker blocks its key when its process dies before finishing (shared stores). */
+/**
+ * How long a claim holds its key for the request running it: a process that dies mid-request leaves the key
+ * to be taken over after this (unless its change was committed: then the key is never run again).
+ */
 export const IDEMPOTENCY_EXECUTING_MS = 60 * 1000;
-
-/** A key's record: the response to replay, or (shared stores only) the marker of a request still executing. */
-interface StoredRecord {
-  fingerprint: string;
-  /** Who wrote an executing marker (shared stores with claims). */
-  owner?: string;
-  response: StoredResponse | null;
-  /**
-   * Written with the request's change, in the same batch (`storage/change-scope.ts`), before its answer:
-   * found without an answer and with no live request behind it, it says the change was made and the answer
-   * lost (the process stopped in between), so the request must not run again.
-   */
-  committed?: boolean;
-  created_at: string;
-  expires_at: string;
-}
 
 /** What a request with an `Idempotency-Key` should do. */
 export type IdempotencyDecision =
   | { kind: "replay"; response: StoredResponse }
   | {
       kind: "proceed";
-      /** The write that rides with the request's first change (`openChangeScope`); none on a shared store. */
-      marker?: BatchOp;
-      finish(response: StoredResponse | null): Promise<void>;
+      /**
+       * Handed to the service that makes the request's change, which awaits it in the change's transaction:
+       * the key's record says "changed" exactly when the change is committed. It throws (rolling the change
+       * back) when the claim lapsed and another request took the key.
+       */
+      change: ChangeMark;
+      /**
+       * Ends the claim. A `replayable` response is stored for replay; any other (or none) frees the key so it
+       * can be sent again, unless the request's change was committed: then its answer is kept, whatever it is.
+       */
+      finish(response: StoredResponse | null, replayable: boolean): Promise<void>;
     };
 
 /** Identifies a key: it is scoped to account, method and path. */
@@ -53,78 +46,42 @@ export interface IdempotencyScope {
   key: string;
 }
 
-/** What the idempotency store is built on. */
+/** What the idempotency service is built on. */
 export interface IdempotencyDeps {
-  storage: Storage;
+  database: Database;
   clock: Clock;
-  lock: Lock;
-  /**
-   * Several processes share the store: the "executing" state is a stored marker (written under the shared
-   * lock, expiring after {@link IDEMPOTENCY_EXECUTING_MS}) instead of this process's memory.
-   */
-  shared?: boolean;
-  /** Fenced writes ({@link Stores.batch}): the marker is refused once the key's lock lease has ended. */
-  batch?: (ops: readonly BatchOp[], fence?: BatchFence) => Promise<void>;
-  /**
-   * A shared store's atomic claim and finish ({@link Stores.claims}): then no lock is taken, and a key
-   * costs two script runs (the claim, then the response stored) on top of the request it guards.
-   */
-  claims?: RecordClaims;
-  /** Names a claimant (shared stores): only it may replace its marker. */
-  owner?: () => string;
+  /** Names a claimant (a request): only it may mark, complete or release its claim. */
+  owner: () => string;
 }
 
 /**
- * Idempotency keys. A request is fingerprinted by its raw body; the first one runs, and its response is
- * stored for 24 hours on the injected clock. A concurrent duplicate gets `idempotency_key_in_use`; a
- * different request with the same key gets `idempotency_key_reused`. `finish(null)` stores nothing, so a
- * request that failed validation or authentication can be sent again with the same key.
+ * Idempotency keys on the `idempotency_keys` table (`idempotency-repository.ts`). A request is fingerprinted
+ * by its raw body; the first one claims the key (one upsert), runs, and its response is stored for 24 hours
+ * on the injected clock. A duplicate while it runs gets `idempotency_key_in_use`; a different request with
+ * the same key gets `idempotency_key_reused`. Work on the key is the engine's: the primary key decides
+ * which of simultaneous requests runs, and the mark of the change commits with the change.
  */
-export function createIdempotency({ storage, clock, lock, shared = false, batch, claims, owner }: IdempotencyDeps) {
-  // One process: what is executing lives here (nothing to clean up after a crash).
-  const running = new Map<string, string>();
-
-  /** Removes `key`'s record if it has expired at `now` and no request of this process is using the key. */
-  async function sweepOne(key: string, now: Date): Promise<boolean> {
-    if (claims && owner) return claims.sweep(key, toTimestamp(now));
-    return lock.withLock(key, async () => {
-      if (running.has(key)) return false;
-      let stored: StoredRecord | null;
-      try {
-        stored = await storage.getItem<StoredRecord>(key);
-      } catch (error) {
-        // A damaged record is lp doctor's to report and quarantine, not the sweep's to drop.
-        if (error instanceof LpError && error.code === "record_unreadable") return false;
-        throw error;
-      }
-      if (!stored || typeof stored !== "object" || !(Date.parse(stored.expires_at) <= now.getTime())) return false;
-      await storage.removeItem(key);
-      return true;
-    });
-  }
+export function createIdempotency({ database, clock, owner }: IdempotencyDeps) {
+  const repository = createIdempotencyRepository(database);
+  const at = (offsetMs = 0) => toTimestamp(new Date(clock.now().getTime() + offsetMs));
 
   return {
     /**
-     * Removes every record whose time is over (a stored response after 24 hours, a marker after its own
-     * expiry) at the clock's now: expired records only take room, as `begin` treats them as absent. Walks the
-     * accounts and their keys in chunks, a turn of the event loop between chunks; `stop` ends it between keys.
-     * Answers how many it removed.
+     * Ends the claims an earlier process left running. On SQLite the process that opens the database is its
+     * only user (the data dir is locked), so such a claim's request is gone: a key whose change it committed
+     * answers that at once, any other runs again. On PostgreSQL other processes may be running theirs: their
+     * claims lapse by time alone.
      */
-    async sweep(stop: () => boolean = () => false): Promise<number> {
-      const now = clock.now();
-      let removed = 0;
-      for await (const accountKeys of directKeys(storage, "accounts")) {
-        for (const accountKey of accountKeys) {
-          for await (const keys of directKeys(storage, `idem:${accountKey.slice("accounts:".length)}`)) {
-            for (const key of keys) {
-              if (stop()) return removed;
-              if (await sweepOne(key, now)) removed += 1;
-            }
-          }
-        }
-      }
-      return removed;
+    async recover(): Promise<number> {
+      if (database.dialect !== "sqlite") return 0;
+      return repository.lapseClaims(at());
     },
+
+    /**
+     * Removes every record expired at the clock's now (a claim treats them as absent; they only take room),
+     * in one statement. Answers how many it removed.
+     */
+    sweep: (): Promise<number> => repository.deleteExpired(at()),
 
     async begin(scope: IdempotencyScope, rawBody: string): Promise<IdempotencyDecision> {
       if (scope.key.length < 1 || scope.key.length > 255) {
@@ -134,85 +91,57 @@ export function createIdempotency({ storage, clock, lock, shared = false, batch,
           issues: [{ path: "header.Idempotency-Key", code, message: "must be 1 to 255 characters" }],
         });
       }
-      const id = sha256Hex(`${scope.method} ${scope.path} ${scope.key}`);
-      const storageKey = `idem:${scope.account_id}:${id}`;
+      const ref: IdempotencyKeyRef = { account_id: scope.account_id, key: sha256Hex(`${scope.method} ${scope.path} ${scope.key}`) };
       const fingerprint = sha256Hex(`${scope.method} ${scope.path}\n${rawBody}`);
-      if (claims && owner) return claimShared(claims, storageKey, fingerprint, clock, owner());
-      return lock.withLock(storageKey, async (lease): Promise<IdempotencyDecision> => {
-        const inFlight = running.get(storageKey);
-        if (inFlight !== undefined) throw inUse(inFlight, fingerprint);
-        const stored = await storage.getItem<StoredRecord>(storageKey);
-        if (stored && Date.parse(stored.expires_at) > clock.now().getTime()) {
-          if (!stored.response && stored.committed && !shared) throw answerLost(stored.fingerprint, fingerprint);
-          if (!stored.response) throw inUse(stored.fingerprint, fingerprint);
-          if (stored.fingerprint !== fingerprint) throw reused();
-          return { kind: "replay", response: stored.response };
-        }
-        const at = clock.now();
-        if (shared) {
-          // Other processes see the marker; fenced (or checked), so no one else can have decided meanwhile.
-          const marker = record(fingerprint, null, at, IDEMPOTENCY_EXECUTING_MS);
-          if (batch && lease.fence) await batch([{ key: storageKey, value: marker }], lease.fence);
-          else {
-            await lease.assertHeld();
-            await storage.setItem(storageKey, marker);
+      const by = owner();
+      const now = at();
+      const claimed = await repository.claim({ ...ref, fingerprint, owner: by, now, claimUntil: at(IDEMPOTENCY_EXECUTING_MS), expiresAt: at(IDEMPOTENCY_TTL_MS) });
+      if (!claimed.owned) return { kind: "replay", response: toReplay(claimed.entry, fingerprint, now) };
+      const mine = { ...ref, owner: by };
+      return {
+        kind: "proceed",
+        change: async (tx) => {
+          if (!(await repository.markChanged({ ...mine, at: at() }, tx))) throw claimLost();
+        },
+        async finish(response, replayable) {
+          const complete = (stored: StoredResponse) => repository.complete({ ...mine, response: stored, expiresAt: at(IDEMPOTENCY_TTL_MS) });
+          if (response && replayable) {
+            await complete(response);
+            return;
           }
-        } else running.set(storageKey, fingerprint);
-        return {
-          kind: "proceed",
-          ...(!shared && { marker: { key: storageKey, value: { ...record(fingerprint, null, at, IDEMPOTENCY_TTL_MS), committed: true } } }),
-          finish: async (response) => {
-            try {
-              if (response) await storage.setItem(storageKey, record(fingerprint, response, clock.now(), IDEMPOTENCY_TTL_MS));
-              else if (shared) await storage.removeItem(storageKey);
-            } finally {
-              running.delete(storageKey);
-            }
-          },
-        };
-      });
+          // Not worth replaying: the key is freed, unless the change was committed (the release refuses then).
+          if (!(await repository.release(mine)) && response) await complete(response);
+        },
+      };
     },
   };
 }
 
-/**
- * A key on a shared store with atomic claims: the claim writes the executing marker unless a live record is
- * there (then it decides as the locked path does), and the finish replaces this claimant's marker only.
- */
-async function claimShared(claims: RecordClaims, key: string, fingerprint: string, clock: Clock, by: string): Promise<IdempotencyDecision> {
-  const at = clock.now();
-  const marker: StoredRecord = { ...record(fingerprint, null, at, IDEMPOTENCY_EXECUTING_MS), owner: by };
-  const live = await claims.claim(key, JSON.stringify(marker), toTimestamp(at));
-  if (live !== null) {
-    const stored = JSON.parse(live) as StoredRecord;
-    if (!stored.response) throw inUse(stored.fingerprint, fingerprint);
-    if (stored.fingerprint !== fingerprint) throw reused();
-    return { kind: "replay", response: stored.response };
-  }
-  return {
-    kind: "proceed",
-    finish: async (response) => {
-      await claims.finish(key, by, response ? JSON.stringify(record(fingerprint, response, clock.now(), IDEMPOTENCY_TTL_MS)) : null);
-    },
-  };
+/** What a key someone else holds says to a request with `fingerprint`: its answer to replay, else the error it throws. */
+function toReplay(entry: IdempotencyEntry, fingerprint: string, now: string): StoredResponse {
+  if (entry.fingerprint !== fingerprint) throw reused();
+  if (entry.response) return entry.response;
+  if (entry.claim_expires_at !== null && entry.claim_expires_at > now) throw inUse();
+  if (entry.changed_at !== null) throw answerLost();
+  // A lapsed claim with no change is taken over by the next claim; this one lost the race to another.
+  throw inUse();
 }
 
-function record(fingerprint: string, response: StoredResponse | null, at: Date, ttlMs: number): StoredRecord {
-  return { fingerprint, response, created_at: toTimestamp(at), expires_at: toTimestamp(new Date(at.getTime() + ttlMs)) };
-}
-
-function inUse(running: string, fingerprint: string): LpError {
-  if (running !== fingerprint) return reused();
+function inUse(): LpError {
   return new LpError("idempotency_key_in_use", "A request with this Idempotency-Key is still being processed; retry shortly.");
 }
 
 /** The change of a request with this key was made, and its answer lost when the process stopped. */
-function answerLost(stored: string, fingerprint: string): LpError {
-  if (stored !== fingerprint) return reused();
+function answerLost(): LpError {
   return new LpError(
     "idempotency_key_in_use",
     "The request with this Idempotency-Key made its change, but lp stopped before it could store the answer. The change is kept: read the resource instead of sending the request again.",
   );
+}
+
+/** The claim lapsed while the request ran and another request took the key: this one's change is rolled back. */
+function claimLost(): LpError {
+  return new LpError("idempotency_key_in_use", "This request held its Idempotency-Key too long and another request with the key took it over; nothing was changed.");
 }
 
 function reused(): LpError {

@@ -7,15 +7,15 @@ const SWEEP_EVERY_MS = 60 * 60_000;
 /**
  * Removes expired Idempotency-Key records a minute after the start, then every hour (unreferenced timers, one
  * sweep at a time), so a server that runs for months keeps about a day of them. `stop` ends the timers and
- * the sweep under way (between two keys) and waits for it.
+ * waits for the sweep under way (one statement).
  */
-export function sweepIdempotencyKeys(idempotency: { sweep(stop: () => boolean): Promise<number> }, log: (line: string) => void, scheduler?: Scheduler) {
+export function sweepIdempotencyKeys(idempotency: { sweep(): Promise<number> }, log: (line: string) => void, scheduler?: Scheduler) {
   let stopped = false;
   let running: Promise<void> | null = null;
   const run = () => {
     if (running || stopped) return;
     running = idempotency
-      .sweep(() => stopped)
+      .sweep()
       .then(
         (removed) => void (removed > 0 && log(`[lp] removed ${removed} expired Idempotency-Key record${removed === 1 ? "" : "s"}`)),
         (error: unknown) => log(`[lp] removing expired Idempotency-Key records failed (tried again in an hour): ${error instanceof Error ? error.message : String(error)}`),

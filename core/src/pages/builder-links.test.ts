@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCore, type Core } from "../core.js";
+import { openDatabase } from "../db/database.js";
 import { createManualClock } from "../deps.js";
 import { createStores } from "../storage/create-storage.js";
-import { useRedisCores } from "../testing/redis-cores.js";
-import { redisAvailable, redisSkipReason } from "../testing/redis-server.js";
+import { postgresAvailable, postgresSkipReason, startPostgresServer, type PostgresServer } from "../testing/postgres-server.js";
 import { useRestarts } from "../testing/restarts.js";
 import { createBuilderLinks } from "./builder-links.js";
 
@@ -58,18 +58,33 @@ describe("the builder key survives a restart", () => {
   });
 });
 
-if (!redisAvailable) console.warn(redisSkipReason("the shared builder key suite"));
+if (!postgresAvailable) console.warn(postgresSkipReason("the shared builder key suite"));
 
-describe.skipIf(!redisAvailable)("the builder key is shared by a cluster", () => {
-  const { redis, cores } = useRedisCores();
-  const open = async (): Promise<Core> => {
-    const core = await createCore({ stores: createStores("redis", { url: redis().url, prefix: "bl:" }), clock: createManualClock(T0), publicUrl: () => "http://lp.test" });
-    cores.push(core);
+describe.skipIf(!postgresAvailable)("the builder key is shared by the processes of one database", () => {
+  let server: PostgresServer | undefined;
+  const opened: { close(): Promise<void> }[] = [];
+  beforeAll(async () => {
+    server = await startPostgresServer({ fsync: false });
+  });
+  afterAll(async () => {
+    for (const item of opened.splice(0).reverse()) await item.close();
+    await server?.dispose();
+  });
+
+  /** A core of a process of its own: its own stores and its own pool on the shared database. */
+  const open = async (url: string): Promise<Core> => {
+    const database = await openDatabase({ kind: "postgres", url });
+    opened.push(database);
+    const core = await createCore({ stores: createStores("memory"), database, clock: createManualClock(T0), publicUrl: () => "http://lp.test" });
+    opened.push(core);
     return core;
   };
 
   it("a link one process signs opens on another", async () => {
-    const [a, b] = await Promise.all([open(), open()]);
+    const url = await server!.createDatabase();
+    // The first migrates the database; then both start together.
+    await (await openDatabase({ kind: "postgres", url })).close();
+    const [a, b] = await Promise.all([open(url), open(url)]);
     const link = a.pages.builderUrl(PAGE);
     expect(b.pages.builderUrl(PAGE)).toBe(link);
     expect(b.pages.verifyBuilderLink(PAGE, ...partsOf(link))).toBe(true);

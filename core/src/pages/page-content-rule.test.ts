@@ -13,7 +13,7 @@ let accountId: string;
 beforeAll(async () => {
   const clock = createManualClock("2026-05-01T00:00:00.000Z");
   core = await createCore({ stores: createStores("memory"), clock, publicUrl: () => "http://lp.test", sleep: async () => {} });
-  accountId = (await ensureDevCredentials(core.stores.data, clock, core.ids)).account_id;
+  accountId = (await ensureDevCredentials(core.database, clock, core.ids)).account_id;
 });
 
 async function generate(body: Record<string, unknown>, language: string, design?: Record<string, string>) {

@@ -22,6 +22,7 @@ import { toSlug, toUniqueSlug } from "./slug.js";
 import { createPageStore, pageKeys } from "./page-store.js";
 import type { BuilderLinks } from "./builder-links.js";
 import { skipUnreadable } from "../storage/record-check.js";
+import type { ChangeMark } from "../db/change-mark.js";
 
 /** Dependencies of the pages service. */
 export interface PagesDeps extends ServiceDeps, BackgroundDeps {
@@ -134,7 +135,7 @@ export function createPagesService(deps: PagesDeps) {
     builderUrl,
 
     /** Starts a generation job from a checked body (`pageCreateSchema`'s output); answers at once with its id. */
-    async create(accountId: string, input: PageCreateInput, simulate: string | null): Promise<{ job_id: string }> {
+    async create(accountId: string, input: PageCreateInput, simulate: string | null, _change?: ChangeMark): Promise<{ job_id: string }> {
       if (input.product_id !== undefined && !(await deps.products.read(accountId, input.product_id))) {
         throw notFound("product", input.product_id);
       }
@@ -219,7 +220,7 @@ export function createPagesService(deps: PagesDeps) {
     },
 
     /** Applies a checked merge patch (`pageUpdateSchema`'s output). */
-    async update(accountId: string, id: string, patch: PageUpdateInput) {
+    async update(accountId: string, id: string, patch: PageUpdateInput, _change?: ChangeMark) {
       if (!isUuid(id)) throw notFound("page", id);
       return deps.lock.withLock(pageKey(accountId, id), async (lease) => {
         const page = await requirePage(accountId, id);
@@ -240,7 +241,7 @@ export function createPagesService(deps: PagesDeps) {
     },
 
     /** Deletes the page with its components, route, deployments, media and live site. */
-    async remove(accountId: string, id: string): Promise<void> {
+    async remove(accountId: string, id: string, _change?: ChangeMark): Promise<void> {
       if (!isUuid(id)) throw notFound("page", id);
       await deps.lock.withLock(pageKey(accountId, id), async () => {
         const page = await requirePage(accountId, id);

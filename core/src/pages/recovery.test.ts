@@ -51,7 +51,7 @@ describe("recovery after a crash", () => {
           }
         : async () => {},
     });
-    await ensureDevCredentials(core.stores.data, clock, core.ids);
+    await ensureDevCredentials(core.database, clock, core.ids);
     running.push(core);
     return core;
   }

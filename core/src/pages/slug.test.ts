@@ -38,7 +38,7 @@ describe("pages of one product in several languages", () => {
   it("get slugs that say their language", async () => {
     const clock = createManualClock("2026-05-01T00:00:00.000Z");
     const core = await createCore({ stores: createStores("memory"), clock, publicUrl: () => "http://lp.test", sleep: async () => {} });
-    const { account_id } = await ensureDevCredentials(core.stores.data, clock, core.ids);
+    const { account_id } = await ensureDevCredentials(core.database, clock, core.ids);
     const product = await core.products.create(account_id, productCreateSchema.parse({ title: "Schöne Eichenlampe", price: 30, product_type: "physical" }));
     const slugs: string[] = [];
     for (const language of ["en", "fr", "de", "ja", "en"]) {

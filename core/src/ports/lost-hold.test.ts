@@ -44,7 +44,7 @@ describe.skipIf(!redisAvailable).each([1000, 20_000])("a run that lost its hold 
         },
       },
     });
-    await ensureDevCredentials(core.stores.data, core.clock, core.ids);
+    await ensureDevCredentials(core.database, core.clock, core.ids);
   });
   afterAll(async () => {
     release?.();

@@ -23,7 +23,7 @@ describe.skipIf(!redisAvailable)("a job the queue refuses", () => {
     queue = createBullmqQueue({ url: redis.url, prefix: "refusal", log: () => {} });
     const clock = createManualClock("2026-05-01T00:00:00.000Z");
     core = await createCore({ stores: createStores("memory"), queue, clock, publicUrl: () => "http://lp.test" });
-    await ensureDevCredentials(core.stores.data, clock, core.ids);
+    await ensureDevCredentials(core.database, clock, core.ids);
   });
   afterAll(async () => {
     await core?.close();

@@ -39,7 +39,7 @@ describe.skipIf(!redisAvailable)("Redis killed and restarted mid-run", () => {
       sleep: () => (first ? ((first = false), parked(), released) : Promise.resolve()),
       events: { emit: async (e) => (events.push(e), onNews?.()) },
     });
-    await ensureDevCredentials(core.stores.data, core.clock, core.ids);
+    await ensureDevCredentials(core.database, core.clock, core.ids);
   });
   afterAll(async () => {
     release?.();

@@ -24,7 +24,7 @@ describe.skipIf(!redisAvailable)("start-time recovery on a shared queue", () => 
   async function open(now: string): Promise<Core> {
     const clock = createManualClock(now);
     const core = await createCore({ stores: createStores("redis", { url: redis().url, prefix: "sr:" }), clock, publicUrl: () => "http://lp.test" });
-    await ensureDevCredentials(core.stores.data, clock, core.ids);
+    await ensureDevCredentials(core.database, clock, core.ids);
     cores.push(core);
     return core;
   }

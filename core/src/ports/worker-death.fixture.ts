@@ -19,7 +19,7 @@ if (process.argv[1]?.endsWith("worker-death.fixture.ts")) {
     sleep: () => (park ? (parked?.(), new Promise<void>(() => {})) : Promise.resolve()),
     delays: { generationStepMs: 1, deploymentStepMs: 1 },
   });
-  await ensureDevCredentials(core.stores.data, core.clock, core.ids);
+  await ensureDevCredentials(core.database, core.clock, core.ids);
   const account = "acct_dev";
   const product = { title: "Desk lamp", description: "A lamp", price: 20, product_type: "physical" as const };
   const atPause = new Promise<void>((resolve) => (parked = resolve));

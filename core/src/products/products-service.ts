@@ -20,6 +20,7 @@ import { MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type Produ
 import { skipUnreadable } from "../storage/record-check.js";
 import { parseStoredRecord } from "../storage/guarded-stores.js";
 import type { ProductFilter, ProductTables } from "../storage/sqlite-products.js";
+import type { ChangeMark } from "../db/change-mark.js";
 
 interface Deps extends ServiceDeps {
   media: MediaStore;
@@ -147,7 +148,7 @@ export function createProductsService(deps: Deps) {
     view,
 
     /** Creates a product from a checked body (`productCreateSchema`'s output) and image files. */
-    async create(accountId: string, body: ProductCreateInput, files: ImageUpload[] = []) {
+    async create(accountId: string, body: ProductCreateInput, files: ImageUpload[] = [], _change?: ChangeMark) {
       const uploads = checkUploads(files);
       const urlCount = body.images?.length ?? 0;
       if (urlCount + uploads.length > MAX_IMAGES) throw tooManyImages();
@@ -215,7 +216,7 @@ export function createProductsService(deps: Deps) {
     },
 
     /** Applies a checked patch (`productUpdateSchema`'s output) and appends image files. */
-    async update(accountId: string, id: string, body: ProductUpdateInput, files: ImageUpload[] = []) {
+    async update(accountId: string, id: string, body: ProductUpdateInput, files: ImageUpload[] = [], _change?: ChangeMark) {
       const uploads = checkUploads(files);
       if (!isUuid(id)) throw notFound("product", id);
       // Serialised per product so concurrent edits of the image list never lose one.
@@ -230,7 +231,7 @@ export function createProductsService(deps: Deps) {
       });
     },
 
-    async remove(accountId: string, id: string): Promise<void> {
+    async remove(accountId: string, id: string, _change?: ChangeMark): Promise<void> {
       if (!isUuid(id)) throw notFound("product", id);
       await deps.lock.withLock(key(accountId, id), async (lease) => {
         const current = await requireProduct(accountId, id);

@@ -5,6 +5,7 @@ import { afterEach } from "vitest";
 import { createCore, type Core } from "../core.js";
 import { createManualClock } from "../deps.js";
 import { ensureDevCredentials } from "../accounts/dev-credentials.js";
+import { openDatabase } from "../db/database.js";
 import { createStores } from "../storage/create-storage.js";
 import type { EventSink } from "../events/event-sink.js";
 
@@ -32,14 +33,19 @@ export function useRestarts(): Restarts {
   // The stores of the cores shut here, by folder: tests write through them, by hand, the state a kill leaves.
   const shutStores = new Map<string, Core["stores"][]>();
   const folderOf = new Map<Core, string>();
+  // Their tables (`tables.db` in the folder, as `lp serve` keeps them), closed as their stores are.
+  const shutDatabases = new Map<string, Core["database"][]>();
   // After the test: every core and every store closed before its folder is removed.
   const stop = async (core: Core) => {
     await core.close();
     await core.stores.dispose();
+    await core.database.close();
   };
   afterEach(async () => {
     for (const core of cores.splice(0)) await stop(core);
     for (const stores of [...shutStores.values()].flat()) await stores.dispose();
+    for (const database of [...shutDatabases.values()].flat()) await database.close();
+    shutDatabases.clear();
     shutStores.clear();
     folderOf.clear();
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -54,9 +60,11 @@ export function useRestarts(): Restarts {
       // A shut core's stores close before the next core opens its folder: one connection to a database at a time,
       // as after a restart.
       for (const stores of shutStores.get(dir)?.splice(0) ?? []) await stores.dispose();
+      for (const database of shutDatabases.get(dir)?.splice(0) ?? []) await database.close();
       const clock = createManualClock("2026-05-01T00:00:00.000Z");
-      const core = await createCore({ stores: createStores("sqlite", dir), clock, events, publicUrl: () => "http://lp.test", sleep: async () => {} });
-      await ensureDevCredentials(core.stores.data, clock, core.ids);
+      const database = await openDatabase({ kind: "sqlite", file: join(dir, "tables.db") });
+      const core = await createCore({ stores: createStores("sqlite", dir), database, clock, events, publicUrl: () => "http://lp.test", sleep: async () => {} });
+      await ensureDevCredentials(database, clock, core.ids);
       cores.push(core);
       folderOf.set(core, dir);
       return core;
@@ -66,6 +74,7 @@ export function useRestarts(): Restarts {
       cores.splice(cores.indexOf(core), 1);
       const dir = folderOf.get(core)!;
       shutStores.set(dir, [...(shutStores.get(dir) ?? []), core.stores]);
+      shutDatabases.set(dir, [...(shutDatabases.get(dir) ?? []), core.database]);
     },
   };
 }

@@ -38,7 +38,7 @@ const core = await createCore({
   fetch: (url, init) => globalThis.fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), "x-member": String(process.pid) } }),
   webhooks: { cluster: { url: redisUrl, prefix: "lp:", stallMs: 1000 }, deliveryTimeoutMs: 2000, maxEndpoints: 1000 },
 });
-const creds = await ensureDevCredentials(stores.data, core.clock, cryptoIds);
+const creds = await ensureDevCredentials(core.database, core.clock, cryptoIds);
 if (mode === "member") {
   process.stdout.write("ready\n");
   setInterval(() => {}, 60_000);

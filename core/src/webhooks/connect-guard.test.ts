@@ -5,6 +5,7 @@ import { createReceiver, type Receiver } from "@lp/webhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createCore } from "../core.js";
+import { openDatabase } from "../db/database.js";
 import { createManualClock } from "../deps.js";
 import { createStores } from "../storage/create-storage.js";
 import type { ResolveHost } from "./address-guard.js";
@@ -39,9 +40,11 @@ describe("--public checks the address actually dialled (DNS rebinding)", () => {
 
   async function boot(publicOnly: boolean, resolveHost?: ResolveHost) {
     const stores = createStores("sqlite", dir);
-    const core = await createCore({ stores, clock, scheduler: createManualScheduler(clock), publicOnly, publicUrl: () => "http://lp.test", webhooks: { resolveHost } });
-    const creds = await ensureDevCredentials(stores.data, clock, core.ids);
-    return { core, creds, stop: async () => (await core.close(), await stores.dispose()) };
+    // The tables are kept in the folder too, as `lp serve` keeps them.
+    const database = await openDatabase({ kind: "sqlite", file: join(dir, "tables.db") });
+    const core = await createCore({ stores, database, clock, scheduler: createManualScheduler(clock), publicOnly, publicUrl: () => "http://lp.test", webhooks: { resolveHost } });
+    const creds = await ensureDevCredentials(core.database, clock, core.ids);
+    return { core, creds, stop: async () => (await core.close(), await stores.dispose(), await database.close()) };
   }
 
   const hookUrl = () => `http://localhost:${new URL(receiver.url).port}/hooks`;

@@ -24,6 +24,7 @@ import { DEFAULT_RETRY_SCHEDULE } from "./retry-policy.js";
 import { realScheduler, type Scheduler } from "./scheduler.js";
 import { clusterKeys, createWebhookStore } from "./webhook-store.js";
 import { createWorkTracker } from "./work-tracker.js";
+import type { ChangeMark } from "../db/change-mark.js";
 
 /** Settings of the webhook engine a caller may change; tests shorten the timeouts. */
 export interface WebhookOptions {
@@ -167,7 +168,7 @@ export function createWebhooks(deps: WebhookDeps) {
     /** The events kept for replay (in this process's memory), and how long. */
     events: { get size() { return eventLog.size; }, retentionMs: eventLog.retentionMs, capacity: eventLog.capacity },
     /** Schedules a new delivery to endpoint `id` of each kept event in the window it would have been sent (admin API). */
-    replay: (endpointId: string, window: ReplayWindow) => replays.replay(endpointId, window),
+    replay: (endpointId: string, window: ReplayWindow, _change?: ChangeMark) => replays.replay(endpointId, window),
     /** Loads endpoints and picks up unfinished fan-outs and pending deliveries. */
     async start(): Promise<{ events: number; deliveries: number }> {
       await store.load();

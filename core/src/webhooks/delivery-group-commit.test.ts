@@ -57,7 +57,7 @@ async function boot(stores: Stores, fetch: FetchLike, errors: string[]) {
   const clock = createManualClock("2026-05-01T08:00:00.000Z");
   const scheduler = createManualScheduler(clock);
   const core = await createCore({ stores, clock, fetch, scheduler, retrySchedule: [0, 1000], publicUrl: () => "http://lp.test", webhooks: { onError: (what, error) => errors.push(`${what}: ${(error as Error).message}`) } });
-  const creds = await ensureDevCredentials(stores.data, clock, core.ids);
+  const creds = await ensureDevCredentials(core.database, clock, core.ids);
   const endpoint = await core.webhooks.endpoints.create(creds.application_id, endpointCreateSchema.parse({ url: "https://r.example/hook", events: ["product.created"] }));
   const deliveries = async () => (await core.webhooks.endpoints.deliveries(creds.application_id, endpoint.id, deliveryListSchema.parse({}))).data;
   return { core, creds, scheduler, deliveries };

@@ -40,7 +40,7 @@ describe("storage writes of one delivery (memory)", () => {
     const groups: string[][] = [];
     const stores = countingStores(log, groups);
     const core = await createCore({ stores, clock, fetch, scheduler: createManualScheduler(clock), publicUrl: () => "http://lp.test" });
-    const creds = await ensureDevCredentials(stores.data, clock, core.ids);
+    const creds = await ensureDevCredentials(core.database, clock, core.ids);
     const endpoint = await core.webhooks.endpoints.create(creds.application_id, endpointCreateSchema.parse({ url: "https://r.example/hook", events: ["product.created"] }));
     expect(endpoint.status).toBe("active");
     log.length = 0;
@@ -68,7 +68,7 @@ describe("storage writes of one delivery (memory)", () => {
     const groups: string[][] = [];
     const stores = countingStores(log, groups);
     const core = await createCore({ stores, clock, fetch, scheduler: createManualScheduler(clock), publicUrl: () => "http://lp.test" });
-    const creds = await ensureDevCredentials(stores.data, clock, core.ids);
+    const creds = await ensureDevCredentials(core.database, clock, core.ids);
     for (const url of ["https://up.example/hook", "https://down.example/hook"]) {
       await core.webhooks.endpoints.create(creds.application_id, endpointCreateSchema.parse({ url, events: ["product.created"] }));
     }

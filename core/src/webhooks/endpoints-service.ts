@@ -16,6 +16,7 @@ import type { DeliveryListQuery, EndpointCreateInput, EndpointListQuery, Endpoin
 import { runChallenge, type ChallengeDeps } from "./verification.js";
 import type { WebhookStore } from "./webhook-store.js";
 import { skipUnreadable } from "../storage/record-check.js";
+import type { ChangeMark } from "../db/change-mark.js";
 
 /** What the developer-plane operations need. */
 export interface EndpointsDeps {
@@ -76,7 +77,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
 
   return {
     /** Creates an endpoint from a checked body (`endpointCreateSchema`'s output) and runs its challenge. */
-    async create(appId: string, body: EndpointCreateInput) {
+    async create(appId: string, body: EndpointCreateInput, _change?: ChangeMark) {
       await assertReachable(body.url);
       const at = now();
       const secret = generateSecret();
@@ -128,7 +129,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
     get: async (appId: string, id: string) => toEndpointView(await requireEndpoint(appId, id)),
 
     /** Applies a checked patch (`endpointUpdateSchema`'s output); a new url returns it to pending_verification. */
-    async update(appId: string, id: string, body: EndpointUpdateInput) {
+    async update(appId: string, id: string, body: EndpointUpdateInput, _change?: ChangeMark) {
       await requireEndpoint(appId, id);
       if (body.url !== undefined) await assertReachable(body.url);
       // Read again after the awaits, alone: the engine (in any process) may have moved the circuit meanwhile.
@@ -153,16 +154,16 @@ export function createEndpointsService(deps: EndpointsDeps) {
       return toEndpointView(next);
     },
 
-    async remove(appId: string, id: string): Promise<void> {
+    async remove(appId: string, id: string, _change?: ChangeMark): Promise<void> {
       const endpoint = await requireEndpoint(appId, id);
       deps.engine.forget(id);
       await store.removeEndpoint(endpoint);
       await store.removeDeliveries(id);
     },
 
-    verify: async (appId: string, id: string) => verifyEndpoint(await requireEndpoint(appId, id)),
+    verify: async (appId: string, id: string, _change?: ChangeMark) => verifyEndpoint(await requireEndpoint(appId, id)),
 
-    async rotateSecret(appId: string, id: string) {
+    async rotateSecret(appId: string, id: string, _change?: ChangeMark) {
       await requireEndpoint(appId, id);
       const secret = generateSecret();
       const expires = toTimestamp(new Date(clock.now().getTime() + SECRET_OVERLAP_MS));
@@ -176,7 +177,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
     },
 
     /** Schedules a signed `webhook.test` delivery; nothing is sent before this returns. */
-    async test(appId: string, id: string) {
+    async test(appId: string, id: string, _change?: ChangeMark) {
       const endpoint = await requireEndpoint(appId, id);
       const at = now();
       const event: EventRecord = {
@@ -211,7 +212,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
     },
 
     /** Marks a stored delivery pending for one manual attempt, made in the background. */
-    async retry(appId: string, id: string, deliveryId: string) {
+    async retry(appId: string, id: string, deliveryId: string, _change?: ChangeMark) {
       await requireEndpoint(appId, id);
       if (!isPrefixedId(deliveryId, "dlv")) throw notFound("delivery", deliveryId);
       // Under the delivery's lock, so an attempt finishing now cannot overwrite the change.

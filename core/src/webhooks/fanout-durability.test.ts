@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createCore } from "../core.js";
+import { openDatabase } from "../db/database.js";
 import { createManualClock } from "../deps.js";
 import { createStores } from "../storage/create-storage.js";
 import { FAN_OUT_BATCH } from "./event-outbox.js";
@@ -29,9 +30,11 @@ describe("a fan-out in batches stays durable (SQLite storage)", () => {
 
   async function boot() {
     const stores = createStores("sqlite", dir);
-    const core = await createCore({ stores, clock, fetch, scheduler: createManualScheduler(clock), publicUrl: () => "http://lp.test", webhooks: { maxEndpoints: 1000 } });
-    const creds = await ensureDevCredentials(stores.data, clock, core.ids);
-    return { core, stores, creds, stop: async () => (await core.close(), await stores.dispose()) };
+    // The tables are kept in the folder too, as `lp serve` keeps them.
+    const database = await openDatabase({ kind: "sqlite", file: join(dir, "tables.db") });
+    const core = await createCore({ stores, database, clock, fetch, scheduler: createManualScheduler(clock), publicUrl: () => "http://lp.test", webhooks: { maxEndpoints: 1000 } });
+    const creds = await ensureDevCredentials(core.database, clock, core.ids);
+    return { core, stores, creds, stop: async () => (await core.close(), await stores.dispose(), await database.close()) };
   }
 
   it("finishes after a restart a fan-out stopped between batches, each endpoint exactly once", async () => {

@@ -35,7 +35,7 @@ describe.each<StorageKind>(["memory", "sqlite"])("an import holding an unfinishe
     const stores = createStores(kind, dir);
     const clock = createManualClock("2026-05-01T08:00:00.000Z");
     const core = await createCore({ stores, clock, fetch: receiver, scheduler: createManualScheduler(clock), publicUrl: () => "http://lp.test" });
-    const creds = await ensureDevCredentials(stores.data, clock, core.ids);
+    const creds = await ensureDevCredentials(core.database, clock, core.ids);
     const endpoint = await core.webhooks.endpoints.create(creds.application_id, endpointCreateSchema.parse({ url: "https://r.example/hook", events: ["product.created"] }));
     await core.products.create(creds.account_id, { title: "Lamp", price: 1, product_type: "service" });
     await core.onIdle();

@@ -93,7 +93,7 @@ describe.skipIf(!redisAvailable)("webhooks across two cores on one Redis", () =>
   async function boot(retrySchedule: number[] = [0, 100, 100, 100], stallMs = 5000, clock: Clock = systemClock) {
     const stores = createStores("redis", { url: server.url, prefix: "lp:" });
     const core = await createCore({ stores, clock, publicUrl: () => "http://lp.test", retrySchedule, webhooks: { cluster: { url: server.url, prefix: "lp:", stallMs }, onError: (what, error) => errors.push(`${what}: ${String(error)}`) } });
-    const creds = await ensureDevCredentials(stores.data, core.clock, cryptoIds);
+    const creds = await ensureDevCredentials(core.database, core.clock, cryptoIds);
     const handle = { core, creds, stores, close: async () => (await core.close(), await stores.dispose()) };
     open.push(handle);
     return handle;

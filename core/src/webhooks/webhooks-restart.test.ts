@@ -5,6 +5,7 @@ import { createReceiver, type Receiver } from "@lp/webhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createCore } from "../core.js";
+import { openDatabase } from "../db/database.js";
 import { createManualClock, type ManualClock } from "../deps.js";
 import { createStores } from "../storage/create-storage.js";
 import type { FetchLike } from "./http-attempt.js";
@@ -32,10 +33,12 @@ describe("webhook durability across restarts (SQLite storage)", () => {
   /** A core over the same folder, as `lp serve` builds one at each start. */
   async function boot(fetch?: FetchLike) {
     const stores = createStores("sqlite", dir);
+    // The tables are kept in the folder too, as `lp serve` keeps them.
+    const database = await openDatabase({ kind: "sqlite", file: join(dir, "tables.db") });
     const scheduler = createManualScheduler(clock);
-    const core = await createCore({ stores, clock, scheduler, fetch, publicUrl: () => "http://lp.test" });
-    const creds = await ensureDevCredentials(stores.data, clock, core.ids);
-    return { core, stores, scheduler, creds, stop: async () => (await core.close(), await stores.dispose()) };
+    const core = await createCore({ stores, database, clock, scheduler, fetch, publicUrl: () => "http://lp.test" });
+    const creds = await ensureDevCredentials(core.database, clock, core.ids);
+    return { core, stores, scheduler, creds, stop: async () => (await core.close(), await stores.dispose(), await database.close()) };
   }
 
   it("delivers, after a restart, what was pending or not yet fanned out, exactly once each", async () => {

@@ -1,4 +1,4 @@
-import { IMAGE_TYPES, isAccountId, isUuid, LpError, MAX_IMAGE_BYTES, MAX_IMAGES, notFound, productTypeSchema, RecordUnreadableError, SCOPES, type AccountRecord, type AppRecord, withQuotaDefaults } from "@lp/core";
+import { IMAGE_TYPES, isAccountId, isUuid, LpError, MAX_IMAGE_BYTES, MAX_IMAGES, notFound, productTypeSchema, RecordUnreadableError, SCOPES } from "@lp/core";
 import type { H3, H3Event } from "h3";
 import { readLimited } from "../http/body.js";
 import type { Grant, ServerContext } from "../http/route.js";
@@ -104,8 +104,8 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
   }
 
   async function state(): Promise<Response> {
-    const accounts = (await listRecords<AccountRecord>("accounts:")).map(withQuotaDefaults);
-    const apps = (await listRecords<AppRecord>("apps:")).map(({ secret_hash: _hidden, ...app }) => app);
+    const accounts = await core.accounts.list(LIST_LIMIT);
+    const apps = (await core.accounts.listApps(LIST_LIMIT)).map(({ secret_hash: _hidden, ...app }) => app);
     return Response.json({
       data: {
         accounts,

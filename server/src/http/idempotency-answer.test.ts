@@ -1,71 +1,118 @@
-import { createStores } from "@lp/core";
+import { LpError } from "@lp/core";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { useTempDirs } from "../../../core/src/testing/temp-dirs.js";
-import { createTestApp } from "../testing/test-app.js";
+import { createTestApp, type TestApp } from "../testing/test-app.js";
+import { data } from "./respond.js";
+import { defineRoute, jsonBody, type RouteDef } from "./route.js";
 
 const tempDir = useTempDirs();
-const lamp = { title: "Lamp", price: 10, product_type: "physical" };
+const at = "2026-03-01T10:00:00.000Z";
 
 /**
- * An Idempotency-Key's marker commits in the same transaction as the request's change, before the answer is
- * stored: when the process stops in between (here the answer's own write never lands, as at a kill), the next
- * start knows the change was made, and the key never runs the request a second time.
+ * A route of the account plane whose change is a row of the `settings` table ("note:<n>"), written with the
+ * request's mark in one transaction, as a service makes its change. `after` runs once the change committed
+ * and before the answer; `refuse` makes the change's transaction fail after its row and mark were written.
+ */
+function notesRoute(behaviour: { after?: () => Promise<void>; refuse?: boolean }): RouteDef {
+  let made = 0;
+  return defineRoute({
+    method: "POST",
+    path: "/v1/accounts/:account_id/notes",
+    plane: "account",
+    scope: "products:write",
+    body: jsonBody(z.strictObject({ text: z.string() })),
+    internal: true,
+    handler: async ({ server, input, change }) => {
+      const name = `note:${++made}:${server.core.ids.uuid()}`;
+      await server.core.database.transaction(async (tx) => {
+        await tx.insertInto("settings").values({ name, value: input.text, created_at: at }).execute();
+        await change?.(tx);
+        if (behaviour.refuse) throw new LpError("insufficient_storage", "The disk is full.", { retry_after_seconds: 30 });
+      });
+      await behaviour.after?.();
+      return data({ name }, 201);
+    },
+  });
+}
+
+const notes = async (t: TestApp) => (await t.core.database.db.selectFrom("settings").select("value").where("name", "like", "note:%").execute()).map((row) => row.value);
+const post = (t: TestApp, text: string, key: string) => t.call("POST", "notes", { body: { text }, headers: { "idempotency-key": key } });
+
+/**
+ * An Idempotency-Key's mark commits in the same transaction as the request's change, before the answer is
+ * stored: when the process stops in between, the next start knows the change was made, and the key never
+ * runs the request a second time.
  */
 describe("an idempotent request whose answer was lost after its change was made (SQLite)", () => {
-  it("is not run again: the retry is told the change is kept, and one product exists", async () => {
+  it("is not run again: the retry is told the change is kept, and the change exists once", async () => {
     const dir = tempDir("idem-answer");
-    // The first run: every write goes through except the answer's own (a lone write of the key's record),
-    // which never lands, as when the process is killed at that moment.
-    const stores = createStores("sqlite", dir);
-    const setItem = stores.data.setItem.bind(stores.data);
     let answering!: () => void;
     const answerStarted = new Promise<void>((resolve) => (answering = resolve));
-    stores.data.setItem = ((key: string, value: unknown, opts?: Record<string, unknown>) => {
-      if (!key.startsWith("idem:")) return setItem(key, value as never, opts);
-      answering();
-      return new Promise(() => {});
-    }) as typeof stores.data.setItem;
-    const first = await createTestApp({ stores });
-    const account = first.account;
-    void first.call("POST", "products", { body: lamp, headers: { "idempotency-key": "k-lost" } });
-    // The answer is written only after the change and the key's marker were committed together.
-    await answerStarted;
-    expect((await first.call("GET", "products")).json.data).toHaveLength(1);
-
-    const again = await createTestApp({ dataDir: dir });
+    // The first run commits its change and mark, then never answers, as when the process is killed then.
+    const first = await createTestApp({ dataDir: dir, extraRoutes: [notesRoute({ after: () => (answering(), new Promise(() => {})) })] });
+    let next: TestApp | undefined;
     try {
-      expect(again.account).toBe(account);
-      const retry = await again.call("POST", "products", { body: lamp, headers: { "idempotency-key": "k-lost" } });
+      void post(first, "lamp", "k-lost");
+      await answerStarted;
+      expect(await notes(first)).toEqual(["lamp"]);
+
+      // The next start on the data dir: the claim the stopped process held is over.
+      next = await createTestApp({ dataDir: dir, extraRoutes: [notesRoute({})] });
+      expect(next.account).toBe(first.account);
+      const retry = await post(next, "lamp", "k-lost");
       expect(retry.status).toBe(409);
+      expect(retry.json.error.code).toBe("idempotency_key_in_use");
       expect(retry.json.error.message).toContain("made its change, but lp stopped before it could store the answer");
-      expect((await again.call("GET", "products")).json.data).toHaveLength(1);
+      expect(await notes(next)).toEqual(["lamp"]);
       // Another body with the same key is still another request.
-      expect((await again.call("POST", "products", { body: { ...lamp, title: "Other" }, headers: { "idempotency-key": "k-lost" } })).status).toBe(422);
+      expect((await post(next, "other", "k-lost")).status).toBe(422);
       // A new key runs as usual.
-      expect((await again.call("POST", "products", { body: lamp, headers: { "idempotency-key": "k-new" } })).status).toBe(201);
+      expect((await post(next, "lamp", "k-new")).status).toBe(201);
+      expect(await notes(next)).toHaveLength(2);
     } finally {
-      await again.close();
+      await next?.close();
+      await first.close();
     }
   });
 
   it("is refused whole when the change cannot be written: nothing is kept and the retry runs", async () => {
-    const dir = tempDir("idem-refused");
-    const stores = createStores("sqlite", dir);
-    const batch = stores.batch.bind(stores);
-    let refuse = true;
-    stores.batch = (ops, fence) => (refuse && ops.some((op) => op.key.startsWith("idem:")) ? Promise.reject(Object.assign(new Error("ENOSPC: injected"), { code: "ENOSPC" })) : batch(ops, fence));
-    const app = await createTestApp({ stores });
+    const behaviour = { refuse: true };
+    const t = await createTestApp({ dataDir: tempDir("idem-refused"), extraRoutes: [notesRoute(behaviour)] });
     try {
-      const refused = await app.call("POST", "products", { body: lamp, headers: { "idempotency-key": "k-full" } });
+      const refused = await post(t, "lamp", "k-full");
       expect(refused.status).toBe(507);
-      expect((await app.call("GET", "products")).json.data).toHaveLength(0);
-      refuse = false;
-      const retry = await app.call("POST", "products", { body: lamp, headers: { "idempotency-key": "k-full" } });
+      expect(await notes(t)).toEqual([]);
+      behaviour.refuse = false;
+      const retry = await post(t, "lamp", "k-full");
       expect(retry.status).toBe(201);
-      expect((await app.call("POST", "products", { body: lamp, headers: { "idempotency-key": "k-full" } })).headers.get("idempotent-replayed")).toBe("true");
-      expect((await app.call("GET", "products")).json.data).toHaveLength(1);
+      const replay = await post(t, "lamp", "k-full");
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(replay.json).toEqual(retry.json);
+      expect(await notes(t)).toEqual(["lamp"]);
     } finally {
-      await app.close();
+      await t.close();
+    }
+  });
+
+  it("keeps the answer of a change that was made, even one not worth replaying", async () => {
+    const behaviour: { after?: () => Promise<void> } = {
+      after: async () => {
+        throw new Error("the answer could not be built");
+      },
+    };
+    const t = await createTestApp({ dataDir: tempDir("idem-kept"), extraRoutes: [notesRoute(behaviour)] });
+    try {
+      const failed = await post(t, "lamp", "k-500");
+      expect(failed.status).toBe(500);
+      behaviour.after = undefined;
+      const again = await post(t, "lamp", "k-500");
+      expect(again.status).toBe(500);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(again.text).toBe(failed.text);
+      expect(await notes(t)).toEqual(["lamp"]);
+    } finally {
+      await t.close();
     }
   });
 });

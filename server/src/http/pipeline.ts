@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { openChangeScope, type StoredResponse } from "@lp/core";
+import type { ChangeMark, StoredResponse } from "@lp/core";
 import { HTTPResponse, type H3Event } from "h3";
 import { authenticate } from "./auth.js";
 import { readBody, type BodyInput } from "./body.js";
@@ -70,6 +70,7 @@ class Context {
   files: RouteContext["files"] = [];
   readonly accountId: string;
   readonly simulate: string | null;
+  change: ChangeMark | undefined = undefined;
   #query: RouteContext["query"] | undefined;
   constructor(
     event: H3Event,
@@ -121,15 +122,14 @@ function answer(route: RouteDef, server: ServerContext) {
         return new HTTPResponse(body, { status, headers: { ...headers, "idempotent-replayed": "true" } });
       }
       let outcome: { response: RouteResponse; stored: StoredResponse } | null = null;
-      // The key's marker commits with the request's first change: a crash keeps both or neither.
-      const scope = openChangeScope(decision.marker);
+      // The key is claimed; the service marks it changed in its change's transaction, so a crash keeps both or neither.
+      ctx.change = decision.change;
       try {
-        outcome = await capture(await scope.run(() => run(route, ctx, body)), requestId);
+        outcome = await capture(await run(route, ctx, body), requestId);
         return outcome.response;
       } finally {
         // Once a change is made the request must not run again: its answer is kept, whatever it is.
-        const changed = scope.close();
-        await decision.finish(outcome && (changed || isReplayable(outcome.stored.status)) ? outcome.stored : null);
+        await decision.finish(outcome?.stored ?? null, outcome !== null && isReplayable(outcome.stored.status));
       }
     } catch (error) {
       return toErrorResponse(error, requestId, route.plane);

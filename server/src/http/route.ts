@@ -1,5 +1,5 @@
 import type { RequestLog } from "../journal/request-log.js";
-import type { AccountPrincipal, AppPrincipal, Core, Scope } from "@lp/core";
+import type { AccountPrincipal, AppPrincipal, ChangeMark, Core, Scope } from "@lp/core";
 import { z } from "zod";
 import type { BodyKind } from "./body.js";
 import type { Upload } from "./form.js";
@@ -109,6 +109,11 @@ export interface RouteContext<P extends Plane = Plane, B extends BodySpec | unde
   files: Upload[];
   /** The `Lp-Simulate` value when simulation is on, else null. */
   simulate: string | null;
+  /**
+   * The mark of the request's Idempotency-Key, when it has one: passed as the last argument of the service
+   * call that makes the request's change, which awaits it in the change's transaction. Undefined otherwise.
+   */
+  change: ChangeMark | undefined;
   server: ServerContext;
 }
 

@@ -14,7 +14,7 @@ export const adminRoutes: RouteDef[] = [
     plane: "admin",
     body: jsonBody(createAccountSchema, { optional: true }),
     internal: true,
-    handler: async ({ server, input }) => data(await server.core.accounts.create(input), 201),
+    handler: async ({ server, input, change }) => data(await server.core.accounts.create(input, change), 201),
   }),
   defineRoute({
     method: "POST",
@@ -22,7 +22,7 @@ export const adminRoutes: RouteDef[] = [
     plane: "admin",
     body: jsonBody(createTokenSchema),
     internal: true,
-    handler: async ({ server, input }) => data(await server.core.accounts.createToken(input), 201),
+    handler: async ({ server, input, change }) => data(await server.core.accounts.createToken(input, change), 201),
   }),
   defineRoute({
     method: "POST",
@@ -30,7 +30,7 @@ export const adminRoutes: RouteDef[] = [
     plane: "admin",
     body: jsonBody(createAppSchema),
     internal: true,
-    handler: async ({ server, input }) => data(await server.core.accounts.createApp(input), 201),
+    handler: async ({ server, input, change }) => data(await server.core.accounts.createApp(input, change), 201),
   }),
   defineRoute({
     method: "POST",
@@ -100,7 +100,7 @@ export const adminRoutes: RouteDef[] = [
     body: jsonBody(replayInputSchema, { optional: true }),
     internal: true,
     // Any application's endpoint: the admin key stands above the developer plane.
-    handler: async ({ server, input, params }) =>
-      data(await server.core.webhooks.replay(params.endpoint_id, toReplayWindow(input ?? {}, server.core.clock.now())), 202),
+    handler: async ({ server, input, params, change }) =>
+      data(await server.core.webhooks.replay(params.endpoint_id, toReplayWindow(input ?? {}, server.core.clock.now()), change), 202),
   }),
 ];

@@ -24,9 +24,9 @@ export const deploymentRoutes: RouteDef[] = [
       tags,
       responses: { 202: { description: "Started; poll poll_url (also in Location)", schema: deploymentAcceptedResponse } },
     },
-    handler: async ({ server, accountId, params, simulate }) => {
+    handler: async ({ server, accountId, params, simulate, change }) => {
       try {
-        const { deployment_id, deployed_url, deployed_at } = await server.core.deployments.start(accountId, params.id, simulate);
+        const { deployment_id, deployed_url, deployed_at } = await server.core.deployments.start(accountId, params.id, simulate, change);
         return accepted({ deployment_id, poll_url: pollUrl(accountId, params.id, deployment_id), deployed_url, deployed_at });
       } catch (error) {
         // The 409 names the deployment in flight; the client polls it at the URL the server gives.

@@ -26,8 +26,8 @@ export const pageRoutes: RouteDef[] = [
         },
       },
     },
-    handler: async ({ server, accountId, input, simulate }) => {
-      const { job_id } = await server.core.pages.create(accountId, input, simulate);
+    handler: async ({ server, accountId, input, simulate, change }) => {
+      const { job_id } = await server.core.pages.create(accountId, input, simulate, change);
       return accepted({ job_id, poll_url: fillPath(jobPath, { account_id: accountId, jobId: job_id }) });
     },
   }),
@@ -67,7 +67,7 @@ export const pageRoutes: RouteDef[] = [
       tags,
       responses: { 200: { description: "The page", schema: pageResponse } },
     },
-    handler: async ({ server, accountId, params, input }) => data(await server.core.pages.update(accountId, params.id, input)),
+    handler: async ({ server, accountId, params, input, change }) => data(await server.core.pages.update(accountId, params.id, input, change)),
   }),
   defineRoute({
     method: "DELETE",
@@ -75,8 +75,8 @@ export const pageRoutes: RouteDef[] = [
     plane: "account",
     scope: "pages:write",
     docs: { summary: "Delete a page with its components, routes and deployments", tags, responses: { 204: { description: "Deleted" } } },
-    handler: async ({ server, accountId, params }) => {
-      await server.core.pages.remove(accountId, params.id);
+    handler: async ({ server, accountId, params, change }) => {
+      await server.core.pages.remove(accountId, params.id, change);
       return noContent();
     },
   }),

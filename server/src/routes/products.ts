@@ -32,7 +32,7 @@ export const productRoutes: RouteDef[] = [
       tags,
       responses: { 201: { description: "The product with its images", schema: productResponse }, 403: QUOTA_403 },
     },
-    handler: async ({ server, accountId, input, files }) => data(await server.core.products.create(accountId, input, files), 201),
+    handler: async ({ server, accountId, input, files, change }) => data(await server.core.products.create(accountId, input, files, change), 201),
   }),
   defineRoute({
     method: "GET",
@@ -66,7 +66,7 @@ export const productRoutes: RouteDef[] = [
       tags,
       responses: { 200: { description: "The product with its images", schema: productResponse }, 403: QUOTA_403 },
     },
-    handler: async ({ server, accountId, params, input, files }) => data(await server.core.products.update(accountId, params.id, input, files)),
+    handler: async ({ server, accountId, params, input, files, change }) => data(await server.core.products.update(accountId, params.id, input, files, change)),
   }),
   defineRoute({
     method: "DELETE",
@@ -74,8 +74,8 @@ export const productRoutes: RouteDef[] = [
     plane: "account",
     scope: "products:write",
     docs: { summary: "Soft-delete a product", tags, responses: { 204: { description: "Deleted" } } },
-    handler: async ({ server, accountId, params }) => {
-      await server.core.products.remove(accountId, params.id);
+    handler: async ({ server, accountId, params, change }) => {
+      await server.core.products.remove(accountId, params.id, change);
       return noContent();
     },
   }),

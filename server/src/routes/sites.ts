@@ -112,10 +112,10 @@ export const siteRoutes: RouteDef[] = [
     path: "/sites/:account_id/:slug/checkout",
     plane: "none",
     internal: true,
-    handler: async ({ server, params, req }) => {
+    handler: async ({ server, params, req, change }) => {
       // Counted before the body is read: a refused post costs no parsing.
       await checkoutLimiter(server)?.hit(clientAddress(req));
-      const outcome = await server.core.sites.submitCheckout(params.account_id, params.slug, await readCheckoutForm(req));
+      const outcome = await server.core.sites.submitCheckout(params.account_id, params.slug, await readCheckoutForm(req), change);
       if (outcome.kind === "missing") return html(renderNotFoundPage(), 404);
       if (outcome.kind === "invalid") return html(renderCheckoutErrors(outcome.site, outcome.errors), 400, { "cache-control": "no-store" });
       return html(outcome.html, 200, { "cache-control": "no-store" });

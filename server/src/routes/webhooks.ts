@@ -34,7 +34,7 @@ export const webhookRoutes: RouteDef[] = [
       tags,
       responses: { 201: { description: "The endpoint, its secret (shown once) and the verification outcome", schema: endpointCreatedResponse } },
     },
-    handler: async (ctx) => data(await webhooks(ctx).create(appOf(ctx), ctx.input), 201),
+    handler: async (ctx) => data(await webhooks(ctx).create(appOf(ctx), ctx.input, ctx.change), 201),
   }),
   defineRoute({
     method: "GET",
@@ -61,7 +61,7 @@ export const webhookRoutes: RouteDef[] = [
       tags,
       responses: { 200: { description: "The endpoint", schema: endpointResponse } },
     },
-    handler: async (ctx) => data(await webhooks(ctx).update(appOf(ctx), ctx.params.endpoint_id, ctx.input)),
+    handler: async (ctx) => data(await webhooks(ctx).update(appOf(ctx), ctx.params.endpoint_id, ctx.input, ctx.change)),
   }),
   defineRoute({
     method: "DELETE",
@@ -69,7 +69,7 @@ export const webhookRoutes: RouteDef[] = [
     plane: "app",
     docs: { summary: "Delete a webhook endpoint and its delivery history", tags, responses: { 204: { description: "Deleted" } } },
     handler: async (ctx) => {
-      await webhooks(ctx).remove(appOf(ctx), ctx.params.endpoint_id);
+      await webhooks(ctx).remove(appOf(ctx), ctx.params.endpoint_id, ctx.change);
       return noContent();
     },
   }),
@@ -84,7 +84,7 @@ export const webhookRoutes: RouteDef[] = [
       responses: { 200: { description: "The outcome and the endpoint", schema: verifyResponse } },
     },
     handler: async (ctx) => {
-      return data(await webhooks(ctx).verify(appOf(ctx), ctx.params.endpoint_id));
+      return data(await webhooks(ctx).verify(appOf(ctx), ctx.params.endpoint_id, ctx.change));
     },
   }),
   defineRoute({
@@ -98,7 +98,7 @@ export const webhookRoutes: RouteDef[] = [
       responses: { 200: { description: "The endpoint with its new secret", schema: endpointRotatedResponse } },
     },
     handler: async (ctx) => {
-      return data(await webhooks(ctx).rotateSecret(appOf(ctx), ctx.params.endpoint_id));
+      return data(await webhooks(ctx).rotateSecret(appOf(ctx), ctx.params.endpoint_id, ctx.change));
     },
   }),
   defineRoute({
@@ -112,7 +112,7 @@ export const webhookRoutes: RouteDef[] = [
       responses: { 202: { description: "The scheduled delivery", schema: deliveryResponse } },
     },
     handler: async (ctx) => {
-      return acceptedDelivery(ctx.params.endpoint_id, await webhooks(ctx).test(appOf(ctx), ctx.params.endpoint_id));
+      return acceptedDelivery(ctx.params.endpoint_id, await webhooks(ctx).test(appOf(ctx), ctx.params.endpoint_id, ctx.change));
     },
   }),
   defineRoute({
@@ -139,7 +139,7 @@ export const webhookRoutes: RouteDef[] = [
     },
     handler: async (ctx) => {
       const { endpoint_id, delivery_id } = ctx.params;
-      return acceptedDelivery(endpoint_id, await webhooks(ctx).retry(appOf(ctx), endpoint_id, delivery_id));
+      return acceptedDelivery(endpoint_id, await webhooks(ctx).retry(appOf(ctx), endpoint_id, delivery_id, ctx.change));
     },
   }),
 ];

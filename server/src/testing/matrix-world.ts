@@ -1,6 +1,8 @@
 import { SCOPES, sha256Hex, type Scope, type TokenRecord } from "@lp/core";
 import type { RouteDef } from "../http/route.js";
 import type { TestApp } from "./test-app.js";
+// The repository is not exported from @lp/core: reached by path, as tests reach the core's internals.
+import { createAccountRepository } from "../../../core/src/accounts/account-repository.js";
 
 /** A token's scopes in the matrix: one scope, every scope, or none at all. */
 export type ScopeVariant = Scope | "all" | "none";
@@ -93,7 +95,7 @@ export async function createTenant(t: TestApp, account: string): Promise<Tenant>
   }
   tokens.none = `lp_scopeless_${account.replace(/[^A-Za-z0-9]/g, "")}_0000000000`;
   const record: TokenRecord = { account_id: account, scopes: [], expires_at: null, created_at: t.clock.now().toISOString() };
-  await t.core.stores.data.setItem(`tokens:${sha256Hex(tokens.none)}`, record);
+  await createAccountRepository({ database: t.core.database, clock: t.clock }).createToken(sha256Hex(tokens.none), record);
   const expiredToken = (await ok(t.admin("POST", "/_admin/tokens", { account_id: account, expires_in: 1 }), "create expiring token")).token;
   const app = await ok(t.admin("POST", "/_admin/apps", { name: `app of ${account}`, account_ids: [account] }), "create app");
   return { account, tokens, expiredToken, app: { id: app.application_id, secret: app.client_secret, auth: toBasic(app.application_id, app.client_secret) } };

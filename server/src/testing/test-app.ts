@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCore, openDatabase, type Database, createManualClock, createManualScheduler, createManualTime, createStores, ensureDevCredentials, type CoreDeps, type StorageKind, type Stores } from "@lp/core";
 import { createApp } from "../app.js";
+import type { RouteDef } from "../http/route.js";
 import { createConformanceCheck } from "./response-conformance.js";
 // Test harnesses of the core are not exported from @lp/core: reached by path, as tests reach them.
 import { testRedisStores } from "../../../core/src/testing/test-redis-stores.js";
@@ -32,6 +33,8 @@ export interface TestAppOptions {
    * background pauses and retries wait on it (then `release()` and `scheduler` do nothing).
    */
   manualClock?: boolean;
+  /** Routes of the test itself, served by the same pipeline as the API's. */
+  extraRoutes?: RouteDef[];
 }
 
 /**
@@ -60,10 +63,10 @@ export async function createTestApp(options: TestAppOptions = {}) {
   // Webhook retries wait on this scheduler, which moves only when a test advances it (with the clock).
   const scheduler = createManualScheduler(clock);
   const core = await createCore({ stores, database, clock, sleep, scheduler, manualTime, publicUrl: () => publicUrl, ...options.coreDeps });
-  const creds = await ensureDevCredentials(stores.data, clock, core.ids);
+  const creds = await ensureDevCredentials(database, clock, core.ids);
   const adminKey = "lpadm_test_key";
-  const afterReset = async () => void (await ensureDevCredentials(stores.data, clock, core.ids));
-  const built = createApp({ core, settings: { simulate: true, adminKey, publicUrl: () => publicUrl }, log: null, afterReset });
+  const afterReset = async () => void (await ensureDevCredentials(database, clock, core.ids));
+  const built = createApp({ core, settings: { simulate: true, adminKey, publicUrl: () => publicUrl }, log: null, afterReset, extraRoutes: options.extraRoutes });
   const account = `/v1/accounts/${creds.account_id}`;
   const conform = options.conformance === false ? null : createConformanceCheck(built.routes, built.openapi);
 
