@@ -7,6 +7,8 @@ import { sweepIdempotencyKeys } from "./idempotency/sweep-schedule.js";
 import { createCursorCodec } from "./lists/cursor.js";
 import { IndexRegistry } from "./lists/index-registry.js";
 import { createMediaStore } from "./media/media-store.js";
+import { createMediaBlobs } from "./media/media-blobs.js";
+import type { Storage } from "unstorage";
 import { deriveOgImage } from "./generation/page-images.js";
 import { createLocalLock, type Lock } from "./ports/lock.js";
 import { createRedisLock } from "./ports/redis-lock.js";
@@ -38,6 +40,11 @@ export interface CoreDeps {
   stores: Stores;
   /** The relational store (format 3); SQLite `:memory:` when not given, closed by the core then. */
   database?: Database;
+  /**
+   * The media bytes that go with `database` (`createMediaBlobs(toMediaBlobsPlace(...))`: files in the data
+   * dir's `media/` beside an SQLite file, memory beside `:memory:`); memory when not given, disposed by the core then.
+   */
+  media?: Storage;
   /** Base URL the public addresses (media, builder, sites) are built on. A function: the port may be known late. */
   publicUrl: () => string;
   clock?: Clock;
@@ -123,7 +130,9 @@ export async function createCore(given: CoreDeps) {
   const indexes = new IndexRegistry(storage, deps.stores.changes, { snapshots: deps.stores.indexSnapshots, ordered: deps.stores.ordered });
   await indexes.start();
   indexes.poll(1000);
-  const media = createMediaStore(deps.stores.media, deps.publicUrl, deriveOgImage);
+  const ownMedia = !deps.media;
+  const mediaBlobs = deps.media ?? createMediaBlobs({ kind: "memory" });
+  const media = createMediaStore(mediaBlobs, deps.publicUrl, deriveOgImage);
   const accounts = createAccountsService({ database, clock, ids });
   const { fetch, scheduler, retrySchedule, publicOnly } = deps;
   // On a shared (Redis) store the webhook engine runs cluster-wide; memory and SQLite keep the in-process engine.
@@ -134,7 +143,7 @@ export async function createCore(given: CoreDeps) {
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
   const base = { database, storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
 
-  const products = createProductsService({ ...base, media, accounts, shared: deps.stores.changes !== undefined, tables: deps.stores.products });
+  const products = createProductsService({ ...base, media });
   const idempotency = createIdempotency({ database, clock, owner: () => ids.uuid() });
   await idempotency.recover();
   const delays: Delays = deps.delays ?? { generationStepMs: 0, deploymentStepMs: 0 };
@@ -247,6 +256,7 @@ export async function createCore(given: CoreDeps) {
       await lock.close?.();
       await rateWindows.close?.();
       if (ownDatabase) await database.close();
+      if (ownMedia) await mediaBlobs.dispose();
     },
     /**
      * {@link close} within `timeoutMs`: lets jobs, deployments and delivery attempts in flight finish, and
@@ -265,6 +275,7 @@ export async function createCore(given: CoreDeps) {
       await lock.close?.();
       await rateWindows.close?.();
       if (ownDatabase) await database.close();
+      if (ownMedia) await mediaBlobs.dispose();
       return report;
     },
   };

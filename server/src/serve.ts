@@ -3,7 +3,11 @@ import { join, resolve } from "node:path";
 import {
   createCore,
   openDatabase,
+  createMediaBlobs,
+  toMediaBlobsPlace,
+  systemClock,
   type Database,
+  type DatabaseTarget,
   createManualTime,
   createOpenAIGenerator,
   createStores,
@@ -157,19 +161,24 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     throw error;
   }
   let database: Database;
+  const target: DatabaseTarget = dataDir ? { kind: "sqlite", file: join(dataDir, "tables.db") } : { kind: "memory" };
   try {
-    database = await openDatabase(dataDir ? { kind: "sqlite", file: join(dataDir, "tables.db") } : { kind: "memory" });
+    database = await openDatabase(target);
   } catch (error) {
     await stores.dispose().catch(() => {});
     unlock();
     throw error;
   }
+  let media: MediaBlobs | undefined;
   try {
-    const booted = await boot(options, host, stores, database, unlock, redisState?.hadData ?? true);
+    // The media bytes that go with the database: files in the data dir's media/ folder, memory beside :memory:.
+    media = createMediaBlobs(toMediaBlobsPlace(target, database, { clock: systemClock }));
+    const booted = await boot(options, host, stores, database, media, unlock, redisState?.hadData ?? true);
     return { ...booted, notices: [...(notice ? [notice] : []), ...booted.notices] };
   } catch (error) {
     await stores.dispose().catch(() => {});
     await database.close().catch(() => {});
+    await media?.dispose().catch(() => {});
     unlock();
     if (error instanceof StorageUnavailableError) {
       throw new Error(`Redis at ${redactRedisUrl(options.redisUrl ?? "")} cannot be reached (${(error.cause as Error | undefined)?.message ?? error.message}); start redis-server or fix --redis-url.`);
@@ -178,7 +187,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   }
 }
 
-async function boot(options: ServeOptions, host: string, stores: Stores, database: Database, unlock: () => void, hadData: boolean): Promise<RunningServer> {
+/** The media blobs of a server's database. */
+type MediaBlobs = ReturnType<typeof createMediaBlobs>;
+
+async function boot(options: ServeOptions, host: string, stores: Stores, database: Database, media: MediaBlobs, unlock: () => void, hadData: boolean): Promise<RunningServer> {
   // The listener's module loads while the core starts; listenOn awaits the same import.
   void preloadListhen().catch(() => {});
   const wanted = options.port ?? 4010;
@@ -195,6 +207,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, databas
   const core = await createCore({
     stores,
     database,
+    media,
     clock: typeof options.clock === "object" ? options.clock : undefined,
     manualTime: options.clock === "manual" ? createManualTime(options.clockStart ?? new Date()) : undefined,
     writtenBy: options.writtenBy,
@@ -275,6 +288,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, databas
         }
         await cluster?.membership.leave();
         await stores.dispose();
+        await media.dispose();
         await database.close();
         await dashboard?.dispose();
         unlock();

@@ -24,6 +24,19 @@ describe("media store", () => {
     expect(await media.get("products/abc/img-1.png")).toBeNull();
     expect(await media.get("pages/p1/hero.svg")).not.toBeNull();
   });
+
+  it("lists stored paths, all or under a prefix of whole segments, and removes one path", async () => {
+    const media = createMediaStore(createStorage(), () => "http://lp.test");
+    for (const path of ["products/ab/2.png", "products/ab/1.png", "products/abc/3.png", "pages/p1/hero.svg"]) await media.put(path, "x");
+    expect(await media.paths()).toEqual(["pages/p1/hero.svg", "products/ab/1.png", "products/ab/2.png", "products/abc/3.png"]);
+    expect(await media.paths("products/ab")).toEqual(["products/ab/1.png", "products/ab/2.png"]);
+    await media.remove("products/ab/1.png");
+    await media.remove("products/ab/9.png");
+    await expect(media.remove("products/../x.png")).rejects.toThrow();
+    expect(await media.paths("products")).toEqual(["products/ab/2.png", "products/abc/3.png"]);
+    await media.removePrefix("products/ab");
+    expect(await media.paths()).toEqual(["pages/p1/hero.svg", "products/abc/3.png"]);
+  });
 });
 
 describe("derived media", () => {

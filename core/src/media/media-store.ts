@@ -1,5 +1,4 @@
 import type { Storage } from "unstorage";
-import { removePrefix } from "../storage/remove-prefix.js";
 import { mediaTypeFromKey } from "./sniff.js";
 
 const MEDIA_PATH = /^[a-z0-9_-]+(\/[A-Za-z0-9_-]+)*\/[A-Za-z0-9_-]+\.(png|jpg|gif|webp|avif|svg)$/;
@@ -28,10 +27,17 @@ export type MediaDerivation = (path: string, read: (path: string) => Promise<Buf
 /**
  * Stored media (uploads and generated images), addressed by a path such as
  * `products/{productId}/{imageId}.png` and served at `{public_url}/media/{path}`. A path that is missing
- * but can be derived (`derive`) is made once, stored, then served like any other.
+ * but can be derived (`derive`) is made once, stored, then served like any other. `storage` holds the
+ * bytes: the media blobs of the core's database (`media-blobs.ts`), keys being paths with `:` for `/`.
  */
 export function createMediaStore(storage: Storage, publicUrl: () => string, derive?: MediaDerivation) {
   const toKey = (path: string) => path.split("/").join(":");
+  /** The keys under a prefix of segments (`pages/p1`): the prefix itself and what is below it, never a sibling sharing its start. */
+  const keysUnder = async (prefix: string) => {
+    const base = prefix.split(/[:/]/).filter(Boolean).join(":");
+    if (!base) throw new Error("a media prefix must name at least one segment");
+    return (await storage.getKeys(base)).filter((key) => key === base || key.startsWith(`${base}:`));
+  };
   const read = async (path: string): Promise<Buffer | null> => {
     const raw = await storage.getItemRaw(toKey(path));
     if (raw === null || raw === undefined) return null;
@@ -69,10 +75,22 @@ export function createMediaStore(storage: Storage, publicUrl: () => string, deri
       const bytes = (await read(path)) ?? (derive ? await derived(path) : null);
       return bytes ? { bytes, mediaType: mediaTypeFromKey(path) } : null;
     },
+    /** Removes the media at `path`; nothing when there is none. */
+    async remove(path: string): Promise<void> {
+      if (!isMediaPath(path)) throw new Error(`Invalid media path: ${path.slice(0, MEDIA_PATH_MAX_LENGTH)}`);
+      await storage.removeItem(toKey(path));
+    },
+    /** Removes every media path under `prefix` (`pages/{id}`), key by key: some drivers' `clear(base)` would clear everything. */
     async removePrefix(prefix: string): Promise<void> {
-      await removePrefix(storage, toKey(prefix));
+      await Promise.all((await keysUnder(prefix)).map((key) => storage.removeItem(key)));
+    },
+    /** Every stored media path, or those under `prefix` (`products/{id}`), sorted. */
+    async paths(prefix?: string): Promise<string[]> {
+      const keys = prefix === undefined ? await storage.getKeys() : await keysUnder(prefix);
+      return keys.map((key) => key.split(":").join("/")).sort();
     },
   };
 }
 
+/** The media store of a core. */
 export type MediaStore = ReturnType<typeof createMediaStore>;

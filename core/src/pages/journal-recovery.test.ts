@@ -23,12 +23,12 @@ describe("the page journal after a crash", () => {
     const deployment = deploy ? await core.deployments.start("acct_dev", page.id, null) : null;
     await core.onIdle();
     await shut(core);
-    return { dir, job, page, deploymentId: deployment?.deployment_id, data: core.stores.data, media: core.stores.media };
+    return { dir, job, page, deploymentId: deployment?.deployment_id, data: core.stores.data, media: core.media };
   }
 
   it("a deletion killed after the deployments and site went, before the page: the restart finishes it", async () => {
     const { dir, page, deploymentId, data, media } = await withPage(true);
-    expect(await media.getKeys(`pages:${page.id}`)).not.toEqual([]);
+    expect(await media.paths(`pages/${page.id}`)).not.toEqual([]);
     // The journal entry, then what the first steps removed; the page record, its owner entry and media remain.
     await data.setItem(`deleting:pages:acct_dev:${page.id}`, { page });
     await data.removeItem(`sites:acct_dev:${page.slug}`);
@@ -39,7 +39,7 @@ describe("the page journal after a crash", () => {
     expect((await core.pages.list("acct_dev", pageListSchema.parse({}))).data).toEqual([]);
     expect(await core.pages.findPage(page.id)).toBeNull();
     expect(await core.stores.data.getItem(`pageowners:${page.id}`)).toBeNull();
-    expect(await core.stores.media.getKeys(`pages:${page.id}`)).toEqual([]);
+    expect(await core.media.paths(`pages/${page.id}`)).toEqual([]);
     expect(await core.stores.data.getItem(`deleting:pages:acct_dev:${page.id}`)).toBeNull();
   });
 
@@ -73,7 +73,7 @@ describe("the page journal after a crash", () => {
 
   it("a job killed after drawing its images, before its page: the restart fails it and removes the images", async () => {
     const { dir, job, page, data, media } = await withPage(false);
-    expect(await media.getKeys(`pages:${page.id}`)).not.toEqual([]);
+    expect(await media.paths(`pages/${page.id}`)).not.toEqual([]);
     // As if the page had never been written: only its images exist.
     await data.removeItem(`acct:acct_dev:pages:${page.id}`);
     await data.setItem(`acct:acct_dev:jobs:${job.job_id}`, { ...job, status: "processing", step: "building_page", page_id: null, builder_url: null, completed_at: null });
@@ -81,6 +81,6 @@ describe("the page journal after a crash", () => {
 
     const core = await open(dir);
     expect(await core.pages.getJob("acct_dev", job.job_id)).toMatchObject({ status: "failed", error: { code: "worker_terminated" } });
-    expect(await core.stores.media.getKeys(`pages:${page.id}`)).toEqual([]);
+    expect(await core.media.paths(`pages/${page.id}`)).toEqual([]);
   });
 });

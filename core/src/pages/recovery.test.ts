@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createCore, createManualClock, createStores, ensureDevCredentials, type Core } from "../index.js";
+import { createCore, createManualClock, createMediaBlobs, createStores, ensureDevCredentials, openDatabase, toMediaBlobsPlace, type Core } from "../index.js";
 
 /**
  * A process that dies leaves its jobs `processing` and its deployments `deploying` on disk. Here the
@@ -21,8 +21,16 @@ describe("recovery after a crash", () => {
   async function stop(core: Core): Promise<void> {
     running.splice(running.indexOf(core), 1);
     await core.close();
-    await core.stores.dispose();
+    await release(core);
   }
+
+  /** Closes what a core was opened on: its stores, its database and its media. */
+  async function release(core: Core): Promise<void> {
+    await core.stores.dispose();
+    await core.database.close();
+    await opened.get(core)?.dispose();
+  }
+  const opened = new Map<Core, ReturnType<typeof createMediaBlobs>>();
 
   /**
    * What a kill leaves of a frozen core: its timers stopped without waiting for the parked run, and its stores'
@@ -31,7 +39,7 @@ describe("recovery after a crash", () => {
   async function kill(core: Core): Promise<void> {
     running.splice(running.indexOf(core), 1);
     await core.drain(0, { persistIndexes: false });
-    await core.stores.dispose();
+    await release(core);
   }
 
   /** Opens a core; with `frozen`, background work stops forever at its first pause and `parked` resolves. */
@@ -40,8 +48,13 @@ describe("recovery after a crash", () => {
     const clock = createManualClock("2026-05-01T00:00:00.000Z");
     let arrived!: () => void;
     parked = new Promise<void>((resolve) => (arrived = resolve));
+    const target = { kind: "sqlite", file: join(dir, "tables.db") } as const;
+    const database = await openDatabase(target);
+    const media = createMediaBlobs(toMediaBlobsPlace(target, database, { clock }));
     const core = await createCore({
       stores: createStores("sqlite", dir),
+      database,
+      media,
       clock,
       publicUrl: () => "http://lp.test",
       sleep: frozen
@@ -52,6 +65,7 @@ describe("recovery after a crash", () => {
         : async () => {},
     });
     await ensureDevCredentials(core.database, clock, core.ids);
+    opened.set(core, media);
     running.push(core);
     return core;
   }

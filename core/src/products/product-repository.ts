@@ -267,6 +267,18 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
     usage,
 
     /**
+     * The 403 `quota_exceeded` a write adding `products` products and `bytes` bytes of uploads would get, as
+     * `q` sees the account now (no lock: the write's own transaction decides); null when it fits, or the
+     * account is unknown. Lets a write refuse before it stores any upload.
+     */
+    async quotaRefusal(q: Queries, accountId: string, claim: { products: number; bytes: number }): Promise<LpError | null> {
+      const account = await q.selectFrom("accounts").select(["product_quota", "media_quota_bytes"]).where("account_id", "=", accountId).executeTakeFirst();
+      if (!account) return null;
+      const used = await usage(q, accountId);
+      return productRoomRefusal(account, { products: used.products, bytes: () => used.bytes }, claim.products, claim.bytes);
+    },
+
+    /**
      * One page of `GET /products`: one query, which walks the index of the sort from the cursor's position
      * (keyset on the sort key and the id, either direction) with every filter applied in it. `q` is a
      * substring of the title, a line break and the description, both lowercased as JavaScript does; the

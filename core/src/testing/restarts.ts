@@ -7,6 +7,7 @@ import { createManualClock } from "../deps.js";
 import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { openDatabase } from "../db/database.js";
 import { createStores } from "../storage/create-storage.js";
+import { createMediaBlobs, toMediaBlobsPlace } from "../media/media-blobs.js";
 import type { EventSink } from "../events/event-sink.js";
 
 /** Cores opened on data dirs as `lp serve` would after a restart, closed and removed after each test. */
@@ -30,24 +31,22 @@ export interface Restarts {
 export function useRestarts(): Restarts {
   const dirs: string[] = [];
   const cores: Core[] = [];
-  // The stores of the cores shut here, by folder: tests write through them, by hand, the state a kill leaves.
-  const shutStores = new Map<string, Core["stores"][]>();
+  // What the cores shut here leave open, by folder (stores, database, media): tests write through them, by
+  // hand, the state a kill leaves.
+  const shutStores = new Map<string, (() => Promise<void>)[]>();
   const folderOf = new Map<Core, string>();
-  // Their tables (`tables.db` in the folder, as `lp serve` keeps them), closed as their stores are.
-  const shutDatabases = new Map<string, Core["database"][]>();
+  const releaseOf = new Map<Core, () => Promise<void>>();
   // After the test: every core and every store closed before its folder is removed.
   const stop = async (core: Core) => {
     await core.close();
-    await core.stores.dispose();
-    await core.database.close();
+    await releaseOf.get(core)?.();
   };
   afterEach(async () => {
     for (const core of cores.splice(0)) await stop(core);
-    for (const stores of [...shutStores.values()].flat()) await stores.dispose();
-    for (const database of [...shutDatabases.values()].flat()) await database.close();
-    shutDatabases.clear();
+    for (const release of [...shutStores.values()].flat()) await release();
     shutStores.clear();
     folderOf.clear();
+    releaseOf.clear();
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
   return {
@@ -59,11 +58,19 @@ export function useRestarts(): Restarts {
     async open(dir, events) {
       // A shut core's stores close before the next core opens its folder: one connection to a database at a time,
       // as after a restart.
-      for (const stores of shutStores.get(dir)?.splice(0) ?? []) await stores.dispose();
-      for (const database of shutDatabases.get(dir)?.splice(0) ?? []) await database.close();
+      for (const release of shutStores.get(dir)?.splice(0) ?? []) await release();
       const clock = createManualClock("2026-05-01T00:00:00.000Z");
-      const database = await openDatabase({ kind: "sqlite", file: join(dir, "tables.db") });
-      const core = await createCore({ stores: createStores("sqlite", dir), database, clock, events, publicUrl: () => "http://lp.test", sleep: async () => {} });
+      const stores = createStores("sqlite", dir);
+      // The relational store and its media, in the folder as `lp serve` keeps them.
+      const target = { kind: "sqlite", file: join(dir, "tables.db") } as const;
+      const database = await openDatabase(target);
+      const media = createMediaBlobs(toMediaBlobsPlace(target, database, { clock }));
+      const core = await createCore({ stores, database, media, clock, events, publicUrl: () => "http://lp.test", sleep: async () => {} });
+      releaseOf.set(core, async () => {
+        await stores.dispose();
+        await media.dispose();
+        await database.close();
+      });
       await ensureDevCredentials(database, clock, core.ids);
       cores.push(core);
       folderOf.set(core, dir);
@@ -73,8 +80,7 @@ export function useRestarts(): Restarts {
       await core.close();
       cores.splice(cores.indexOf(core), 1);
       const dir = folderOf.get(core)!;
-      shutStores.set(dir, [...(shutStores.get(dir) ?? []), core.stores]);
-      shutDatabases.set(dir, [...(shutDatabases.get(dir) ?? []), core.database]);
+      shutStores.set(dir, [...(shutStores.get(dir) ?? []), releaseOf.get(core)!]);
     },
   };
 }

@@ -129,7 +129,7 @@ for (const storage of testStorages()) {
       expect(issuesOf(await t.call("POST", "products", { raw: form(base, ["images", "GIF88a not really"]) }))[0].code).toBe("invalid_image");
       expect(issuesOf(await t.call("POST", "products", { raw: form(base, ["avatar", "x"]) }))[0].code).toBe("unexpected_file");
       expect((await t.call("GET", "products")).json.data).toEqual([]);
-      expect(await t.core.stores.media.getKeys()).toEqual([]);
+      expect(await t.core.media.paths()).toEqual([]);
     });
   });
 }

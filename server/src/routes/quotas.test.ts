@@ -27,8 +27,12 @@ for (const storage of testStorages()) {
       form.append("images", new Blob([new Uint8Array(bytes)]), "poster.png");
       return form;
     }
-    const recordKeys = async () => (await t.core.stores.data.getKeys("acct:shop")).sort();
-    const mediaKeys = async () => (await t.core.stores.media.getKeys()).sort();
+    /** What the account has stored: its records, and its product rows (deleted ones too). */
+    const recordKeys = async () => [
+      ...(await t.core.stores.data.getKeys("acct:shop")).sort(),
+      ...(await t.core.database.db.selectFrom("products").select("id").where("account_id", "=", "shop").orderBy("id").execute()).map((row) => `products:${row.id}`),
+    ];
+    const mediaKeys = () => t.core.media.paths();
 
     it("refuses a product over product_quota with 403 naming it, stores nothing, and counts a soft delete as freed", async () => {
       await account({ product_quota: 2 });

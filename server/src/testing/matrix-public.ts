@@ -24,10 +24,10 @@ const PUBLIC_PARAMS: Record<string, (f: PublicFixtures) => string> = {
 /** Finds the slug of a deployed page and a stored media file of tenant `a`. */
 export async function loadPublicFixtures(t: TestApp, a: Tenant, res: Resources): Promise<PublicFixtures> {
   const page = await t.call("GET", `/v1/accounts/${a.account}/pages/${res.page}`, { token: a.tokens.all });
-  const mediaKey = (await t.core.stores.media.getKeys()).find((k) => /\.(svg|png)$/.test(k));
-  if (!page.json?.data?.slug || !mediaKey) throw new Error(`matrix setup: no deployed page or media (${page.status})`);
+  const mediaPath = (await t.core.media.paths()).find((path) => /\.(svg|png)$/.test(path));
+  if (!page.json?.data?.slug || !mediaPath) throw new Error(`matrix setup: no deployed page or media (${page.status})`);
   const builderQuery = new URL(page.json.data.builder_url).search;
-  return { account: a.account, product: res.product!, page: res.page!, slug: page.json.data.slug, mediaPath: mediaKey.split(":").join("/"), builderQuery };
+  return { account: a.account, product: res.product!, page: res.page!, slug: page.json.data.slug, mediaPath, builderQuery };
 }
 
 /** The value of one parameter (`:slug`, `**:path`) of a public route. Throws on one it does not know. */

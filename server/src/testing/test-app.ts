@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createCore, openDatabase, type Database, createManualClock, createManualScheduler, createManualTime, createStores, ensureDevCredentials, type CoreDeps, type StorageKind, type Stores } from "@lp/core";
+import { createCore, openDatabase, createMediaBlobs, toMediaBlobsPlace, type Database, type DatabaseTarget, createManualClock, createManualScheduler, createManualTime, createStores, ensureDevCredentials, type CoreDeps, type StorageKind, type Stores } from "@lp/core";
 import { createApp } from "../app.js";
 import type { RouteDef } from "../http/route.js";
 import { createConformanceCheck } from "./response-conformance.js";
@@ -51,10 +51,14 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const redis = kind === "redis" && !options.stores ? await testRedisStores() : null;
   const stores = options.stores ?? redis?.stores ?? createStores(kind, dir ?? options.dataDir);
   const databaseDir = dir ?? options.dataDir;
-  const database = options.database ?? postgres?.database ?? (await openDatabase(kind === "sqlite" && databaseDir ? { kind: "sqlite", file: join(databaseDir, "tables.db") } : { kind: "memory" }));
+  const target: DatabaseTarget = kind === "sqlite" && databaseDir ? { kind: "sqlite", file: join(databaseDir, "tables.db") } : { kind: "memory" };
+  const database = options.database ?? postgres?.database ?? (await openDatabase(target));
   const start = options.start ?? "2026-03-01T10:00:00.000Z";
   const manualTime = options.manualClock ? createManualTime(start) : undefined;
   const clock = manualTime?.clock ?? createManualClock(start);
+  // The media bytes that go with the database: its media table on PostgreSQL, files in the data dir's media/
+  // folder beside an SQLite file, memory beside :memory:.
+  const media = createMediaBlobs(database.dialect === "postgres" ? { kind: "database", db: database.db, clock } : toMediaBlobsPlace(target, database, { clock }));
   const publicUrl = "http://lp.test";
   // Background steps wait on this instead of real time: a test releases them when it wants them to go on.
   const waiting: (() => void)[] = [];
@@ -62,7 +66,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const sleep = () => (closing ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve)));
   // Webhook retries wait on this scheduler, which moves only when a test advances it (with the clock).
   const scheduler = createManualScheduler(clock);
-  const core = await createCore({ stores, database, clock, sleep, scheduler, manualTime, publicUrl: () => publicUrl, ...options.coreDeps });
+  const core = await createCore({ stores, database, media, clock, sleep, scheduler, manualTime, publicUrl: () => publicUrl, ...options.coreDeps });
   const creds = await ensureDevCredentials(database, clock, core.ids);
   const adminKey = "lpadm_test_key";
   const afterReset = async () => void (await ensureDevCredentials(database, clock, core.ids));
@@ -132,6 +136,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
       for (const resolve of waiting.splice(0)) resolve();
       await core.close();
       await stores.dispose();
+      await media.dispose();
       await database.close();
       await postgres?.remove();
       await redis?.remove();
