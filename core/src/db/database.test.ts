@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { describeDatabases } from "../testing/databases.js";
-import { openDatabase } from "./database.js";
+import { afterCommit, openDatabase } from "./database.js";
 import { isForeignKeyViolation, isUniqueViolation } from "./errors.js";
 import { MIGRATION_TABLE } from "./migrate.js";
 
@@ -47,6 +47,30 @@ describeDatabases("the database", ({ kind, open, target }) => {
       await tx.insertInto("accounts").values(account("acct_2")).execute();
     });
     expect(await database.db.selectFrom("accounts").select("account_id").execute()).toEqual([{ account_id: "acct_2" }]);
+  });
+
+  it("calls what waits on a commit once the rows are visible outside it, and never after a rollback", async () => {
+    const database = await open();
+    const seen: string[][] = [];
+    const looks: Promise<unknown>[] = [];
+    // What a callback sees, read outside the transaction (on PostgreSQL another connection of the pool).
+    const look = () => void looks.push(database.db.selectFrom("accounts").select("account_id").execute().then((rows) => seen.push(rows.map((r) => r.account_id))));
+    await database.transaction(async (tx) => {
+      await tx.insertInto("accounts").values(account("acct_1")).execute();
+      afterCommit(tx, look);
+      expect(seen).toEqual([]);
+    });
+    await expect(
+      database.transaction(async (tx) => {
+        afterCommit(tx, look);
+        await tx.insertInto("accounts").values(account("acct_1")).execute();
+      }),
+    ).rejects.toSatisfy(isUniqueViolation);
+    await Promise.all(looks);
+    expect(seen).toEqual([["acct_1"]]);
+    // Outside a transaction there is nothing to wait for.
+    afterCommit(database.db, () => seen.push(["now"]));
+    expect(seen).toEqual([["acct_1"], ["now"]]);
   });
 
   it("keeps its foreign keys", async () => {

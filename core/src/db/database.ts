@@ -56,9 +56,37 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
   return {
     dialect,
     db,
-    transaction: (work) => db.transaction().execute(work),
+    async transaction(work) {
+      const callbacks: Array<() => void> = [];
+      const result = await db.transaction().execute((tx) => {
+        commitCallbacks.set(tx, callbacks);
+        return work(tx);
+      });
+      for (const callback of callbacks) {
+        try {
+          callback();
+        } catch {
+          // What follows a commit (a wake-up) is not the transaction's to fail: it committed.
+        }
+      }
+      return result;
+    },
     close: () => db.destroy(),
   };
+}
+
+// The callbacks of each transaction of `Database.transaction` under way, by its `Tx`.
+const commitCallbacks = new WeakMap<object, Array<() => void>>();
+
+/**
+ * Calls `callback` once the transaction `q` has committed (never when it rolls back): what must see its rows,
+ * such as a worker woken to claim them, which on PostgreSQL would not see them before. With queries outside
+ * a transaction of `Database.transaction`, at once.
+ */
+export function afterCommit(q: Queries, callback: () => void): void {
+  const callbacks = commitCallbacks.get(q);
+  if (callbacks) callbacks.push(callback);
+  else callback();
 }
 
 function openSqliteKysely(target: { kind: "sqlite"; file: string } | { kind: "memory" }): { db: Kysely<Tables>; dialect: Dialect } {
