@@ -5,7 +5,7 @@ import { describeDatabases } from "../testing/databases.js";
 import { createManualScheduler, type ManualScheduler } from "../webhooks/scheduler.js";
 import type { Database, Queries } from "./database.js";
 import { claimDue, type QueueTable } from "./queue.js";
-import { createWorker, LeaseLost, type Lease, type Worker, type WorkerOptions } from "./worker.js";
+import { CLAIM_ENDED, createWorker, LeaseLost, type Lease, type Worker, type WorkerOptions } from "./worker.js";
 
 // A table of due work made for the test, with the three columns every queue table has.
 const work: QueueTable = { table: "test_work", key: "id" };
@@ -200,6 +200,23 @@ describeDatabases("the worker of due work", ({ open }) => {
     await worker.onIdle();
     expect(await rows(database.db)).toEqual([{ id: "a", due_at: t(0), lease_owner: "p2", lease_expires_at: t(5) }]);
     expect(errors).toEqual([{ key: "a", error: expect.any(LeaseLost) }]);
+    await worker.close();
+  });
+
+  it("finishes nothing after a run that ended its claim itself, and keeps what was written after it", async () => {
+    await insertWork(database.db, [{ id: "a", due_at: t(0) }]);
+    const worker = start({
+      run: async (key) => {
+        // The run's own transaction ends the claim; another writer then makes the row due again.
+        await sql`update test_work set lease_owner = null, lease_expires_at = null, due_at = null where id = ${key}`.execute(database.db);
+        await sql`update test_work set due_at = ${t(7)} where id = ${key}`.execute(database.db);
+        return CLAIM_ENDED;
+      },
+    });
+    worker.wake();
+    await worker.onIdle();
+    expect(await rows(database.db)).toEqual([{ id: "a", due_at: t(7), lease_owner: null, lease_expires_at: null }]);
+    expect(errors).toEqual([]);
     await worker.close();
   });
 

@@ -18,6 +18,9 @@ const RETRY_MOST_MS = 10_000;
 // it, a timer at a time already past would spin.
 const BLOCKED_FIRST_MS = 1_000;
 
+/** What a run answers when it ended its claim itself ({@link WorkerOptions.run}): the worker finishes nothing. */
+export const CLAIM_ENDED = "claim ended";
+
 /** Thrown, and the reason of {@link Lease.signal}, once a run's claim is no longer this process's. */
 export class LeaseLost extends Error {
   constructor(readonly key: string) {
@@ -59,10 +62,12 @@ export interface WorkerOptions {
   concurrency?: number;
   claim?: ClaimFunction;
   /**
-   * Does the work of row `key`, and answers when it is next due (null: done). A run that throws is treated as
-   * a process that died: its claim is left to lapse, and the row is taken again, by any process, after it.
+   * Does the work of row `key`, and answers when it is next due (null: done), or {@link CLAIM_ENDED} when it
+   * ended the claim itself, in the transaction that recorded its work (a change another writer makes after
+   * that transaction, such as a row made due again, is then never overwritten by a finish). A run that throws
+   * is treated as a process that died: its claim is left to lapse, and the row is taken again, by any process, after it.
    */
-  run: (key: string, lease: Lease) => Promise<{ due_at: string | null }>;
+  run: (key: string, lease: Lease) => Promise<{ due_at: string | null } | typeof CLAIM_ENDED>;
   /**
    * Reports a failure: of a run (`key`), of its renewal or finish, or of a claim (`key` null; retried with a
    * back-off). Never thrown out of the worker.
@@ -212,7 +217,7 @@ export function createWorker(options: WorkerOptions): Worker {
       },
     };
     try {
-      let next: { due_at: string | null };
+      let next: { due_at: string | null } | typeof CLAIM_ENDED;
       scheduleRenewal(key, state);
       try {
         next = await run(key, lease);
@@ -222,7 +227,7 @@ export function createWorker(options: WorkerOptions): Worker {
         await state.renewing;
       }
       if (signal.aborted) throw signal.reason;
-      if (!(await finishClaim(database.db, table, key, owner, next))) throw new LeaseLost(key);
+      if (next !== CLAIM_ENDED && !(await finishClaim(database.db, table, key, owner, next))) throw new LeaseLost(key);
     } catch (error) {
       // Whatever the run threw after its claim was lost, the cause is the loss.
       onError(key, signal.aborted ? signal.reason : error);
