@@ -23,7 +23,8 @@ import { createBuilderLinks } from "./pages/builder-links.js";
 import { createDeploymentsService, type DeploymentsService } from "./deployments/deployments-service.js";
 import { createSitesService } from "./deployments/sites-service.js";
 import type { Stores } from "./storage/create-storage.js";
-import { clusterOf, combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/create-webhooks.js";
+import { combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/create-webhooks.js";
+import { isWebhookRecordKey } from "./webhooks/webhook-transfer.js";
 import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
 import { openFormat } from "./storage/format-version.js";
@@ -135,10 +136,8 @@ export async function createCore(given: CoreDeps) {
   const media = createMediaStore(mediaBlobs, deps.publicUrl, deriveOgImage);
   const accounts = createAccountsService({ database, clock, ids });
   const { fetch, scheduler, retrySchedule, publicOnly } = deps;
-  // On a shared (Redis) store the webhook engine runs cluster-wide; memory and SQLite keep the in-process engine.
-  const cluster = deps.webhooks?.cluster ?? clusterOf(deps.stores);
-  const shared = cluster && { cluster, batch: deps.stores.batch };
-  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, storage, indexes, cursors, clock, ids, lock, accounts, shared, batch: deps.stores.batch, ordered: deps.stores.ordered, storageHealth });
+  // Endpoints, events and deliveries live in the database; its worker claims due deliveries, in any process.
+  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, database, cursors, clock, ids });
   // Every service emits to the webhook engine (and to an injected sink as well, when one is given).
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
   const base = { database, storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
@@ -168,7 +167,7 @@ export async function createCore(given: CoreDeps) {
     stepDelayMs: () => delays.deploymentStepMs,
   });
   const sites = createSitesService({ storage, batch: base.batch, clock, ids, events });
-  // Endpoints load first: the recoveries below may emit events that must fan out to them.
+  // Deliveries left due by a previous run are taken from now on.
   await webhooks.start();
   // Jobs of a shared queue may start now (their handlers are registered); recovery settles only what no live process holds.
   try {
@@ -214,13 +213,13 @@ export async function createCore(given: CoreDeps) {
         await clearStores(deps.stores);
         await clearAccountTables(database.db);
         indexes.clear();
-        await webhooks.reload();
+        await webhooks.replace(null);
       },
       async export() {
         const doc = await exportStores(deps.stores, toTimestamp(clock.now()));
         // The key-value store's copies of what moved into the tables at the upgrade are left out: the tables say.
-        const records = Object.fromEntries(Object.entries(doc.records).filter(([key]) => !isAccountRecordKey(key)));
-        return { ...doc, records: { ...records, ...(await exportAccountRecords(database.db)) } };
+        const records = Object.fromEntries(Object.entries(doc.records).filter(([key]) => !isAccountRecordKey(key) && !isWebhookRecordKey(key)));
+        return { ...doc, records: { ...records, ...(await exportAccountRecords(database.db)), ...(await webhooks.exportRecords()) } };
       },
       /** Replaces every record and media file with those of a checked export (`exportSchema`). */
       async import(doc: ExportDocument) {
@@ -230,11 +229,12 @@ export async function createCore(given: CoreDeps) {
         // before anything changes: here before the tables are replaced.
         if (checkImport(doc).length > 0) await importStores(deps.stores, doc);
         const rows = await replaceAccountRecords(database, doc.records);
-        const rest = Object.fromEntries(Object.entries(doc.records).filter(([key]) => !isAccountRecordKey(key)));
+        const rest = Object.fromEntries(Object.entries(doc.records).filter(([key]) => !isAccountRecordKey(key) && !isWebhookRecordKey(key)));
         const counts = await importStores(deps.stores, { ...doc, records: rest });
         indexes.clear();
-        await webhooks.reload();
-        return { ...counts, records: counts.records + rows };
+        // After the applications: endpoints name them.
+        const webhookRows = await webhooks.replace(doc.records);
+        return { ...counts, records: counts.records + rows + webhookRows };
       },
     },
     /** Waits for background work to finish (tests, graceful shutdown). */

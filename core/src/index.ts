@@ -54,7 +54,7 @@ export { renderNotFoundPage, renderCheckoutConfirmation } from "./render/system-
 export { renderCheckoutErrors } from "./deployments/checkout-errors-page.js";
 export { EVENT_TYPES, INTERNAL_EVENT_TYPES, ALL_EVENT_TYPES, EVENT_DESCRIPTIONS, isEventType, type EventType } from "./webhooks/catalogue.js";
 export { replayInputSchema, toReplayWindow, type ReplayInput } from "./webhooks/replay-input.js";
-export { DEFAULT_EVENT_RETENTION_MS, EVENT_LOG_CAPACITY } from "./webhooks/event-log.js";
+export { DEFAULT_EVENT_RETENTION_MS } from "./webhooks/event-replay.js";
 export type { ReplayResult } from "./webhooks/event-replay.js";
 export { endpointCreateSchema, endpointUpdateSchema, endpointListSchema, deliveryListSchema, DELIVERY_STATUSES, type EndpointCreateInput, type EndpointUpdateInput, type EndpointListQuery, type DeliveryListQuery } from "./webhooks/schemas.js";
 export type { EndpointView, DeliveryView, EventRecord as WebhookEventRecord, AttemptRecord } from "./webhooks/records.js";

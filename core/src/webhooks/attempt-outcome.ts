@@ -1,30 +1,23 @@
 import { toTimestamp } from "../deps.js";
 import type { PostResult } from "./http-attempt.js";
 import type { AttemptRecord, DeliveryRecord, EndpointRecord } from "./records.js";
-import { nextRetryDelay } from "./retry-policy.js";
+import { circuitAfterFailure, circuitAfterSuccess, nextRetryDelay } from "./retry-policy.js";
 
 /** The event type of the test operation's deliveries. */
 export const TEST_EVENT_TYPE = "webhook.test";
 
-/** What the engine does with a delivery when its turn comes. */
-export type Gate = { kind: "send"; probe: boolean } | { kind: "hold" } | { kind: "wait"; until: number } | { kind: "skip"; reason: string };
+/** What the engine does with a claimed delivery, by its endpoint's status: send it, hold it (no due time), or skip it. */
+export type Gate = { kind: "send" } | { kind: "hold" } | { kind: "skip"; reason: string };
 
 /**
- * Decides a delivery's turn from its endpoint: paused and unverified endpoints hold it, a disabled one
- * skips it (a test delivery, first attempt and retries alike, goes out whatever the status: the partner
- * asked for it), and the circuit lets one probe out after its cool-down while everything else waits.
+ * Decides a claimed delivery's turn from its endpoint's status: paused and unverified endpoints hold it, a
+ * disabled one skips it; a test delivery, first attempt and retries alike, goes out whatever the status (the
+ * partner asked for it). The circuit is the claim's to enforce: a delivery is claimed only when it lets one out.
  */
-export function toGate(endpoint: EndpointRecord, delivery: DeliveryRecord, probing: boolean, now: number): Gate {
-  if (delivery.event_type !== TEST_EVENT_TYPE) {
-    if (endpoint.status === "disabled") return { kind: "skip", reason: "endpoint_disabled" };
-    if (endpoint.status !== "active") return { kind: "hold" };
-  }
-  const { circuit } = endpoint;
-  if (circuit.state === "closed") return { kind: "send", probe: false };
-  const until = circuit.opens_until ? Date.parse(circuit.opens_until) : 0;
-  if (probing || (circuit.state === "open" && now < until)) return { kind: "wait", until };
-  // Open and cooled down, or half-open with no probe running (after a restart): this one probes.
-  return { kind: "send", probe: true };
+export function toGate(endpoint: EndpointRecord, delivery: DeliveryRecord): Gate {
+  if (delivery.event_type === TEST_EVENT_TYPE || endpoint.status === "active") return { kind: "send" };
+  if (endpoint.status === "disabled") return { kind: "skip", reason: "endpoint_disabled" };
+  return { kind: "hold" };
 }
 
 /** The result of one attempt, as the delivery records it, and what follows. */
@@ -78,4 +71,26 @@ export function toAttemptOutcome(
       next_attempt_at: nextAt === null ? null : toTimestamp(new Date(nextAt)),
     },
   };
+}
+
+/** What an attempt's result changes on its endpoint: the circuit, and the status when it disables it. */
+export interface EndpointAfterAttempt {
+  circuit: EndpointRecord["circuit"];
+  status?: "disabled";
+  disabled_reason?: "gone" | "circuit_breaker";
+}
+
+/**
+ * The endpoint's circuit after an attempt (its record read under its lock), or null when nothing changes: a
+ * success closes it (a clean circuit is left as it is), a failure counts, opens it at the threshold, re-opens
+ * it for longer after a failed probe; the tenth re-open in a row, or a 410, disables the endpoint.
+ */
+export function toEndpointAfterAttempt(endpoint: EndpointRecord, outcome: Pick<AttemptOutcome, "ok" | "gone">, probe: boolean, now: number): EndpointAfterAttempt | null {
+  if (outcome.ok) {
+    const clean = endpoint.circuit.state === "closed" && endpoint.circuit.consecutive_failures === 0;
+    return clean ? null : { circuit: circuitAfterSuccess() };
+  }
+  const { circuit, disable } = circuitAfterFailure(endpoint.circuit, now, probe);
+  const reason = outcome.gone ? "gone" : disable ? "circuit_breaker" : null;
+  return reason ? { circuit, status: "disabled", disabled_reason: reason } : { circuit };
 }

@@ -5,7 +5,7 @@ import { describeDatabases } from "../testing/databases.js";
 import { createDeliveryRepository, type DeliveryRepository } from "./delivery-repository.js";
 import { createEndpointRepository, type EndpointRepository } from "./endpoint-repository.js";
 import { toDeliveryId } from "./ordered-id.js";
-import type { AttemptRecord, DeliveryRecord, EndpointRecord } from "./records.js";
+import { toNewDelivery, type AttemptRecord, type DeliveryRecord, type EndpointRecord } from "./records.js";
 import { at, seedApplication, toTestEndpoint, toTestEvent } from "./webhook-rows.fixture.js";
 
 const failedAttempt = (number: number, started_at: string): AttemptRecord => ({
@@ -83,6 +83,17 @@ describeDatabases("the webhook delivery repository", ({ open }) => {
     expect(await deliveries.get(database.db, "dlv_none")).toBeNull();
     // Only the active endpoint's delivery is due.
     expect((await claim("p1", at(2))).map((c) => c.delivery.id)).toEqual([first.id]);
+  });
+
+  it("makes a delivery to an endpoint whose circuit is open due when it may probe", async () => {
+    const open = { state: "open" as const, consecutive_failures: 5, reopen_count: 0, opens_until: at(1, 30) };
+    const targets = await addEndpoints(toTestEndpoint("we_01", { circuit: open }), toTestEndpoint("we_02", { circuit: { ...open, opens_until: at(0, 30) } }));
+    const made = await database.transaction((tx) => deliveries.recordEvent(tx, toTestEvent("evt_01"), targets));
+    expect(made.map((d) => [d.endpoint_id, d.next_attempt_at])).toEqual([
+      ["we_01", at(1, 30)],
+      ["we_02", at(1)],
+    ]);
+    for (const d of made) expect(await deliveries.get(database.db, d.id)).toEqual(d);
   });
 
   it("keeps an event nothing subscribes to, for replay", async () => {
@@ -348,5 +359,55 @@ describeDatabases("the webhook delivery repository", ({ open }) => {
     await deliveries.addDelivery(database.db, replay);
     expect(await deliveries.get(database.db, replay.id)).toEqual(replay);
     expect((await deliveries.list(database.db, "we_01", { limit: 10 })).items.map((d) => d.id)).toEqual([replay.id, made.id]);
+  });
+
+  it("defers an endpoint's due deliveries to its probe, leaving later ones and one in flight", async () => {
+    const [endpoint, other] = await addEndpoints(toTestEndpoint("we_01"), toTestEndpoint("we_02"));
+    const made = await fanOut(3, [endpoint, other]);
+    const [inFlight] = await claim("p1", at(2), 1);
+    const [, laterOne] = made.filter((d) => d.endpoint_id === "we_01" && d.id !== inFlight.delivery.id);
+    await database.db.updateTable("webhook_deliveries").set({ due_at: at(9) }).where("id", "=", laterOne.id).execute();
+    expect(await deliveries.deferDue(database.db, "we_01", at(5), at(3))).toBe(1);
+    const due = async (endpointId: string) => (await deliveries.list(database.db, endpointId, { limit: 10 })).items.map((d) => [d.id, d.next_attempt_at]);
+    expect(await due("we_01")).toEqual([
+      [laterOne.id, at(9)],
+      [made[2].id, at(5)],
+      [inFlight.delivery.id, at(1, 0)],
+    ]);
+    expect((await due("we_02")).map(([, nextAt]) => nextAt)).toEqual([at(1, 2), at(1, 1), at(1, 0)]);
+  });
+
+  it("skips what a disabled endpoint has due, but its test deliveries, held ones and those in flight", async () => {
+    const [endpoint] = await addEndpoints(toTestEndpoint("we_01"));
+    const made = await fanOut(3, [endpoint]);
+    const test = toTestEvent("evt_test", { type: "webhook.test", account_id: null, timestamp: at(2) });
+    const [testDelivery] = await database.transaction((tx) => deliveries.recordEvent(tx, test, [endpoint], { trigger: "test" }));
+    const [inFlight] = await claim("p1", at(1, 0), 1);
+    await database.db.updateTable("webhook_deliveries").set({ due_at: null }).where("id", "=", made[2].id).execute();
+    expect(await deliveries.skipDue(database.db, "we_01", "endpoint_disabled", at(3))).toBe(1);
+    const byId = new Map((await deliveries.list(database.db, "we_01", { limit: 10 })).items.map((d) => [d.id, d]));
+    expect(byId.get(made[1].id)).toMatchObject({ status: "skipped", skipped_reason: "endpoint_disabled", next_attempt_at: null, updated_at: at(3) });
+    expect(byId.get(inFlight.delivery.id)).toMatchObject({ status: "pending", next_attempt_at: at(1, 0) });
+    expect(byId.get(made[2].id)).toMatchObject({ status: "pending", next_attempt_at: null });
+    expect(byId.get(testDelivery.id)).toMatchObject({ status: "pending", next_attempt_at: at(2) });
+  });
+
+  it("stores an exported delivery with its event and attempts, its event once for all of its deliveries", async () => {
+    const [one, two] = await addEndpoints(toTestEndpoint("we_01"), toTestEndpoint("we_02"));
+    const event = toTestEvent("evt_01");
+    const exported: DeliveryRecord[] = [one, two].map((endpoint) => ({
+      ...toNewDelivery(event, endpoint, at(1)),
+      status: "pending",
+      attempts: [failedAttempt(1, at(1))],
+      scheduled_attempts: 1,
+      next_attempt_at: at(6),
+    }));
+    await database.transaction(async (tx) => {
+      for (const d of exported) await deliveries.importDelivery(tx, d);
+    });
+    for (const d of exported) expect(await deliveries.get(database.db, d.id)).toEqual(d);
+    expect(await database.db.selectFrom("events").select("id").execute()).toEqual([{ id: "evt_01" }]);
+    expect(await claim("p1", at(5))).toEqual([]);
+    expect((await claim("p1", at(6))).map((c) => c.delivery.id).sort()).toEqual(exported.map((d) => d.id).sort());
   });
 });

@@ -4,6 +4,7 @@ import type { Dialect, Queries, Tx } from "../db/database.js";
 import { renewLease, type QueueTable } from "../db/queue.js";
 import type { WebhookTables } from "../db/tables/webhooks.js";
 import type { KeysetPosition } from "../lists/collection-index.js";
+import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
 import type { KeysetPage, KeysetQuery } from "./endpoint-repository.js";
 import { toNewDelivery, type AttemptRecord, type DeliveryRecord, type DeliveryStatus, type EndpointRecord, type EventRecord } from "./records.js";
 
@@ -135,7 +136,8 @@ export function createDeliveryRepository(dialect: Dialect) {
       limit ${claim.limit}`.execute(tx);
     const candidates = rows.map((r) => ({ id: r.id, concurrency_limit: Number(r.concurrency_limit), circuit_state: r.circuit_state, held: Number(r.held) }));
     if (!pg || candidates.length === 0) return candidates;
-    // On PostgreSQL, the candidates' rows are locked (those another claim holds are skipped), read again as
+    // On PostgreSQL, the candidates' rows are locked (those another claim or change holds are skipped; a
+    // fan-out's inserts hold none, their foreign key's FOR KEY SHARE lets FOR NO KEY UPDATE through), read again as
     // they are now, and their attempts in flight counted again after the locks: a claim of the endpoint
     // that committed just before is counted, and none can commit until this one does.
     const order = new Map(candidates.map((c, i) => [c.id, i]));
@@ -144,7 +146,7 @@ export function createDeliveryRepository(dialect: Dialect) {
       .select(["id", "concurrency_limit", "circuit_state"])
       .where("id", "in", candidates.map((c) => c.id))
       .where((eb) => eb.or([eb("circuit_state", "=", "closed"), eb("circuit_opens_until", "is", null), eb("circuit_opens_until", "<=", now)]))
-      .forUpdate()
+      .forNoKeyUpdate()
       .skipLocked()
       .execute();
     if (locked.length === 0) return [];
@@ -178,6 +180,16 @@ export function createDeliveryRepository(dialect: Dialect) {
     /** Stores one more delivery of an event already stored (a replay's, with an id of its own). */
     async addDelivery(q: Queries, delivery: DeliveryRecord): Promise<void> {
       await insertDeliveries(q, [delivery]);
+    },
+
+    /**
+     * Stores a delivery as an export gave it: its event (from its payload, once for every delivery of it), the
+     * delivery in its state (a pending one due at its `next_attempt_at`, claimed by no one) and its attempts.
+     */
+    async importDelivery(tx: Tx, delivery: DeliveryRecord): Promise<void> {
+      await tx.insertInto("events").values(toEventRow(delivery.payload)).onConflict((c) => c.column("id").doNothing()).execute();
+      await insertDeliveries(tx, [delivery]);
+      if (delivery.attempts.length > 0) await tx.insertInto("delivery_attempts").values(delivery.attempts.map((a) => toAttemptRow(delivery.id, a))).execute();
     },
 
     /** The delivery with its attempts and event; with `endpointId`, only if it is that endpoint's. */
@@ -270,14 +282,15 @@ export function createDeliveryRepository(dialect: Dialect) {
     renewLease: (q: Queries, id: string, owner: string, leaseUntil: string): Promise<boolean> => renewLease(q, DELIVERY_QUEUE, id, owner, leaseUntil),
 
     /**
-     * Marks a stored delivery pending for one manual attempt, due at `at`. One whose attempt is in flight
-     * (its lease not lapsed) is left as it is: that attempt is the retry, and its result is recorded as usual.
-     * Null when the endpoint has no such delivery.
+     * Marks a stored delivery pending for one manual attempt, at `at`, due at `dueAt` (later when its
+     * endpoint's circuit holds attempts back). One whose attempt is in flight (its lease not lapsed) is left
+     * as it is: that attempt is the retry, and its result is recorded as usual. Null when the endpoint has no
+     * such delivery.
      */
-    async markForRetry(q: Queries, endpointId: string, id: string, at: string): Promise<RetryMark | null> {
+    async markForRetry(q: Queries, endpointId: string, id: string, at: string, dueAt = at): Promise<RetryMark | null> {
       const result = await q
         .updateTable("webhook_deliveries")
-        .set({ status: "pending", next_trigger: "manual", due_at: at, skipped_reason: null, updated_at: at, lease_owner: null, lease_expires_at: null })
+        .set({ status: "pending", next_trigger: "manual", due_at: dueAt, skipped_reason: null, updated_at: at, lease_owner: null, lease_expires_at: null })
         .where("id", "=", id)
         .where("endpoint_id", "=", endpointId)
         .where((eb) => eb.or([eb("lease_owner", "is", null), eb("lease_expires_at", "<=", at)]))
@@ -298,6 +311,41 @@ export function createDeliveryRepository(dialect: Dialect) {
         .where("endpoint_id", "=", endpointId)
         .where("status", "=", "pending")
         .where("due_at", "is", null)
+        .where("lease_owner", "is", null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    /**
+     * Makes the endpoint's deliveries that are due before `until` due at `until` instead (its circuit opened,
+     * and nothing goes out before it may probe), so each shows when it will really be attempted; one whose
+     * attempt is in flight is left to record its own. Answers how many.
+     */
+    async deferDue(q: Queries, endpointId: string, until: string, at: string): Promise<number> {
+      const result = await q
+        .updateTable("webhook_deliveries")
+        .set({ due_at: until, updated_at: at })
+        .where("endpoint_id", "=", endpointId)
+        .where("status", "=", "pending")
+        .where("due_at", "<", until)
+        .where("lease_owner", "is", null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    /**
+     * Skips the endpoint's deliveries that wait for an attempt (it was disabled: by its circuit, or a 410),
+     * test deliveries excepted (they go whatever the status), and those in flight (they record their own
+     * result). Held ones (no due time) stay held: only a verification brings them back. Answers how many.
+     */
+    async skipDue(q: Queries, endpointId: string, reason: string, at: string): Promise<number> {
+      const result = await q
+        .updateTable("webhook_deliveries")
+        .set({ status: "skipped", skipped_reason: reason, due_at: null, updated_at: at })
+        .where("endpoint_id", "=", endpointId)
+        .where("status", "=", "pending")
+        .where("due_at", "is not", null)
+        .where("event_type", "!=", TEST_EVENT_TYPE)
         .where("lease_owner", "is", null)
         .executeTakeFirst();
       return Number(result.numUpdatedRows);

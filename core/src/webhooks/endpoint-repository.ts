@@ -89,11 +89,13 @@ export function createEndpointRepository(dialect: Dialect) {
     /**
      * The endpoint `id` for a change in this transaction: on PostgreSQL its row is locked until the
      * transaction ends, so changes of one endpoint (the engine's circuit, a PATCH, a rotation, in any
-     * process) apply one after another, each to what the one before wrote.
+     * process) apply one after another, each to what the one before wrote. The lock is `FOR NO KEY UPDATE`:
+     * no change touches the key, and a fan-out inserting deliveries of the endpoint (whose foreign key takes
+     * `FOR KEY SHARE`) does not wait for it.
      */
     async lock(tx: Tx, id: string): Promise<EndpointRecord | null> {
       let query = tx.selectFrom("webhook_endpoints").selectAll().where("id", "=", id);
-      if (dialect === "postgres") query = query.forUpdate();
+      if (dialect === "postgres") query = query.forNoKeyUpdate();
       return one(tx, await query.executeTakeFirst());
     },
 

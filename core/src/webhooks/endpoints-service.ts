@@ -1,35 +1,38 @@
 import { generateSecret } from "@lp/webhooks";
+import type { ChangeMark } from "../db/change-mark.js";
+import type { Database, Tx } from "../db/database.js";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import { LpError, notFound, validationError } from "../errors.js";
 import { isPrefixedId } from "../ids.js";
+import type { KeysetPosition } from "../lists/collection-index.js";
 import type { CursorCodec } from "../lists/cursor.js";
-import type { Lock } from "../ports/lock.js";
-import { paginate } from "../lists/paginate.js";
+import type { Page } from "../lists/list-query.js";
 import type { AddressGuard } from "./address-guard.js";
-import type { DeliveryEngine } from "./delivery-engine.js";
 import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
-import { toNewDelivery } from "./records.js";
+import type { DeliveryRepository } from "./delivery-repository.js";
+import type { EndpointChanges, EndpointRepository, KeysetPage } from "./endpoint-repository.js";
+import type { EventRecorder } from "./event-recorder.js";
 import { toOrderedId } from "./ordered-id.js";
-import { toDeliveryView, toEndpointView, type DeliveryRecord, type EndpointRecord, type EventRecord } from "./records.js";
-import { closedCircuit } from "./retry-policy.js";
+import { toDeliveryView, toEndpointView, type EndpointRecord, type EventRecord } from "./records.js";
+import { closedCircuit, isWaiting } from "./retry-policy.js";
 import type { DeliveryListQuery, EndpointCreateInput, EndpointListQuery, EndpointUpdateInput } from "./schemas.js";
 import { runChallenge, type ChallengeDeps } from "./verification.js";
-import type { WebhookStore } from "./webhook-store.js";
-import { skipUnreadable } from "../storage/record-check.js";
-import type { ChangeMark } from "../db/change-mark.js";
 
 /** What the developer-plane operations need. */
 export interface EndpointsDeps {
-  store: WebhookStore;
-  engine: DeliveryEngine;
+  database: Database;
+  endpoints: EndpointRepository;
+  deliveries: DeliveryRepository;
+  recorder: EventRecorder;
   guard: AddressGuard;
   cursors: CursorCodec;
-  lock: Lock;
   clock: Clock;
   ids: IdSource;
   challenge: ChallengeDeps;
   /** Most endpoints one application may have (DESIGN §14; `lp serve --max-endpoints`). */
   maxEndpoints: number;
+  /** Tells the delivery worker that deliveries may be claimed (once the change's transaction has ended). */
+  wake: () => void;
 }
 
 /** Default of {@link EndpointsDeps.maxEndpoints}. */
@@ -39,16 +42,25 @@ export const DEFAULT_MAX_ENDPOINTS = 100;
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The webhook endpoints of partner applications: the ten operations of the developer plane. Every
- * lookup is by (application, endpoint), so another application's endpoint is simply not found.
+ * The webhook endpoints of partner applications: the ten operations of the developer plane, each change one
+ * transaction over the endpoint and delivery tables. Every lookup is by (application, endpoint), so another
+ * application's endpoint is simply not found. A change that reads the endpoint first reads it under its
+ * lock: the delivery worker (in any process) records circuits on the same row.
  */
 export function createEndpointsService(deps: EndpointsDeps) {
-  const { store, clock, ids } = deps;
+  const { database, endpoints, deliveries, clock, ids } = deps;
   const now = () => toTimestamp(clock.now());
 
   async function requireEndpoint(appId: string, id: string): Promise<EndpointRecord> {
-    const endpoint = isPrefixedId(id, "we") ? await store.fetchEndpoint(appId, id) : undefined;
+    const endpoint = isPrefixedId(id, "we") ? await endpoints.get(database.db, id, appId) : null;
     if (!endpoint) throw notFound("webhook endpoint", id);
+    return endpoint;
+  }
+
+  /** The endpoint under its lock in `tx`, still the application's. */
+  async function lockEndpoint(tx: Tx, appId: string, id: string): Promise<EndpointRecord> {
+    const endpoint = isPrefixedId(id, "we") ? await endpoints.lock(tx, id) : null;
+    if (!endpoint || endpoint.application_id !== appId) throw notFound("webhook endpoint", id);
     return endpoint;
   }
 
@@ -57,27 +69,54 @@ export function createEndpointsService(deps: EndpointsDeps) {
     if (problem) throw validationError([{ path: "url", code: "blocked_address", message: problem }]);
   }
 
-  /** Runs the challenge and applies its outcome: only a success makes the endpoint active. */
-  async function verifyEndpoint(endpoint: EndpointRecord) {
+  /** A change of the endpoint read under its lock: `change` answers what to set. */
+  function changeEndpoint(appId: string, id: string, changes: (current: EndpointRecord) => EndpointChanges, mark?: ChangeMark, also?: (tx: Tx, current: EndpointRecord) => Promise<void>) {
+    return database.transaction(async (tx) => {
+      const current = await lockEndpoint(tx, appId, id);
+      const next = (await endpoints.update(tx, id, { ...changes(current), updated_at: now() }))!;
+      await also?.(tx, next);
+      await mark?.(tx);
+      return next;
+    });
+  }
+
+  /** Runs the challenge (no transaction held meanwhile) and applies its outcome: only a success makes the endpoint active. */
+  async function verifyEndpoint(endpoint: EndpointRecord, mark?: ChangeMark) {
     const result = await runChallenge(deps.challenge, endpoint);
     const ok = result.outcome === "succeeded";
-    const next = await deps.engine.exclusive(endpoint.id, async () => {
-      const current = await store.fetchEndpoint(endpoint.application_id, endpoint.id);
-      if (!current) throw notFound("webhook endpoint", endpoint.id);
-      const changed: EndpointRecord = ok
-        ? { ...current, status: "active", disabled_reason: null, circuit: closedCircuit(), last_verification: result, updated_at: now() }
-        : { ...current, last_verification: result, updated_at: now() };
-      await store.putEndpoint(changed);
-      return changed;
-    });
-    if (ok) await deps.engine.resume(next.id);
+    const next = await changeEndpoint(
+      endpoint.application_id,
+      endpoint.id,
+      () => (ok ? { status: "active", disabled_reason: null, circuit: closedCircuit(), last_verification: result } : { last_verification: result }),
+      mark,
+      // What the endpoint held while paused or unverified is due now.
+      async (tx) => void (ok && (await deliveries.releaseHeld(tx, endpoint.id, now()))),
+    );
+    if (ok) deps.wake();
     const { at: _at, error, ...rest } = result;
     return { ...rest, ...(error ? { error } : {}), endpoint: toEndpointView(next) };
   }
 
+  /** A keyset page: the cursor decoded against the listing's binding, the next one made from the page's last row. */
+  async function keysetPage<R extends { id: string; created_at: string }, T>(
+    cursor: string | undefined,
+    perPage: number,
+    filters: Record<string, unknown>,
+    read: (after: KeysetPosition | undefined) => Promise<KeysetPage<R>>,
+    view: (row: R) => T,
+  ): Promise<Page<T>> {
+    const binding = { sort: "-created_at", filters };
+    const after = cursor ? deps.cursors.decode(cursor, binding) : undefined;
+    if (after && typeof after.value !== "string") throw new LpError("invalid_cursor", "The cursor is not valid for this listing: malformed. Start again without a cursor.");
+    const { items, hasMore } = await read(after);
+    const last = items[items.length - 1];
+    const next = hasMore && last ? deps.cursors.encode({ value: last.created_at, id: last.id }, binding) : null;
+    return { data: items.map(view), pagination: { next_cursor: next, has_more: hasMore } };
+  }
+
   return {
     /** Creates an endpoint from a checked body (`endpointCreateSchema`'s output) and runs its challenge. */
-    async create(appId: string, body: EndpointCreateInput, _change?: ChangeMark) {
+    async create(appId: string, body: EndpointCreateInput, mark?: ChangeMark) {
       await assertReachable(body.url);
       const at = now();
       const secret = generateSecret();
@@ -98,134 +137,119 @@ export function createEndpointsService(deps: EndpointsDeps) {
         created_at: at,
         updated_at: at,
       };
-      // Counted and stored under the application's lock, so parallel creates cannot overshoot the cap.
-      await deps.lock.withLock(`webhook-endpoints:${appId}`, async () => {
-        const used = (await store.endpointIndex(appId)).size;
+      // Counted and stored in one transaction, under the application's row lock on PostgreSQL: parallel creates cannot overshoot the cap.
+      await database.transaction(async (tx) => {
+        const used = await endpoints.countLocked(tx, appId);
         if (used >= deps.maxEndpoints) {
           throw new LpError("quota_exceeded", `The application has ${used} webhook endpoints, the most allowed; delete one first.`, { limit: deps.maxEndpoints, used });
         }
-        store.seedDeliveryIndex(endpoint.id);
-        await store.putEndpoint(endpoint);
+        await endpoints.insert(tx, endpoint);
+        await mark?.(tx);
       });
       const { endpoint: view, ...verification } = await verifyEndpoint(endpoint);
       return { ...view, secret, verification };
     },
 
-    async list(appId: string, q: EndpointListQuery) {
-      return paginate({
-        index: await store.endpointIndex(appId),
-        codec: deps.cursors,
-        sort: "-created_at",
-        cursor: q.cursor,
-        perPage: q.per_page,
-        filters: { application_id: appId },
-        load: async (entries) => {
-          const found = await Promise.all(entries.map((e) => skipUnreadable(store.fetchEndpoint(appId, e.id)).then((found) => found ?? undefined)));
-          return found.filter((e) => e !== undefined).map(toEndpointView);
-        },
-      });
-    },
+    list: (appId: string, q: EndpointListQuery) =>
+      keysetPage(q.cursor, q.per_page, { application_id: appId }, (after) => endpoints.list(database.db, appId, { after, limit: q.per_page }), toEndpointView),
 
     get: async (appId: string, id: string) => toEndpointView(await requireEndpoint(appId, id)),
 
     /** Applies a checked patch (`endpointUpdateSchema`'s output); a new url returns it to pending_verification. */
-    async update(appId: string, id: string, body: EndpointUpdateInput, _change?: ChangeMark) {
+    async update(appId: string, id: string, body: EndpointUpdateInput, mark?: ChangeMark) {
       await requireEndpoint(appId, id);
       if (body.url !== undefined) await assertReachable(body.url);
-      // Read again after the awaits, alone: the engine (in any process) may have moved the circuit meanwhile.
-      const next = await deps.engine.exclusive(id, async () => {
-        const current = await requireEndpoint(appId, id);
-        const changed: EndpointRecord = { ...current, updated_at: now() };
-        if (body.events) changed.events = body.events;
-        if (body.concurrency_limit !== undefined) changed.concurrency_limit = body.concurrency_limit;
-        if (body.url !== undefined && body.url !== current.url) {
-          changed.url = body.url;
-          changed.status = "pending_verification";
-          changed.disabled_reason = null;
-        }
-        if (body.status) {
-          changed.status = body.status;
-          changed.disabled_reason = body.status === "disabled" ? "manual" : null;
-        }
-        await store.putEndpoint(changed);
-        return changed;
-      });
-      deps.engine.setConcurrency(id, next.concurrency_limit);
+      const next = await changeEndpoint(
+        appId,
+        id,
+        (current) => {
+          const changed: EndpointChanges = {};
+          if (body.events) changed.events = body.events;
+          if (body.concurrency_limit !== undefined) changed.concurrency_limit = body.concurrency_limit;
+          if (body.url !== undefined && body.url !== current.url) {
+            changed.url = body.url;
+            changed.status = "pending_verification";
+            changed.disabled_reason = null;
+          }
+          if (body.status) {
+            changed.status = body.status;
+            changed.disabled_reason = body.status === "disabled" ? "manual" : null;
+          }
+          return changed;
+        },
+        mark,
+      );
+      // A higher concurrency_limit lets more of what is due go now.
+      if (body.concurrency_limit !== undefined) deps.wake();
       return toEndpointView(next);
     },
 
-    async remove(appId: string, id: string, _change?: ChangeMark): Promise<void> {
-      const endpoint = await requireEndpoint(appId, id);
-      deps.engine.forget(id);
-      await store.removeEndpoint(endpoint);
-      await store.removeDeliveries(id);
+    /** Deletes the endpoint with its deliveries and their attempts (the foreign keys cascade). */
+    async remove(appId: string, id: string, mark?: ChangeMark): Promise<void> {
+      if (!isPrefixedId(id, "we")) throw notFound("webhook endpoint", id);
+      await database.transaction(async (tx) => {
+        if (!(await endpoints.remove(tx, id, appId))) throw notFound("webhook endpoint", id);
+        await mark?.(tx);
+      });
     },
 
-    verify: async (appId: string, id: string, _change?: ChangeMark) => verifyEndpoint(await requireEndpoint(appId, id)),
+    verify: async (appId: string, id: string, mark?: ChangeMark) => verifyEndpoint(await requireEndpoint(appId, id), mark),
 
-    async rotateSecret(appId: string, id: string, _change?: ChangeMark) {
+    async rotateSecret(appId: string, id: string, mark?: ChangeMark) {
       await requireEndpoint(appId, id);
       const secret = generateSecret();
       const expires = toTimestamp(new Date(clock.now().getTime() + SECRET_OVERLAP_MS));
-      const next = await deps.engine.exclusive(id, async () => {
-        const current = await requireEndpoint(appId, id);
-        const changed: EndpointRecord = { ...current, secret, previous_secret: current.secret, previous_secret_expires_at: expires, updated_at: now() };
-        await store.putEndpoint(changed);
-        return changed;
-      });
+      const next = await changeEndpoint(appId, id, (current) => ({ secret, previous_secret: current.secret, previous_secret_expires_at: expires }), mark);
       return { ...toEndpointView(next), secret, previous_secret_expires_at: expires };
     },
 
     /** Schedules a signed `webhook.test` delivery; nothing is sent before this returns. */
-    async test(appId: string, id: string, _change?: ChangeMark) {
-      const endpoint = await requireEndpoint(appId, id);
+    async test(appId: string, id: string, mark?: ChangeMark) {
       const at = now();
-      const event: EventRecord = {
-        id: toOrderedId("evt", clock, ids),
-        type: TEST_EVENT_TYPE,
-        timestamp: at,
-        account_id: null,
-        environment: endpoint.environment,
-        data: { endpoint_id: endpoint.id, message: "A test event sent by the test operation." },
-      };
-      const delivery = toNewDelivery(event, endpoint, at, "test");
-      await store.saveDelivery(delivery, false);
-      await deps.engine.schedule({ id: delivery.id, endpoint_id: id }, clock.now().getTime());
+      const delivery = await database.transaction(async (tx) => {
+        const endpoint = await lockEndpoint(tx, appId, id);
+        const event: EventRecord = {
+          id: toOrderedId("evt", clock, ids),
+          type: TEST_EVENT_TYPE,
+          timestamp: at,
+          account_id: null,
+          environment: endpoint.environment,
+          data: { endpoint_id: endpoint.id, message: "A test event sent by the test operation." },
+        };
+        const [made] = await deps.recorder.recordFor(tx, event, endpoint);
+        await mark?.(tx);
+        return made;
+      });
+      deps.wake();
       return toDeliveryView(delivery);
     },
 
     async deliveries(appId: string, id: string, q: DeliveryListQuery) {
       await requireEndpoint(appId, id);
-      return paginate({
-        index: await store.deliveryListing(id),
-        codec: deps.cursors,
-        sort: "-created_at",
-        cursor: q.cursor,
-        perPage: q.per_page,
-        filters: { endpoint_id: id, status: q.status, event_type: q.event_type },
-        filter: (e) => (!q.status || e.status === q.status) && (!q.event_type || e.event_type === q.event_type),
-        load: async (entries) => {
-          const records = await Promise.all(entries.map((e) => skipUnreadable(store.readDelivery(id, e.id))));
-          return records.filter((r): r is DeliveryRecord => r !== null).map(toDeliveryView);
-        },
-      });
+      return keysetPage(
+        q.cursor,
+        q.per_page,
+        { endpoint_id: id, status: q.status, event_type: q.event_type },
+        (after) => deliveries.list(database.db, id, { status: q.status, event_type: q.event_type, after, limit: q.per_page }),
+        toDeliveryView,
+      );
     },
 
     /** Marks a stored delivery pending for one manual attempt, made in the background. */
-    async retry(appId: string, id: string, deliveryId: string, _change?: ChangeMark) {
+    async retry(appId: string, id: string, deliveryId: string, mark?: ChangeMark) {
       await requireEndpoint(appId, id);
       if (!isPrefixedId(deliveryId, "dlv")) throw notFound("delivery", deliveryId);
-      // Under the delivery's lock, so an attempt finishing now cannot overwrite the change.
-      const next = await deps.lock.withLock(`webhook-delivery:${deliveryId}`, async () => {
-        const found = await store.readDelivery(id, deliveryId);
-        if (!found) throw notFound("delivery", deliveryId);
+      const delivery = await database.transaction(async (tx) => {
+        const endpoint = await lockEndpoint(tx, appId, id);
         const at = now();
-        const marked: DeliveryRecord = { ...found, status: "pending", next_trigger: "manual", next_attempt_at: at, skipped_reason: null, updated_at: at };
-        await store.saveDelivery(marked, found.status === "pending");
-        return marked;
+        // An open circuit lets nothing out before its probe: the retry is due then.
+        const marked = await deliveries.markForRetry(tx, id, deliveryId, at, isWaiting(endpoint.circuit, at) ? endpoint.circuit.opens_until! : at);
+        if (!marked) throw notFound("delivery", deliveryId);
+        await mark?.(tx);
+        return marked.delivery;
       });
-      await deps.engine.schedule({ id: next.id, endpoint_id: id }, clock.now().getTime());
-      return toDeliveryView(next);
+      deps.wake();
+      return toDeliveryView(delivery);
     },
   };
 }

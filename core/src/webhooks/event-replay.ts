@@ -1,16 +1,24 @@
 import type { ReplayResult } from "@lp/contract";
-import type { AccountsService } from "../accounts/accounts-service.js";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
+import type { ChangeMark } from "../db/change-mark.js";
+import type { Database } from "../db/database.js";
 import { LpError, notFound } from "../errors.js";
 import { isPrefixedId } from "../ids.js";
-import type { DeliveryEngine } from "./delivery-engine.js";
-import type { EventLog } from "./event-log.js";
-import { toNewDelivery, type EndpointRecord } from "./records.js";
-import type { WebhookStore } from "./webhook-store.js";
+import type { KeysetPosition } from "../lists/collection-index.js";
+import type { DeliveryRepository } from "./delivery-repository.js";
+import type { EndpointRecord } from "./records.js";
+import { toNewDelivery } from "./records.js";
+import type { EndpointRepository } from "./endpoint-repository.js";
+
+/** How long events are kept for replay by default: 7 days (`lp serve --event-retention`). */
+export const DEFAULT_EVENT_RETENTION_MS = 7 * 86_400_000;
+
+/** Events read, and their deliveries written, per transaction of a replay. */
+const REPLAY_PAGE = 500;
 
 /** What a replay sends: the events of a window, of some types (all the endpoint subscribes to by default). */
 export interface ReplayWindow {
-  /** Epoch ms; default the oldest event kept. */
+  /** Epoch ms; default (and at the earliest) the oldest event kept: now less the retention. */
   since?: number;
   /** Epoch ms; default now. */
   until?: number;
@@ -23,28 +31,29 @@ export type { ReplayResult };
 
 /** What replays need. */
 export interface ReplayDeps {
-  store: WebhookStore;
-  engine: DeliveryEngine;
-  log: EventLog;
+  database: Database;
+  endpoints: EndpointRepository;
+  deliveries: DeliveryRepository;
   clock: Clock;
   ids: IdSource;
-  accounts: Pick<AccountsService, "getApp">;
+  /** How long events are kept for replay, by the core's clock. */
+  retentionMs: number;
+  /** Tells the delivery worker that deliveries are due. */
+  wake: () => void;
 }
 
 /**
  * Sends an endpoint the events of a window again (or for the first time, when it was created after them):
- * each kept event in the window that the endpoint would have been sent, by the fan-out's rules (type
- * subscribed, the endpoint's environment, the event's account among its application's installs), becomes
- * one new delivery with its own id (the webhook-id), carrying the event as it was (same id, timestamp,
- * data), scheduled now and retried like any other.
+ * each stored event in the window, within the retention, that the endpoint would have been sent by the
+ * fan-out's rules (type subscribed, the endpoint's environment, the event's account among its application's
+ * installs) becomes one new delivery with its own id (the webhook-id), carrying the event as it was (same
+ * id, timestamp, data), due now and retried like any other.
  */
 export function createEventReplay(deps: ReplayDeps) {
-  const { store, clock } = deps;
+  const { database, clock } = deps;
 
   async function endpointOf(id: string): Promise<EndpointRecord> {
-    if (!isPrefixedId(id, "we")) throw notFound("webhook endpoint", id);
-    await store.syncEndpoints();
-    const endpoint = store.endpoint(id);
+    const endpoint = isPrefixedId(id, "we") ? await deps.endpoints.get(database.db, id) : null;
     if (!endpoint) throw notFound("webhook endpoint", id);
     if (endpoint.status === "disabled" || endpoint.status === "pending_verification") {
       throw new LpError("validation_error", `Webhook endpoint '${id}' is ${endpoint.status === "disabled" ? "disabled" : "not verified yet"}: nothing would be sent to it. Enable or verify it first.`, { status: endpoint.status });
@@ -53,26 +62,51 @@ export function createEventReplay(deps: ReplayDeps) {
   }
 
   return {
-    async replay(endpointId: string, window: ReplayWindow): Promise<ReplayResult> {
+    /** Makes the window's deliveries, a page of events per transaction (the first one also takes `change`). */
+    async replay(endpointId: string, window: ReplayWindow, change?: ChangeMark): Promise<ReplayResult> {
       const endpoint = await endpointOf(endpointId);
       const nowMs = clock.now().getTime();
-      const since = window.since ?? nowMs - deps.log.retentionMs;
+      // What is older than the retention is not kept: a window reaching further starts at the oldest kept.
+      const oldest = nowMs - deps.retentionMs;
+      const since = Math.max(window.since ?? oldest, oldest);
       const until = window.until ?? nowMs;
       if (since > until) throw new LpError("validation_error", "since is later than until.");
-      const types = window.eventTypes?.length ? new Set(window.eventTypes) : null;
-      const installs = new Set((await deps.accounts.getApp(endpoint.application_id))?.account_ids ?? []);
-      const events = deps.log.between(since, until, (e) =>
-        endpoint.events.includes(e.type) && (!types || types.has(e.type)) && e.environment === endpoint.environment && e.account_id !== null && installs.has(e.account_id),
-      );
-      const at = toTimestamp(clock.now());
-      for (const event of events) {
-        const first = toNewDelivery(event, endpoint, at);
-        // The fan-out's id for (event, endpoint) and 8 hex digits more: a new message, never the delivery already made.
-        const delivery = { ...first, id: `${first.id}${deps.ids.bytes(4).toString("hex")}` };
-        await store.saveDelivery(delivery, false);
-        if (delivery.status === "pending") await deps.engine.schedule({ id: delivery.id, endpoint_id: endpoint.id }, delivery.next_attempt_at ? Date.parse(delivery.next_attempt_at) : nowMs);
+      const asked = window.eventTypes?.length ? new Set(window.eventTypes) : null;
+      const types = endpoint.events.filter((type) => !asked || asked.has(type));
+      const answer = (replayed: number): ReplayResult => ({ endpoint_id: endpoint.id, replayed, since: toTimestamp(new Date(since)), until: toTimestamp(new Date(until)) });
+      if (types.length === 0) {
+        if (change) await database.transaction(change);
+        return answer(0);
       }
-      return { endpoint_id: endpoint.id, replayed: events.length, since: toTimestamp(new Date(since)), until: toTimestamp(new Date(until)) };
+
+      const at = toTimestamp(clock.now());
+      let replayed = 0;
+      let after: KeysetPosition | undefined;
+      for (;;) {
+        const page = await deps.deliveries.eventsSince(database.db, {
+          from: toTimestamp(new Date(since)),
+          to: toTimestamp(new Date(until)),
+          types,
+          environment: endpoint.environment,
+          applicationId: endpoint.application_id,
+          after,
+          limit: REPLAY_PAGE,
+        });
+        await database.transaction(async (tx) => {
+          for (const event of page.items) {
+            const first = toNewDelivery(event, endpoint, at);
+            // The fan-out's id for (event, endpoint) and 8 hex digits more: a new message, never the delivery already made.
+            await deps.deliveries.addDelivery(tx, { ...first, id: `${first.id}${deps.ids.bytes(4).toString("hex")}` });
+          }
+          if (after === undefined) await change?.(tx);
+        });
+        replayed += page.items.length;
+        if (page.items.length > 0) deps.wake();
+        const last = page.items[page.items.length - 1];
+        if (!page.hasMore || !last) break;
+        after = { value: last.timestamp, id: last.id };
+      }
+      return answer(replayed);
     },
   };
 }

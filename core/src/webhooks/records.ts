@@ -1,6 +1,7 @@
 import type { AnyEventType, DeliveryAttempt, EventType, WebhookCircuit, WebhookDelivery, WebhookEndpoint } from "@lp/contract";
 import type { Environment } from "../accounts/schemas.js";
 import { toDeliveryId } from "./ordered-id.js";
+import { isWaiting } from "./retry-policy.js";
 
 /** Endpoint states (DESIGN §9). */
 export type EndpointStatus = WebhookEndpoint["status"];
@@ -109,15 +110,10 @@ export function toDeliveryView(d: DeliveryRecord): WebhookDelivery {
 
 export type DeliveryView = WebhookDelivery;
 
-/** Index entry of an endpoint (per application). */
-export const toEndpointEntry = (e: EndpointRecord) => ({ id: e.id, created_at: e.created_at });
-
-/** Index entry of a delivery (per endpoint): enough to filter by status and type. */
-export const toDeliveryEntry = (d: DeliveryRecord) => ({ id: d.id, created_at: d.created_at, status: d.status, event_type: d.event_type });
-
 /**
- * A new delivery of `event` to `endpoint`, in the state the endpoint's status gives it. A test delivery
- * is sent whatever the status (the partner asked for it) and, like any other, retried on the schedule.
+ * A new delivery of `event` to `endpoint`, in the state the endpoint's status gives it, due at `at`, or when
+ * the endpoint's circuit may probe if it is open. A test delivery is sent whatever the status (the partner
+ * asked for it) and, like any other, retried on the schedule.
  */
 export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: string, trigger: "scheduled" | "test" = "scheduled"): DeliveryRecord {
   const isTest = trigger === "test";
@@ -133,7 +129,7 @@ export function toNewDelivery(event: EventRecord, endpoint: EndpointRecord, at: 
     scheduled_attempts: 0,
     auto_retry: true,
     next_trigger: trigger,
-    next_attempt_at: skipped || (!isTest && endpoint.status === "paused") ? null : at,
+    next_attempt_at: skipped || (!isTest && endpoint.status === "paused") ? null : isWaiting(endpoint.circuit, at) ? endpoint.circuit.opens_until : at,
     skipped_reason: skipped ? `endpoint_${endpoint.status}` : null,
     payload: event,
     created_at: at,

@@ -14,6 +14,11 @@ export const CIRCUIT_RULES = {
   maxReopens: 10,
 } as const;
 
+/** Whether a circuit holds every attempt back at `at` (ISO time): open, its probe not due yet. */
+export function isWaiting(circuit: Circuit, at: string): boolean {
+  return circuit.state === "open" && circuit.opens_until !== null && circuit.opens_until > at;
+}
+
 /** A fresh, closed circuit. */
 export const closedCircuit = (): Circuit => ({ state: "closed", consecutive_failures: 0, reopen_count: 0, opens_until: null });
 

@@ -5,7 +5,7 @@ import { createReceiver, type Receiver } from "@lp/webhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createCore } from "../core.js";
-import { openDatabase } from "../db/database.js";
+import { openDatabase, type Database } from "../db/database.js";
 import { createManualClock, type ManualClock } from "../deps.js";
 import { createStores } from "../storage/create-storage.js";
 import type { FetchLike } from "./http-attempt.js";
@@ -38,8 +38,17 @@ describe("webhook durability across restarts (SQLite storage)", () => {
     const scheduler = createManualScheduler(clock);
     const core = await createCore({ stores, database, clock, scheduler, fetch, publicUrl: () => "http://lp.test" });
     const creds = await ensureDevCredentials(core.database, clock, core.ids);
-    return { core, stores, scheduler, creds, stop: async () => (await core.close(), await stores.dispose(), await database.close()) };
+    return { core, stores, database, scheduler, creds, stop: async () => (await core.close(), await stores.dispose(), await database.close()) };
   }
+
+  /** The deliveries as stored: status, attempts made, and whether one is due. */
+  const stored = async (database: Database) =>
+    (await database.db.selectFrom("webhook_deliveries as d").select((eb) => ["d.status", "d.due_at", "d.lease_owner", eb.selectFrom("delivery_attempts as a").whereRef("a.delivery_id", "=", "d.id").select(eb.fn.countAll<number>().as("n")).as("attempts")]).orderBy("d.created_at").orderBy("d.id").execute()).map((r) => ({
+      status: r.status,
+      attempts: Number(r.attempts),
+      due: r.due_at !== null,
+      leased: r.lease_owner !== null,
+    }));
 
   it("delivers, after a restart, what was pending or not yet fanned out, exactly once each", async () => {
     let down = false;
@@ -55,13 +64,18 @@ describe("webhook durability across restarts (SQLite storage)", () => {
     const [failed] = (await first.core.webhooks.endpoints.deliveries(first.creds.application_id, created.id, deliveryListSchema.parse({}))).data;
     expect(failed).toMatchObject({ status: "pending", attempts: [{ outcome: "failed", error: expect.stringContaining("fetch failed") }] });
 
-    // Closed before delivery: these events are recorded, and nothing more happens in this process.
+    // Closed before delivery: these events and their deliveries are stored, and nothing more happens in this process.
     await first.core.close();
     await first.core.products.create(first.creds.account_id, product("After close 1"));
     await first.core.products.create(first.creds.account_id, product("After close 2"));
-    expect(await first.stores.data.getKeys("webhooks:outbox")).toHaveLength(2);
-    expect(await first.stores.data.getKeys("webhooks:pending")).toHaveLength(1);
+    await first.core.webhooks.onIdle();
+    expect(await stored(first.database)).toEqual([
+      { status: "pending", attempts: 1, due: true, leased: false },
+      { status: "pending", attempts: 0, due: true, leased: false },
+      { status: "pending", attempts: 0, due: true, leased: false },
+    ]);
     await first.stores.dispose();
+    await first.database.close();
     expect(eventsOf(receiver)).toEqual([]);
 
     const second = await boot();
@@ -72,8 +86,7 @@ describe("webhook durability across restarts (SQLite storage)", () => {
     expect(receiver.deliveries.filter((d) => !d.challenge).every((d) => d.verified)).toBe(true);
     const deliveries = (await second.core.webhooks.endpoints.deliveries(second.creds.application_id, created.id, deliveryListSchema.parse({}))).data;
     expect(deliveries.map((d) => d.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
-    expect(await second.stores.data.getKeys("webhooks:outbox")).toEqual([]);
-    expect(await second.stores.data.getKeys("webhooks:pending")).toEqual([]);
+    expect((await stored(second.database)).filter((d) => d.due || d.leased)).toEqual([]);
     await second.stop();
 
     // A third start finds nothing left to do and sends nothing twice.
@@ -90,6 +103,8 @@ describe("webhook durability across restarts (SQLite storage)", () => {
     receiver.setSecret(created.secret);
     await first.core.webhooks.endpoints.update(first.creds.application_id, created.id, endpointUpdateSchema.parse({ status: "paused" }));
     await first.core.products.create(first.creds.account_id, product("Held"));
+    await first.core.onIdle();
+    expect(await stored(first.database)).toEqual([{ status: "pending", attempts: 0, due: false, leased: false }]);
     await first.stop();
 
     const second = await boot();
@@ -99,6 +114,31 @@ describe("webhook durability across restarts (SQLite storage)", () => {
     expect(verified.endpoint.status).toBe("active");
     await second.core.onIdle();
     expect(eventsOf(receiver).map((e) => e.type)).toEqual(["product.created"]);
+    await second.stop();
+  });
+
+  it("takes over, once its lease lapses, a delivery a killed process was attempting, with the same webhook-id", async () => {
+    const first = await boot();
+    const created = await first.core.webhooks.endpoints.create(first.creds.application_id, endpointCreateSchema.parse({ url: receiver.url, events: ["product.created"] }));
+    receiver.setSecret(created.secret);
+    await first.core.close();
+    await first.core.products.create(first.creds.account_id, product("Orphaned"));
+    await first.core.webhooks.onIdle();
+    // As a process killed in the middle of the attempt leaves it: claimed, its lease running for 30 s more.
+    const lapse = new Date(clock.now().getTime() + 30_000).toISOString();
+    await first.database.db.updateTable("webhook_deliveries").set({ lease_owner: "killed-process", lease_expires_at: lapse }).execute();
+    await first.stores.dispose();
+    await first.database.close();
+
+    const second = await boot();
+    await second.core.onIdle();
+    await second.scheduler.advanceAsync(29_999, () => second.core.onIdle());
+    expect(eventsOf(receiver)).toEqual([]);
+    await second.scheduler.advanceAsync(1, () => second.core.onIdle());
+    const [delivery] = (await second.core.webhooks.endpoints.deliveries(second.creds.application_id, created.id, deliveryListSchema.parse({}))).data;
+    expect(delivery).toMatchObject({ status: "succeeded", attempts: [{ number: 1, started_at: lapse }] });
+    expect(receiver.deliveries.filter((d) => !d.challenge).map((d) => d.webhookId)).toEqual([delivery.id]);
+    expect(await stored(second.database)).toEqual([{ status: "succeeded", attempts: 1, due: false, leased: false }]);
     await second.stop();
   });
 

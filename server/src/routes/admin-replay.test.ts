@@ -17,7 +17,7 @@ describe.each(testStorages())("POST /_admin/webhook-endpoints/{id}/replay (%s)",
     const a = await t.product("A");
     const b = await t.product("B");
     const receiver = await t.receiver();
-    const endpoint = await t.endpoint(receiver);
+    const endpoint = await t.endpoint(receiver, { concurrency_limit: 1 });
     const res = await replay(endpoint.id, { since: "10m" });
     expect(res.status).toBe(202);
     expect(res.json.data).toEqual({ endpoint_id: endpoint.id, replayed: 2, since: "2026-03-01T09:50:00.000Z", until: "2026-03-01T10:00:00.000Z" });
@@ -40,7 +40,8 @@ describe.each(testStorages())("POST /_admin/webhook-endpoints/{id}/replay (%s)",
   it.skipIf(onRedis)("takes only the window, the types asked and subscribed, and the application's accounts", async () => {
     t = await createWebhookTestApp({ storage, manualClock: true });
     const receiver = await t.receiver();
-    const endpoint = await t.endpoint(receiver, { events: ["product.created", "product.deleted"] });
+    // One attempt at a time: the receiver sees the events in the order they are replayed, oldest first.
+    const endpoint = await t.endpoint(receiver, { events: ["product.created", "product.deleted"], concurrency_limit: 1 });
     const early = await t.product("Early");
     await t.admin("POST", "/_admin/clock", { advance: "30m" });
     const late = await t.product("Late");

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultTestStorage } from "../testing/test-app.js";
 import { createWebhookTestApp, verifyWithReference, type WebhookTestApp } from "./webhooks-test-kit.js";
 
-/** The run's store, and SQLite, whose deliveries are listed and removed from the database itself (no index in memory). */
+/** The run's store, and SQLite. */
 const STORES = [...new Set([defaultTestStorage(), "sqlite" as const])];
 
 describe("developer plane: webhook endpoints", () => {
@@ -215,8 +215,10 @@ describe("developer plane: webhook endpoints", () => {
     expect((await t.dev("GET", `/${created.id}/deliveries`)).status).toBe(404);
     await t.advance(24 * 3_600_000);
     expect(receiver.deliveries).toHaveLength(before);
-    expect(await t.core.stores.data.getKeys(`webhooks:deliveries:${created.id}`)).toEqual([]);
-    expect(await t.core.stores.data.getKeys("webhooks:pending")).toEqual([]);
+    // Its deliveries and their attempts went with it; the events they carried stay for replay.
+    expect(await t.core.database.db.selectFrom("webhook_deliveries").select("id").execute()).toEqual([]);
+    expect(await t.core.database.db.selectFrom("delivery_attempts").select("delivery_id").execute()).toEqual([]);
+    expect(await t.core.database.db.selectFrom("events").select("id").execute()).toHaveLength(2);
     expect((await t.dev("GET")).json.data).toEqual([]);
   });
 

@@ -18,7 +18,7 @@ export function register(serve: Command): void {
     .option("--deploy-delay <duration>", "spread each deployment over this long, to exercise polling")
     .option("--generation-delay <duration>", "pause per page generation step")
     .option("--public", "refuse webhook URLs on loopback and private addresses, like the hosted service")
-    .option("--event-retention <duration>", "how long events are kept for lp webhooks replay (in memory, at most 10,000), e.g. 1h or 30d", "7d")
+    .option("--event-retention <duration>", "how long events are kept for lp webhooks replay, e.g. 1h or 30d", "7d")
     .option("--max-endpoints <n>", "most webhook endpoints per application", "100")
     .option("--headers-timeout <duration>", "close a connection that has not sent a whole request head within this long", "10s")
     .option("--max-connections <n>", "most open connections (default: below the descriptor limit, with a reserve for storage)")
