@@ -32,12 +32,11 @@ export interface DataTarget {
   media: Storage;
 }
 
-/** A storage key or media path segment: starts with a letter, digit, `_` or `-`, so `..` and hidden names never get in. */
-const SEGMENT = "[A-Za-z0-9_-][A-Za-z0-9_.-]*";
-const FORMAT_2_KEY = new RegExp(`^${SEGMENT}(:${SEGMENT})*$`);
-const MEDIA_NAME = "[A-Za-z0-9_-]+\\.(png|jpg|gif|webp|avif|svg)";
-const MEDIA_KEY = new RegExp(`^[a-z0-9_-]+(:[A-Za-z0-9_-]+)*:${MEDIA_NAME}$`);
-const MEDIA_PATH = new RegExp(`^[a-z0-9_-]+(/[A-Za-z0-9_-]+)*/${MEDIA_NAME}$`);
+/** A format-2 storage key: segments start with a letter, digit, `_` or `-`, so `..` and hidden names never get in. */
+const FORMAT_2_KEY = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(:[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
+/** A media file's key (`products:{id}:{image}.png`) and its path (`products/{id}/{image}.png`). */
+const MEDIA_KEY = /^[a-z0-9_-]+(:[A-Za-z0-9_-]+)*:[A-Za-z0-9_-]+\.(png|jpg|gif|webp|avif|svg)$/;
+const MEDIA_PATH = /^[a-z0-9_-]+(\/[A-Za-z0-9_-]+)*\/[A-Za-z0-9_-]+\.(png|jpg|gif|webp|avif|svg)$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const base64 = z.string().refine((value) => value.length % 4 === 0 && BASE64.test(value), "is not base64");
 

@@ -154,24 +154,24 @@ const secretSetting = loose({ value: z.string().min(1) });
 /** A kind of format-2 record the tables take, or keep the meaning of. */
 export type Format2Kind = keyof typeof KINDS;
 
-const seg = "([^:]+)";
+// Literals, so the sweep of the request path's patterns checks each one (each segment is `([^:]+)`).
 const KINDS = {
-  account: { key: new RegExp(`^accounts:${seg}$`), schema: account },
+  account: { key: /^accounts:([^:]+)$/, schema: account },
   token: { key: /^tokens:([0-9a-f]{64})$/, schema: token },
-  app: { key: new RegExp(`^apps:${seg}$`), schema: app },
-  product: { key: new RegExp(`^acct:${seg}:products:${seg}$`), schema: product },
-  page: { key: new RegExp(`^acct:${seg}:pages:${seg}$`), schema: page },
-  job: { key: new RegExp(`^acct:${seg}:jobs:${seg}$`), schema: job },
-  deployment: { key: new RegExp(`^acct:${seg}:deployments:${seg}:${seg}$`), schema: deployment },
-  checkout: { key: new RegExp(`^acct:${seg}:checkouts:${seg}$`), schema: checkout },
-  idempotency: { key: new RegExp(`^idem:${seg}:${seg}$`), schema: idempotency },
-  site: { key: new RegExp(`^sites:${seg}:${seg}$`), schema: site },
-  siteFiles: { key: new RegExp(`^sitefiles:${seg}:${seg}:${seg}$`), schema: siteFiles },
+  app: { key: /^apps:([^:]+)$/, schema: app },
+  product: { key: /^acct:([^:]+):products:([^:]+)$/, schema: product },
+  page: { key: /^acct:([^:]+):pages:([^:]+)$/, schema: page },
+  job: { key: /^acct:([^:]+):jobs:([^:]+)$/, schema: job },
+  deployment: { key: /^acct:([^:]+):deployments:([^:]+):([^:]+)$/, schema: deployment },
+  checkout: { key: /^acct:([^:]+):checkouts:([^:]+)$/, schema: checkout },
+  idempotency: { key: /^idem:([^:]+):([^:]+)$/, schema: idempotency },
+  site: { key: /^sites:([^:]+):([^:]+)$/, schema: site },
+  siteFiles: { key: /^sitefiles:([^:]+):([^:]+):([^:]+)$/, schema: siteFiles },
   // Its key is what the import needs: the page whose deletion was under way.
-  deletion: { key: new RegExp(`^deleting:pages:${seg}:${seg}$`), schema: loose({ page: loose({}) }) },
-  endpoint: { key: new RegExp(`^webhooks:endpoints:${seg}:${seg}$`), schema: endpoint },
-  delivery: { key: new RegExp(`^webhooks:deliveries:${seg}:${seg}$`), schema: delivery },
-  outbox: { key: new RegExp(`^webhooks:outbox:${seg}$`), schema: event },
+  deletion: { key: /^deleting:pages:([^:]+):([^:]+)$/, schema: loose({ page: loose({}) }) },
+  endpoint: { key: /^webhooks:endpoints:([^:]+):([^:]+)$/, schema: endpoint },
+  delivery: { key: /^webhooks:deliveries:([^:]+):([^:]+)$/, schema: delivery },
+  outbox: { key: /^webhooks:outbox:([^:]+)$/, schema: event },
   cursorKey: { key: /^meta:cursor_key$/, schema: secretSetting },
   builderKey: { key: /^meta:builder_key$/, schema: secretSetting },
   adminKey: { key: /^meta:admin_key$/, schema: loose({ key: z.string().min(1) }) },
@@ -185,12 +185,12 @@ const KINDS = {
  * the row itself is the work, due until it settles), and its own meta keys (the format marker, probes).
  */
 const NOT_NEEDED: readonly RegExp[] = [
-  new RegExp(`^pageowners:${seg}$`),
-  new RegExp(`^acct:${seg}:activedeploy:${seg}$`),
-  new RegExp(`^inflight:jobs:${seg}:${seg}$`),
-  new RegExp(`^inflight:deployments:${seg}:${seg}:${seg}$`),
+  /^pageowners:([^:]+)$/,
+  /^acct:([^:]+):activedeploy:([^:]+)$/,
+  /^inflight:jobs:([^:]+):([^:]+)$/,
+  /^inflight:deployments:([^:]+):([^:]+):([^:]+)$/,
   /^webhooks:endpoints-rev$/,
-  new RegExp(`^webhooks:pending:${seg}$`),
+  /^webhooks:pending:([^:]+)$/,
   /^meta:/,
 ];
 

@@ -1,6 +1,6 @@
 import { DEFAULT_MEDIA_QUOTA_BYTES, DEFAULT_PRODUCT_QUOTA } from "../accounts/schemas.js";
 import { toSearchText } from "../products/product-repository.js";
-import { toNewDelivery, type EndpointRecord, type EventRecord } from "../webhooks/records.js";
+import { toNewDelivery, type DeliveryRecord, type EndpointRecord, type EventRecord } from "../webhooks/records.js";
 import { toJson } from "./column-types.js";
 import { recordProblem, toKeyOf, type Format2Kind, type Format2Record } from "./format-2-records.js";
 import type { AnyRow, CatalogTable, TableRows } from "./table-catalog.js";
@@ -93,7 +93,7 @@ function sortRecords(records: Iterable<readonly [string, unknown]>, left: LeftOu
 export function toFormat3Rows(records: Iterable<readonly [string, unknown]>, options: { now: string }): Format2Rows {
   const left: LeftOut[] = [];
   const { byKind, notNeeded } = sortRecords(records, left);
-  const rows = Object.fromEntries<AnyRow[]>([]) as { [T in CatalogTable]: AnyRow[] };
+  const rows: TableRows = {};
   const add = (table: CatalogTable, row: AnyRow) => (rows[table] ??= []).push(row);
   const leave = (key: string, reason: string) => left.push({ key, reason });
   // Primary keys already written, by table: a second record of one (its key and its id disagreeing) is left out.
@@ -390,24 +390,7 @@ export function toFormat3Rows(records: Iterable<readonly [string, unknown]>, opt
     }
     deliveries.add(d.id);
     addEvent(d.payload);
-    add("webhook_deliveries", {
-      id: d.id,
-      endpoint_id: d.endpoint_id,
-      event_id: d.event_id,
-      application_id: d.application_id,
-      event_type: d.event_type,
-      status: d.status,
-      scheduled_attempts: d.scheduled_attempts,
-      auto_retry: d.auto_retry ? 1 : 0,
-      next_trigger: d.next_trigger,
-      skipped_reason: d.skipped_reason,
-      created_at: d.created_at,
-      updated_at: d.updated_at,
-      // Only a pending delivery has an attempt to make.
-      due_at: d.status === "pending" ? d.next_attempt_at : null,
-      lease_owner: null,
-      lease_expires_at: null,
-    });
+    add("webhook_deliveries", toDeliveryRow(d));
     const numbers = new Set<number>();
     for (const a of d.attempts) {
       if (numbers.has(a.number)) continue;
@@ -438,23 +421,7 @@ export function toFormat3Rows(records: Iterable<readonly [string, unknown]>, opt
       const made = toNewDelivery(event as EventRecord, endpoint, event.timestamp);
       if (deliveries.has(made.id)) continue;
       deliveries.add(made.id);
-      add("webhook_deliveries", {
-        id: made.id,
-        endpoint_id: made.endpoint_id,
-        event_id: made.event_id,
-        application_id: made.application_id,
-        event_type: made.event_type,
-        status: made.status,
-        scheduled_attempts: made.scheduled_attempts,
-        auto_retry: made.auto_retry ? 1 : 0,
-        next_trigger: made.next_trigger,
-        skipped_reason: made.skipped_reason,
-        created_at: made.created_at,
-        updated_at: made.updated_at,
-        due_at: made.status === "pending" ? made.next_attempt_at : null,
-        lease_owner: null,
-        lease_expires_at: null,
-      });
+      add("webhook_deliveries", toDeliveryRow(made));
     }
   }
 
@@ -473,5 +440,26 @@ export function toFormat3Rows(records: Iterable<readonly [string, unknown]>, opt
     notNeeded,
     // Media keys are `pages:{pageId}:...`.
     isLeftMedia: (key) => key.startsWith("pages:") && deletedPages.has(key.split(":")[1]!),
+  };
+}
+
+/** A delivery's row: due at its next attempt while pending (only a pending delivery has one to make), unclaimed. */
+function toDeliveryRow(d: Omit<DeliveryRecord, "attempts" | "payload">): AnyRow {
+  return {
+    id: d.id,
+    endpoint_id: d.endpoint_id,
+    event_id: d.event_id,
+    application_id: d.application_id,
+    event_type: d.event_type,
+    status: d.status,
+    scheduled_attempts: d.scheduled_attempts,
+    auto_retry: d.auto_retry ? 1 : 0,
+    next_trigger: d.next_trigger,
+    skipped_reason: d.skipped_reason,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+    due_at: d.status === "pending" ? d.next_attempt_at : null,
+    lease_owner: null,
+    lease_expires_at: null,
   };
 }

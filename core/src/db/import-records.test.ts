@@ -16,7 +16,7 @@ import { createDeliveryRepository } from "../webhooks/delivery-repository.js";
 import { createEndpointRepository } from "../webhooks/endpoint-repository.js";
 import type { Database } from "./database.js";
 import { toFormat3Rows } from "./format-2-rows.js";
-import { importRecords, readFormat2File, type Format2Source } from "./import-records.js";
+import { importRecords, readFormat2File } from "./import-records.js";
 
 const NOW = "2026-12-01T09:00:00.000Z";
 const root = new URL("../../../test/formats/data-dirs/", import.meta.url).pathname;
@@ -36,13 +36,22 @@ interface Facts {
   written_before_kill?: string[];
 }
 
-/** The committed data dir `name` as format-2 records: format 1 through today's format-1 migration first. */
-function sourceOf(name: string, scratch: string): { source: Format2Source; records: Map<string, any>; facts: Facts } {
+type Source = { source: { records: Array<readonly [string, unknown]>; media: Array<readonly [string, Uint8Array]> }; records: Map<string, any>; facts: Facts };
+const sources = new Map<string, Source>();
+
+/** The committed data dir `name` as format-2 records (format 1 through today's format-1 migration first), read once per file. */
+function sourceOf(name: string, scratch: string): Source {
+  const known = sources.get(name);
+  if (known) return known;
   const dir = join(scratch, name);
   cpSync(join(root, name), dir, { recursive: true });
   if (name.startsWith("format-1")) migrateLegacyDataDir(dir, { log: () => {} });
-  const source = readFormat2File(join(dir, "lp.db"));
-  return { source, records: new Map(source.records), facts: JSON.parse(readFileSync(join(root, `${name}.expected.json`), "utf8")) };
+  const read = readFormat2File(join(dir, "lp.db"));
+  // Read whole now: the dir goes with the test's scratch folder.
+  const source = { records: [...read.records], media: [...read.media] };
+  const made = { source, records: new Map(source.records), facts: JSON.parse(readFileSync(join(root, `${name}.expected.json`), "utf8")) as Facts };
+  sources.set(name, made);
+  return made;
 }
 
 const omit = (value: object, ...names: string[]) => Object.fromEntries(Object.entries(value).filter(([name]) => !names.includes(name)));
@@ -96,7 +105,7 @@ describeDatabases("format-2 records into the tables", ({ kind, open, target }) =
       expect(statuses).toHaveLength(facts.deliveries!);
       expect(statuses.every((d) => d.status === "succeeded")).toBe(true);
     }
-    expect(result.media).toBe([...source.media].length);
+    expect(result.media).toBe(source.media.length);
 
     // Every record, read back as the services will read it.
     const accounts = createAccountRepository({ database, clock: { now: () => new Date(NOW) } });

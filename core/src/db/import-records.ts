@@ -61,17 +61,28 @@ export async function importRecords(database: Database, source: Format2Source, o
 
 /**
  * The records and media of a format-2 `lp.db` (opened read-write, as SQLite needs to read its write-ahead
- * log; nothing is written). A record whose text is not JSON comes back with an undefined value, for the
- * import to leave out and name.
+ * log; nothing is written). The records are read at once (an import needs them all to check what each
+ * names); a record whose text is not JSON comes back with an undefined value, for the import to leave out
+ * and name. The media are read one file at a time as they are iterated (each iteration opens the file
+ * again), so a store of many images never sits in memory whole.
  */
 export function readFormat2File(file: string): Format2Source {
   const db = openSqlite(file, { mustExist: true, busyTimeoutMs: 5000 });
+  let records: Array<[string, unknown]>;
   try {
-    const records = prepareArrays<[], [string, string]>(db, "SELECT key, value FROM records ORDER BY key")
+    records = prepareArrays<[], [string, string]>(db, "SELECT key, value FROM records ORDER BY key")
       .all()
       .map(([key, text]): [string, unknown] => [key, parseOrUndefined(text)]);
-    const media = prepareArrays<[], [string, Uint8Array]>(db, "SELECT key, bytes FROM media ORDER BY key").all();
-    return { records, media };
+  } finally {
+    db.close();
+  }
+  return { records, media: { [Symbol.iterator]: () => mediaOf(file) } };
+}
+
+function* mediaOf(file: string): Generator<readonly [string, Uint8Array]> {
+  const db = openSqlite(file, { mustExist: true, busyTimeoutMs: 5000 });
+  try {
+    yield* prepareArrays<[], [string, Uint8Array]>(db, "SELECT key, bytes FROM media ORDER BY key").iterate();
   } finally {
     db.close();
   }
