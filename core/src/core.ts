@@ -14,7 +14,6 @@ import { createLocalLock, type Lock } from "./ports/lock.js";
 import { createRedisLock } from "./ports/redis-lock.js";
 import { createLocalRateWindows, createRedisRateWindows, type RateWindows } from "./ports/rate-windows.js";
 import type { BatchFence, BatchOp } from "./storage/create-storage.js";
-import { createLocalQueue, type JobQueue } from "./ports/queue.js";
 import { createProductsService } from "./products/products-service.js";
 import { createTemplateGenerator } from "./generation/template-generator.js";
 import type { Generator } from "./generation/generation-input.js";
@@ -35,6 +34,9 @@ import { clearAccountTables, exportAccountRecords, isAccountRecordKey, replaceAc
 import { guardLock } from "./storage/guarded-lock.js";
 import { openDatabase, type Database } from "./db/database.js";
 import { createTimeControl, MANUAL_JOB_CONCURRENCY, settleOnClock, type ManualTime } from "./time/manual-time.js";
+import { combineWorkers, type BackgroundWork } from "./pages/background-work.js";
+import type { JobQueue } from "./ports/queue.js";
+import { realScheduler } from "./webhooks/scheduler.js";
 
 /** What the core is built from. Everything with side effects is injected. */
 export interface CoreDeps {
@@ -56,7 +58,13 @@ export interface CoreDeps {
   manualTime?: ManualTime;
   ids?: IdSource;
   lock?: Lock;
+  /**
+   * Not used any more: generation jobs and deployments run on workers over the relational store. Accepted
+   * only until `core/src/ports` and the tests of its BullMQ queue are removed.
+   */
   queue?: JobQueue;
+  /** Where failures of background work (generation jobs, deployments) are reported; stderr by default. */
+  onBackgroundError?: (name: string, error: unknown) => void;
   /** The shared Redis of a cluster: background work goes on BullMQ there instead of an in-process queue. */
   redis?: { url: string; prefix: string };
   /** Counts of rate-limited requests; in memory, or in the stores' Redis when they are shared. */
@@ -100,10 +108,8 @@ export async function createCore(given: CoreDeps) {
   if (manualTime && given.stores.kind === "redis") {
     throw new Error("A manual clock works with memory or sqlite storage only: Redis storage schedules on Redis's own clock (BullMQ).");
   }
-  // With a manual clock, everything stamped or scheduled follows it; its queue's width is what its settle counts on.
-  const coreDeps: CoreDeps = manualTime
-    ? { ...given, clock: manualTime.clock, scheduler: manualTime.scheduler, sleep: manualTime.sleep, queue: given.queue ?? createLocalQueue({ concurrency: MANUAL_JOB_CONCURRENCY }) }
-    : given;
+  // With a manual clock, everything stamped or scheduled follows it.
+  const coreDeps: CoreDeps = manualTime ? { ...given, clock: manualTime.clock, scheduler: manualTime.scheduler, sleep: manualTime.sleep } : given;
   const clock = coreDeps.clock ?? systemClock;
   const ids = coreDeps.ids ?? cryptoIds;
   const raw = coreDeps.stores;
@@ -113,8 +119,6 @@ export async function createCore(given: CoreDeps) {
   // On a shared store (Redis) the lock is shared too; memory and SQLite keep the in-process one.
   const sharedRedis = deps.redis ?? deps.stores.redis;
   const lock = deps.lock ?? (deps.stores.kind === "redis" && sharedRedis ? guardLock(createRedisLock(sharedRedis), storageHealth) : createLocalLock());
-  // Background work likewise: BullMQ on the same Redis, shared by every process.
-  const queue = deps.queue ?? (deps.stores.kind === "redis" && sharedRedis ? await openSharedQueue(sharedRedis, clock) : createLocalQueue());
   // Rate-limit windows (checkout posts): counted in Redis when processes share one, so a limit holds for the cluster.
   const rateWindows = deps.rateWindows ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisRateWindows(sharedRedis) : createLocalRateWindows(() => clock.now().getTime()));
   const storage = deps.stores.data;
@@ -147,43 +151,50 @@ export async function createCore(given: CoreDeps) {
   await idempotency.recover();
   const delays: Delays = deps.delays ?? { generationStepMs: 0, deploymentStepMs: 0 };
   const sleep = deps.sleep ?? realSleep;
+  // Generation jobs and deployments are rows their workers claim under this process's id. With a manual clock
+  // the two together run at most what its settle counts on.
+  const work = {
+    owner: ids.uuid(),
+    scheduler: deps.scheduler ?? realScheduler,
+    concurrency: manualTime ? MANUAL_JOB_CONCURRENCY / 2 : undefined,
+    onError: deps.onBackgroundError ?? logBackgroundError,
+    sleep,
+  };
   const pages = createPagesService({
     ...base,
+    ...work,
     media,
-    queue,
     generator: deps.generator ?? createTemplateGenerator(),
     products,
     accounts,
     builderLinks: createBuilderLinks({ secret: await secret("builder_key"), clock, publicUrl: deps.publicUrl }),
-    sleep,
     stepDelayMs: () => delays.generationStepMs,
-    onPageDeleted: (page) => deployments.onPageDeleted(page),
+    onPageDeleting: (tx, page) => deployments.onPageDeleting(tx, page),
   });
   const deployments: DeploymentsService = createDeploymentsService({
     ...base,
-    queue,
+    ...work,
     pages,
-    sleep,
     stepDelayMs: () => delays.deploymentStepMs,
   });
-  const sites = createSitesService({ storage, batch: base.batch, clock, ids, events });
+  const sites = createSitesService({ database, batch: base.batch, clock, ids, events });
+  const background: BackgroundWork = combineWorkers({ generation: pages.work, deployment: deployments.work });
   // Deliveries left due by a previous run are taken from now on.
   await webhooks.start();
-  // Jobs of a shared queue may start now (their handlers are registered); recovery settles only what no live process holds.
+  // What a stopped process left claimed is settled (SQLite; on PostgreSQL its leases lapse), then the workers take due rows.
   try {
-    await queue.start();
-    await pages.recover();
-    await deployments.recover();
+    await pages.startWork();
+    await deployments.startWork();
   } catch (error) {
-    // A core that does not open leaves no worker running nor client retrying.
-    await queue.close().catch(() => {});
+    // A core that does not open leaves no worker running.
+    await background.close().catch(() => {});
     throw error;
   }
 
   const sweeper = sweepIdempotencyKeys(idempotency, coreDeps.log ?? ((line) => console.error(line)), manualTime?.scheduler);
   // What an advance of a manual clock waits for after each timer: deliveries, jobs not paused on it, a sweep.
-  const background = { onIdle: async () => (await webhooks.onIdle(), await sweeper.idle()) };
-  const time = createTimeControl(clock, manualTime ? { time: manualTime, settle: settleOnClock(manualTime, queue, background) } : null);
+  const idleWork = { onIdle: async () => (await webhooks.onIdle(), await sweeper.idle()) };
+  const time = createTimeControl(clock, manualTime ? { time: manualTime, settle: settleOnClock(manualTime, background, idleWork) } : null);
 
   return {
     clock,
@@ -191,7 +202,8 @@ export async function createCore(given: CoreDeps) {
     time,
     ids,
     lock,
-    queue,
+    /** The background work of pages and deployments (their workers): runs pending, idle, names. */
+    queue: background,
     stores: deps.stores,
     database,
     /** The storage fault under way (writes refused), for `/healthz`. */
@@ -208,7 +220,7 @@ export async function createCore(given: CoreDeps) {
     webhooks,
     admin: {
       async reset() {
-        await queue.onIdle();
+        await background.onIdle();
         await webhooks.suspend();
         await clearStores(deps.stores);
         await clearAccountTables(database.db);
@@ -223,7 +235,7 @@ export async function createCore(given: CoreDeps) {
       },
       /** Replaces every record and media file with those of a checked export (`exportSchema`). */
       async import(doc: ExportDocument) {
-        await queue.onIdle();
+        await background.onIdle();
         await webhooks.suspend();
         // The store's import checks every record, the account tables' too, and refuses the whole document
         // before anything changes: here before the tables are replaced.
@@ -239,7 +251,7 @@ export async function createCore(given: CoreDeps) {
     },
     /** Waits for background work to finish (tests, graceful shutdown). */
     async onIdle() {
-      await queue.onIdle();
+      await background.onIdle();
       await webhooks.onIdle();
     },
     /** Finishes background work, then stops webhook timers; pending deliveries stay stored for the next start. */
@@ -248,7 +260,7 @@ export async function createCore(given: CoreDeps) {
       manualTime?.release();
       await sweeper.stop();
       storageHealth.stop();
-      await queue.close();
+      await background.close();
       await webhooks.close();
       indexes.stop();
       // Nothing writes any more: the next start reads these instead of every record.
@@ -265,7 +277,7 @@ export async function createCore(given: CoreDeps) {
      */
     async drain(timeoutMs: number, options: { persistIndexes?: boolean } = {}): Promise<DrainReport> {
       manualTime?.release();
-      const report = await drainWithin(timeoutMs, queue, webhooks);
+      const report = await drainWithin(timeoutMs, background, webhooks);
       await sweeper.stop();
       storageHealth.stop();
       indexes.stop();
@@ -286,10 +298,10 @@ export interface DrainReport {
   left: string[];
 }
 
-async function drainWithin(timeoutMs: number, queue: JobQueue, webhooks: { close(): Promise<void> }): Promise<DrainReport> {
+async function drainWithin(timeoutMs: number, queue: BackgroundWork, webhooks: { close(): Promise<void> }): Promise<DrainReport> {
   let webhooksClosed = false;
   const done = (async () => {
-    // This process's jobs; on a shared queue, jobs still waiting stay there for the other processes.
+    // This process's runs; rows not yet claimed stay due for the next start (or another process).
     await queue.close();
     await webhooks.close().catch((error: unknown) => console.error("[lp] stopping webhook deliveries failed:", error));
     webhooksClosed = true;
@@ -312,9 +324,7 @@ async function drainWithin(timeoutMs: number, queue: JobQueue, webhooks: { close
 
 export type Core = Awaited<ReturnType<typeof createCore>>;
 
-// Loaded only for a cluster: a single-process start never pays for BullMQ.
-async function openSharedQueue(redis: { url: string; prefix: string }, clock: Clock): Promise<JobQueue> {
-  const { createBullmqQueue } = await import("./ports/bullmq-queue.js");
-  return createBullmqQueue({ ...redis, now: () => clock.now() });
+/** Reports a failed background run once, on stderr. */
+function logBackgroundError(name: string, error: unknown): void {
+  console.error(`[lp] background task ${name} failed:`, error);
 }
-

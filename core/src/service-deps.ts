@@ -5,8 +5,8 @@ import type { EventSink } from "./events/event-sink.js";
 import type { CursorCodec } from "./lists/cursor.js";
 import type { IndexRegistry } from "./lists/index-registry.js";
 import type { Lock } from "./ports/lock.js";
-import type { JobQueue } from "./ports/queue.js";
 import type { BatchFence, BatchOp } from "./storage/create-storage.js";
+import type { Scheduler } from "./webhooks/scheduler.js";
 
 /** What every stateful service of the core is built on; each service's deps extend it. */
 export interface ServiceDeps {
@@ -25,9 +25,19 @@ export interface ServiceDeps {
   publicUrl: () => string;
 }
 
-/** Deps of a service that runs steps in the background and can pause between them. */
+/**
+ * Deps of a service whose work runs in the background: rows of a queue table taken by a worker
+ * (`db/worker.ts`), with pauses between steps.
+ */
 export interface BackgroundDeps {
-  queue: JobQueue;
+  /** This process's id: the `lease_owner` of the rows its workers claim. */
+  owner: string;
+  /** Timers of the workers (the next due time, lease renewals): the core's scheduler, a manual one in tests. */
+  scheduler: Scheduler;
+  /** Runs at once per worker (the worker's default when not given). */
+  concurrency?: number;
+  /** Where a run's failure is reported (`generation <job id>`, `deployment <id>`). */
+  onError: (name: string, error: unknown) => void;
   sleep: (ms: number) => Promise<void>;
   stepDelayMs: () => number;
 }

@@ -1,25 +1,28 @@
 import type { DeployErrorCode } from "@lp/contract";
-import type { Storage } from "unstorage";
 import { toTimestamp, type Clock } from "../deps.js";
+import type { Database, Tx } from "../db/database.js";
+import { LeaseLost, type Lease } from "../db/worker.js";
+import { recordEvent, type EventSink } from "../events/event-sink.js";
 import type { PagesService } from "../pages/pages-service.js";
-import { StorageUnavailableError } from "../errors.js";
-import { HoldLost } from "../ports/queue.js";
 import { renderPage } from "../render/render-page.js";
-import type { DeploymentStore } from "./deployment-store.js";
-import type { DeploymentRecord, DeployStep, SiteSnapshot } from "./deployment-view.js";
-import { siteKeys, siteUrl } from "./site-keys.js";
-import { StorageFaultError } from "../storage/storage-faults.js";
+import type { BatchOp } from "../storage/create-storage.js";
+import type { DeploymentChanges, DeploymentRepository, StoredDeployment } from "./deployment-repository.js";
+import { toDeploymentView, type DeployStep } from "./deployment-view.js";
+import { siteUrl } from "./site-url.js";
 
 /** What a deployment run needs. */
 export interface DeployRunDeps {
+  database: Database;
+  repo: DeploymentRepository;
+  /** This process's id: a run writes to its deployment only while this owner holds its lease. */
+  owner: string;
   clock: Clock;
+  events: EventSink;
+  batch: (ops: readonly BatchOp[]) => Promise<void>;
   pages: PagesService;
   sleep: (ms: number) => Promise<void>;
   stepDelayMs: () => number;
   publicUrl: () => string;
-  store: DeploymentStore;
-  /** Where the rendered files go (immutable once written). */
-  storage: Storage;
 }
 
 class DeployFailure extends Error {
@@ -32,54 +35,79 @@ class DeployFailure extends Error {
 }
 
 /**
- * Runs a deployment: renders the page as it stands into immutable files, stores them, then points the
- * site at them in one write. A deployment cancelled meanwhile (page deleted), or taken away from this process
- * by a shared queue (`signal`), stops at the next step.
+ * Runs a deployment: renders the page as it stands, then, in one transaction, writes its immutable files,
+ * points the page's address at them, records the success on the deployment and on the page (`deployed_url`,
+ * `published`) with `page.updated` and `deployment.succeeded`. Each step is recorded on the deployment's
+ * row under the run's lease: once the lease is lost, or the row is gone with its page, the run throws
+ * {@link LeaseLost} and writes nothing more.
  */
-export async function runDeployment(deps: DeployRunDeps, initial: DeploymentRecord, signal?: AbortSignal): Promise<void> {
+export async function runDeployment(deps: DeployRunDeps, initial: StoredDeployment, lease: Lease): Promise<void> {
+  const { database, repo, owner } = deps;
   let d = initial;
   const step = async (name: DeployStep) => {
-    if (signal?.aborted) throw new HoldLost();
-    const current = await deps.store.read(d);
-    if (!current || current.status !== "deploying") throw new DeployFailure("cancelled", "The deployment was cancelled.");
+    lease.assertHeld();
     const at = toTimestamp(deps.clock.now());
     // When each step began, for the dashboard's per-step durations (the API's view leaves it out).
-    d = { ...current, deploy_step: name, updated_at: at, step_times: { ...current.step_times, [name]: at } };
-    await deps.store.step(d);
+    d = await save(database.db, { deploy_step: name, updated_at: at, step_times: { ...d.step_times, [name]: at } });
     const pause = d.simulate === "slow" ? 1000 : deps.stepDelayMs();
     if (pause > 0) await deps.sleep(pause);
+  };
+  const save = async (q: Database["db"] | Tx, changes: DeploymentChanges) => {
+    const saved = await repo.updateDeployment(q, d.id, changes, { heldBy: owner });
+    // Gone with its page, or taken over by another process.
+    if (!saved) throw new LeaseLost(d.id);
+    return saved;
   };
   try {
     await step("rendering");
     if (d.simulate === "deployment_failed") throw new DeployFailure("render_failed", "Rendering failed (simulated with Lp-Simulate: deployment_failed).");
     const page = await deps.pages.readPage(d.account_id, d.page_id);
-    if (!page) throw new DeployFailure("cancelled", "The page was deleted during the deployment.");
+    if (!page) throw new LeaseLost(d.id);
     const url = siteUrl(deps.publicUrl(), d.account_id, page.slug);
     const renderable = await deps.pages.renderable(page);
-    const snapshot: SiteSnapshot = {
-      html: renderPage(renderable, { checkoutAction: `${url}checkout` }),
-      page: renderable,
-      deployment_id: d.id,
-    };
+    const html = renderPage(renderable, { checkoutAction: `${url}checkout` });
 
     await step("uploading");
-    await deps.storage.setItem(siteKeys.files(d.account_id, d.page_id, d.id), snapshot);
+    // Written once, never changed: the activation below only points the address at them.
+    await deps.repo.storeSiteFiles(database.db, { deployment_id: d.id, html, page: renderable, created_at: toTimestamp(deps.clock.now()) });
 
     await step("activating");
-    // The pointer write is the moment of success: a kill after it is rolled forward at the next start.
-    await deps.store.settle(await deps.store.activate(d, page.slug));
+    lease.assertHeld();
+    await database.transaction(async (tx) => {
+      const at = toTimestamp(deps.clock.now());
+      // First: a deployment gone with its page stops here, before a site could name the page.
+      const done = await save(tx, { status: "succeeded", deploy_step: null, deployed_url: url, deployed_at: at, updated_at: at });
+      await repo.activateSite(tx, { account_id: d.account_id, slug: page.slug, page_id: d.page_id, deployment_id: d.id, activated_at: at, url, html, page: renderable });
+      await deps.pages.markDeployed(tx, d.account_id, d.page_id, url);
+      await recordEvent(deps.events, tx, { type: "deployment.succeeded", account_id: d.account_id, data: toDeploymentView(done) }, deps.batch);
+    });
   } catch (error) {
-    // Another process settles the deployment now: nothing more is written from here.
-    if (error instanceof HoldLost) return;
-    // The shared store is away: nothing can be recorded now; the queue runs it again, resumed, once it is back.
-    // Likewise a storage that refuses writes (full, read-only): nothing can be recorded until it takes them again.
-    if (error instanceof StorageUnavailableError || error instanceof StorageFaultError) throw error;
+    if (error instanceof LeaseLost) throw error;
     const failure = error instanceof DeployFailure ? error : new DeployFailure("render_failed", "The deployment failed unexpectedly.");
     if (!(error instanceof DeployFailure)) console.error(`[lp] deployment ${d.id} failed:`, error);
-    const current = await deps.store.read(d);
-    // Gone with its page, or already settled by whoever cancelled it: nothing left to record.
-    if (!current || current.status !== "deploying") return;
-    d = { ...current, status: "failed", error_code: failure.code, error_message: failure.message, updated_at: toTimestamp(deps.clock.now()) };
-    await deps.store.settle(d);
+    // When the failure cannot be recorded either (the database refuses writes), the first error goes up: the
+    // lease then lapses, and whoever takes the deployment over settles it as interrupted.
+    await failDeployment(deps, d, failure.code, failure.message, { heldBy: owner }).catch((writeError: unknown) => {
+      throw writeError instanceof LeaseLost ? writeError : error;
+    });
   }
+}
+
+/** Fails a deployment with `code` and `deployment.failed`, in one transaction (`heldBy`: only while that owner holds its lease). */
+export function failDeployment(deps: Pick<DeployRunDeps, "database" | "repo" | "clock" | "events" | "batch">, d: StoredDeployment, code: DeployErrorCode, message: string, options: { heldBy?: string } = {}): Promise<void> {
+  return deps.database.transaction((tx) => failDeploymentIn(tx, deps, d, code, message, options));
+}
+
+/** The failure of {@link failDeployment} written in `tx`. */
+export async function failDeploymentIn(
+  tx: Tx,
+  deps: Pick<DeployRunDeps, "repo" | "clock" | "events" | "batch">,
+  d: StoredDeployment,
+  code: DeployErrorCode,
+  message: string,
+  options: { heldBy?: string } = {},
+): Promise<void> {
+  const failed = await deps.repo.updateDeployment(tx, d.id, { status: "failed", error_code: code, error_message: message, updated_at: toTimestamp(deps.clock.now()) }, options);
+  if (!failed) throw new LeaseLost(d.id);
+  await recordEvent(deps.events, tx, { type: "deployment.failed", account_id: failed.account_id, data: toDeploymentView(failed) }, deps.batch);
 }

@@ -196,6 +196,18 @@ describeDatabases("the deployment repository", ({ open }) => {
     expect(await repo.readSiteFiles(database.db, dep(9))).toBeNull();
   });
 
+  it("stores a deployment's files ahead of its activation, once, and serves them once activated", async () => {
+    await repo.insertDeployment(database.db, toDeployment(dep(1)));
+    const { html, page } = activation(dep(1), 2);
+    await repo.storeSiteFiles(database.db, { deployment_id: dep(1), html, page, created_at: at(2) });
+    await repo.storeSiteFiles(database.db, { deployment_id: dep(1), html: "<p>again</p>", page, created_at: at(3) });
+    expect(await repo.readSiteFiles(database.db, dep(1))).toEqual({ deployment_id: dep(1), html, page });
+    // Nothing is live until the address points at them.
+    expect(await repo.readSite(database.db, A, "oak-desk-lamp")).toBeNull();
+    await database.transaction((tx) => repo.activateSite(tx, { ...activation(dep(1), 4), html: "<p>at activation</p>" }));
+    expect(await repo.readSite(database.db, A, "oak-desk-lamp")).toMatchObject({ deployment_id: dep(1), html });
+  });
+
   it("writes a site's files and pointer together, or neither", async () => {
     await repo.insertDeployment(database.db, toDeployment(dep(1)));
     await expect(

@@ -149,10 +149,19 @@ export function createDeploymentRepository(dialect: Dialect) {
       return row ? toStoredDeployment(row) : null;
     },
 
+    /** Writes a deployment's files, once: files already written for it are kept as they are (they never change). */
+    async storeSiteFiles(q: Queries, files: { deployment_id: string; html: string; page: RenderablePage; created_at: string }): Promise<void> {
+      await q
+        .insertInto("site_files")
+        .values({ deployment_id: files.deployment_id, html: files.html, page: toJson(files.page), created_at: files.created_at })
+        .onConflict((oc) => oc.column("deployment_id").doNothing())
+        .execute();
+    },
+
     /**
-     * Makes a deployment live: writes its files (once: files already written for it are kept as they are)
-     * and points the address at it, replacing what the address served. Both in `tx`, the transaction that
-     * records the deployment's success, so a reader sees the old site or the new one, never half.
+     * Makes a deployment live: writes its files (unless {@link storeSiteFiles} did) and points the address
+     * at it, replacing what the address served. Both in `tx`, the transaction that records the deployment's
+     * success, so a reader sees the old site or the new one, never half.
      */
     async activateSite(tx: Tx, site: SiteActivation): Promise<void> {
       await tx

@@ -1,17 +1,17 @@
-import { destr } from "destr";
-import type { Storage } from "unstorage";
-import { readText, type BatchOp } from "../storage/create-storage.js";
-import { createTextMemo } from "../storage/text-memo.js";
+import type { ChangeMark } from "../db/change-mark.js";
+import type { Database } from "../db/database.js";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
-import { stageEvent, type EventSink } from "../events/event-sink.js";
+import { recordEvent, type EventSink } from "../events/event-sink.js";
 import { isAccountId } from "../ids.js";
 import { validateCheckoutSubmission, type CheckoutFieldError } from "../render/checkout-submission.js";
 import { renderCheckoutConfirmation } from "../render/system-pages.js";
-import { siteKeys } from "./site-keys.js";
-import type { SitePointer, SiteSnapshot } from "./deployment-view.js";
-import type { ChangeMark } from "../db/change-mark.js";
+import type { BatchOp } from "../storage/create-storage.js";
+import { createDeploymentRepository } from "./deployment-repository.js";
+import type { SiteSnapshot } from "./deployment-view.js";
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,80})$/;
+/** Deployments' files kept parsed, the latest served first out. */
+const KEPT_SNAPSHOTS = 32;
 
 /** A checkout form post as stored. */
 export interface CheckoutRecord {
@@ -23,29 +23,34 @@ export interface CheckoutRecord {
   created_at: string;
 }
 
+/** What the sites service is built on. */
+export interface SitesDeps {
+  database: Database;
+  batch: (ops: readonly BatchOp[]) => Promise<void>;
+  clock: Clock;
+  ids: IdSource;
+  events: EventSink;
+}
+
 /** The live sites: what each address serves, and the checkout posts they receive. */
-export function createSitesService(deps: { storage: Storage; batch: (ops: readonly BatchOp[]) => Promise<void>; clock: Clock; ids: IdSource; events: EventSink }) {
-  const { storage } = deps;
-  // A deployment's files never change once written (their key holds the deployment id), so the parsed
-  // snapshots of the sites last served are kept: a GET then reads only the small pointer. Bounded by count.
+export function createSitesService(deps: SitesDeps) {
+  const { database } = deps;
+  const repo = createDeploymentRepository(database.dialect);
+  // A deployment's files never change once written, so the snapshots of the sites last served are kept
+  // parsed (the same object each time: the routes keep its encoded answer beside it), and a GET reads only
+  // which deployment the address serves, which a new deployment changes in any process. Bounded by count.
   const snapshots = new Map<string, SiteSnapshot>();
-  // The pointer is read on every GET (a new deployment moves it, in any process): what it names is kept
-  // while its text is unchanged, so a GET parses nothing.
-  const pointers = createTextMemo((text: string) => destr<SitePointer | null>(text));
 
   async function find(accountId: string, slug: string): Promise<SiteSnapshot | null> {
     if (!isAccountId(accountId) || !SLUG.test(slug)) return null;
-    const pointerKey = siteKeys.pointer(accountId, slug);
-    const text = await readText(storage, pointerKey);
-    const pointer = text === null ? null : pointers.get(pointerKey, text);
+    const pointer = await repo.readSitePointer(database.db, accountId, slug);
     if (!pointer) return null;
-    const key = siteKeys.files(accountId, pointer.page_id, pointer.deployment_id);
-    const known = snapshots.get(key);
+    const known = snapshots.get(pointer.deployment_id);
     if (known) return known;
-    const snapshot = await storage.getItem<SiteSnapshot>(key);
+    const snapshot = await repo.readSiteFiles(database.db, pointer.deployment_id);
     if (!snapshot) return null;
-    if (snapshots.size >= 32) snapshots.delete(snapshots.keys().next().value!);
-    snapshots.set(key, snapshot);
+    if (snapshots.size >= KEPT_SNAPSHOTS) snapshots.delete(snapshots.keys().next().value!);
+    snapshots.set(pointer.deployment_id, snapshot);
     return snapshot;
   }
 
@@ -53,14 +58,14 @@ export function createSitesService(deps: { storage: Storage; batch: (ops: readon
     find,
 
     /**
-     * Checks a checkout post against the deployed page's fields, stores it and emits
-     * `checkout.submitted`. Returns the page to show, or the field errors.
+     * Checks a checkout post against the deployed page's fields, and stores it with `checkout.submitted` in
+     * one transaction. Returns the page to show, or the field errors.
      */
     async submitCheckout(
       accountId: string,
       slug: string,
       form: Record<string, string>,
-      _change?: ChangeMark,
+      change?: ChangeMark,
     ): Promise<{ kind: "missing" } | { kind: "invalid"; errors: CheckoutFieldError[]; site: SiteSnapshot } | { kind: "ok"; html: string; record: CheckoutRecord }> {
       const site = await find(accountId, slug);
       if (!site) return { kind: "missing" };
@@ -75,10 +80,11 @@ export function createSitesService(deps: { storage: Storage; batch: (ops: readon
         created_at: toTimestamp(deps.clock.now()),
       };
       const { account_id: _account, ...data } = record;
-      // The submission and its event's outbox entry commit together: a crash keeps both or neither.
-      const event = await stageEvent(deps.events, { type: "checkout.submitted", account_id: accountId, data });
-      await deps.batch([{ key: `acct:${accountId}:checkouts:${record.id}`, value: record }, ...event.ops]);
-      event.publish();
+      await database.transaction(async (tx) => {
+        await repo.insertCheckout(tx, record);
+        await recordEvent(deps.events, tx, { type: "checkout.submitted", account_id: accountId, data }, deps.batch);
+        await change?.(tx);
+      });
       return { kind: "ok", html: renderCheckoutConfirmation(site.page, result.values), record };
     },
   };

@@ -1,50 +1,65 @@
-import { toTimestamp } from "../deps.js";
-import { isAccountId, isUuid } from "../ids.js";
-import type { JobQueue } from "../ports/queue.js";
-import { runGeneration, type GenerationDeps } from "./generation-job.js";
-import { replayPageJournal, settleJob, type PageJournalDeps } from "./page-journal.js";
-import type { JobRecord } from "./page-view.js";
+import type { Tx } from "../db/database.js";
+import { createWorker, type Worker } from "../db/worker.js";
+import type { Scheduler } from "../webhooks/scheduler.js";
+import { failJob, runGeneration, settleFailedIn, type GenerationDeps } from "./generation-job.js";
+import { isLeaseLost, isStarted, takeOverAtStart, toInterruptedMessage, type Takeover } from "./interrupted-work.js";
+import { pageJobQueue, type StoredJob } from "./page-repository.js";
 
-/** What generation's background work needs from the pages service. */
-export interface GenerationWorkDeps {
-  queue: JobQueue;
-  /** Runs a job's steps. */
-  run: GenerationDeps;
-  /** Settles what a run left unfinished (start-time recovery, a resumed job). */
-  journal: PageJournalDeps;
+/** What generation's background work needs beside a run's deps. */
+export interface GenerationWorkDeps extends GenerationDeps {
+  scheduler: Scheduler;
+  concurrency?: number;
+  onError: (name: string, error: unknown) => void;
 }
 
 /**
- * Generation as a named background job (`generation`, data `{ account_id, job_id }`): whichever process
- * takes it reads the job record and runs it; a resumed run (its first worker died, or it threw) settles the
- * job as a restart would. Registers the handler; returns how to schedule a job and the start-time recovery.
+ * Generation as rows of `page_jobs`: a job is due from its creation until it is settled, and a worker
+ * (`db/worker.ts`) runs each due job under a lease. A job whose run began and stopped (its process stopped,
+ * or lost its lease) is settled when it is taken over: failed with `worker_terminated` at the step it
+ * was in, with `page.generation_failed`, and the images it had drawn removed.
  */
 export function createGenerationWork(deps: GenerationWorkDeps) {
-  const { queue, journal } = deps;
-  queue.handle("generation", async ({ account_id: accountId, job_id: jobId }, { resumed, interruption, signal }) => {
-    if (!isAccountId(accountId) || !isUuid(jobId)) throw new Error(`generation job with malformed ids: ${accountId} ${jobId}`);
-    if (resumed) return void (await settleJob(journal, accountId, jobId, interruption));
-    const job = await journal.readJob(accountId, jobId);
-    if (job?.status === "processing") await runGeneration(deps.run, job, signal);
+  const { database, repo, owner } = deps;
+  const interrupted = (job: StoredJob) => ({ code: "worker_terminated", message: toInterruptedMessage("job", job.step) });
+
+  const worker: Worker = createWorker({
+    database,
+    table: pageJobQueue,
+    owner,
+    clock: deps.clock,
+    scheduler: deps.scheduler,
+    concurrency: deps.concurrency,
+    async run(jobId, lease) {
+      const job = await repo.readJob(database.db, jobId);
+      if (job?.status === "processing") {
+        // Written in its product's transaction and never given that product: its request was cut short.
+        if (!job.request.product_id) await failJob(deps, job, { code: "worker_terminated", message: "The server stopped while the job was being created." }, { heldBy: owner });
+        else if (isStarted(job)) await failJob(deps, job, interrupted(job), { heldBy: owner });
+        else await runGeneration(deps, job, lease);
+      }
+      return { due_at: null };
+    },
+    onError(jobId, error) {
+      if (!isLeaseLost(error)) deps.onError(`generation ${jobId ?? "claim"}`, error);
+    },
   });
 
+  /** A job left claimed by a stopped process, settled in `tx` (see {@link takeOverAtStart}). */
+  async function settleLeft(tx: Tx, jobId: string): Promise<Takeover> {
+    const job = await repo.readJob(tx, jobId);
+    if (job?.status !== "processing") return { settled: true };
+    if (!isStarted(job)) return { settled: false };
+    await settleFailedIn(tx, deps, job, interrupted(job));
+    const drawn = job.page_id;
+    return { settled: true, after: drawn ? () => deps.media.removePrefix(`pages/${drawn}`) : undefined };
+  }
+
   return {
-    /** Queues the job; when it cannot be queued the job is failed (it must not hold quota) and the error rethrown. */
-    async schedule(job: JobRecord) {
-      try {
-        await queue.add("generation", job.job_id, { account_id: job.account_id, job_id: job.job_id });
-      } catch (error) {
-        const at = toTimestamp(journal.clock.now());
-        const failed: JobRecord = { ...job, status: "failed", error: { code: "worker_terminated", message: "The job could not be queued." }, updated_at: at };
-        await journal.saveJob(failed).catch(() => {});
-        throw error;
-      }
+    worker,
+    /** Settles the jobs a stopped process left (SQLite), then takes due jobs. */
+    async start() {
+      await takeOverAtStart(database, pageJobQueue, settleLeft);
+      worker.wake();
     },
-    /**
-     * Replays the journal a previous process left. On a shared queue, only jobs no live process holds (see
-     * `JobQueue.abandoned`); the others are settled by the stalled-job path if their process died.
-     */
-    recover: () =>
-      replayPageJournal(queue.shared ? { ...journal, abandoned: (jobId, since) => queue.abandoned("generation", jobId, since) } : journal),
   };
 }

@@ -233,6 +233,30 @@ describeDatabases("the page repository", ({ open }) => {
     expect(await claim("p3", at(30), at(31))).toEqual([job(2)]);
   });
 
+  it("queues a job for later when asked, and completes its request only while it is processing and unclaimed", async () => {
+    await repo.insertJob(database.db, toJob(A, job(1), "", { created_at: at(1) }), { dueAt: at(2) });
+    await repo.insertJob(database.db, toJob(A, job(2), "", { created_at: at(1) }), { dueAt: at(2) });
+    const claim = (now: string) => claimDue(database.db, database.dialect, pageJobQueue, { now, owner: "p1", leaseUntil: at(9), limit: 10 });
+    expect(await claim(at(1, 30))).toEqual([]);
+    const request = { ...toJob(A, job(1), PRODUCT).request };
+    expect(await repo.completeRequest(database.db, job(1), request, at(1, 40))).toBe(true);
+    expect((await repo.readJob(database.db, job(1)))?.request).toEqual(request);
+    // Due at once now; job 2, never completed, comes due at its grace time.
+    expect(await claim(at(1, 50))).toEqual([job(1)]);
+    expect(await repo.completeRequest(database.db, job(1), { ...request, language: "fr" }, at(1, 50))).toBe(false);
+    expect(await claim(at(2))).toEqual([job(2)]);
+    await repo.updateJob(database.db, job(2), { status: "failed", updated_at: at(2) });
+    expect(await repo.completeRequest(database.db, job(2), request, at(2))).toBe(false);
+    expect((await repo.readJob(database.db, job(2)))?.request.product_id).toBe("");
+  });
+
+  it("reads an account's page quota under its row lock, and nothing for an unknown account", async () => {
+    await database.transaction(async (tx) => {
+      expect(await repo.lockPageQuota(tx, A)).toBe(100);
+      expect(await repo.lockPageQuota(tx, "acct_none")).toBeNull();
+    });
+  });
+
   it("goes with its account: the account's pages and jobs are deleted with it", async () => {
     await seedPage(1);
     await seedPage(2, {}, B, uuidOf(1, 3));

@@ -1,7 +1,7 @@
 import type { PageSummary } from "@lp/contract";
 import { sql, type Selectable } from "kysely";
 import { fromJson, toJson } from "../db/column-types.js";
-import type { Dialect, Queries } from "../db/database.js";
+import type { Dialect, Queries, Tx } from "../db/database.js";
 import type { QueueTable } from "../db/queue.js";
 import type { PageTables } from "../db/tables/pages.js";
 import type { KeysetPosition } from "../lists/collection-index.js";
@@ -210,12 +210,39 @@ export function createPageRepository(dialect: Dialect) {
       return Number(row.pages) + Number(row.jobs);
     },
 
-    /** A new job, due at once (its creation time) on {@link pageJobQueue}. */
-    async insertJob(q: Queries, job: StoredJob): Promise<void> {
+    /**
+     * The account's page quota, with its row locked until `tx` ends on PostgreSQL (NO KEY: rows that only
+     * reference the account, its jobs and pages, are not held up), so the count and the insert that follow
+     * are the only ones against it; null for an unknown account.
+     */
+    async lockPageQuota(tx: Tx, accountId: string): Promise<number | null> {
+      let query = tx.selectFrom("accounts").select("page_quota").where("account_id", "=", accountId);
+      if (pg) query = query.forNoKeyUpdate();
+      const row = await query.executeTakeFirst();
+      return row ? row.page_quota : null;
+    },
+
+    /** A new job on {@link pageJobQueue}, due at once (its creation time) unless `dueAt` says later. */
+    async insertJob(q: Queries, job: StoredJob, options: { dueAt?: string } = {}): Promise<void> {
       await q
         .insertInto("page_jobs")
-        .values({ ...toJobRow(job), due_at: job.created_at, lease_owner: null, lease_expires_at: null })
+        .values({ ...toJobRow(job), due_at: options.dueAt ?? job.created_at, lease_owner: null, lease_expires_at: null })
         .execute();
+    },
+
+    /**
+     * Replaces what a job still processing and not yet claimed was asked (its request), and when it is due:
+     * a job inserted before all it needs was known is completed here. False when the job was settled or taken.
+     */
+    async completeRequest(q: Queries, jobId: string, request: StoredJob["request"], dueAt: string): Promise<boolean> {
+      const result = await q
+        .updateTable("page_jobs")
+        .set({ request: toJson(request), due_at: dueAt })
+        .where("job_id", "=", jobId)
+        .where("status", "=", "processing")
+        .where("lease_owner", "is", null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
     },
 
     /** A job by id; within one account when `accountId` is given (a worker knows the claimed key alone). */

@@ -3,6 +3,7 @@ import type { PageContent } from "../generation/content.js";
 import type { CheckoutField } from "../generation/checkout-fields.js";
 import type { GenerationProduct } from "../generation/generation-input.js";
 import type { GlobalTheme, SeoConfig } from "../render/theme.js";
+import type { StoredJob } from "./page-repository.js";
 
 /** A page as stored: its components (content sections), route (slug), theme and SEO. */
 export interface PageRecord {
@@ -83,20 +84,12 @@ export function toPageView(page: PageRecord, builderUrl: string): Page {
   };
 }
 
-/** What the pages index keeps per page. */
-export function toPageEntry(page: PageRecord) {
-  return {
-    id: page.id,
-    created_at: page.created_at,
-    updated_at: page.updated_at,
-    slug: page.slug,
-    status: page.status,
-    product_id: page.product.id,
-    text: `${page.slug}\n${page.product.title}`.toLowerCase(),
-  };
-}
-
-/** What the jobs index keeps per job: enough to count those still processing against the quota. */
-export function toJobEntry(job: JobRecord) {
-  return { id: job.job_id, created_at: job.created_at, status: job.status };
+/**
+ * A stored job as the API returns it. While a job is processing its row may already name the page it is
+ * drawing (so a run cut short can remove that page's images), but the job shows a page only once it is
+ * completed with it; `builder_url` is signed at every answer, never stored.
+ */
+export function toJobAnswer(job: StoredJob, builderUrl: (pageId: string) => string): Job {
+  const pageId = job.status === "completed" ? job.page_id : null;
+  return toJobView({ ...job, page_id: pageId, builder_url: pageId ? builderUrl(pageId) : null });
 }

@@ -1,4 +1,4 @@
-import { IMAGE_TYPES, isAccountId, isUuid, LpError, MAX_IMAGE_BYTES, MAX_IMAGES, notFound, productTypeSchema, RecordUnreadableError, SCOPES } from "@lp/core";
+import { IMAGE_TYPES, isAccountId, isUuid, LpError, MAX_IMAGE_BYTES, MAX_IMAGES, notFound, productTypeSchema, SCOPES } from "@lp/core";
 import type { H3, H3Event } from "h3";
 import { readLimited } from "../http/body.js";
 import type { Grant, ServerContext } from "../http/route.js";
@@ -96,13 +96,6 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
     return new Response(res.body, { status: res.status, headers: out });
   }
 
-  async function listRecords<T>(prefix: string): Promise<T[]> {
-    const keys = (await core.stores.data.getKeys(prefix)).filter((k) => k.startsWith(prefix)).sort().slice(0, LIST_LIMIT);
-    // An unreadable record (logged by the store) is left out rather than taking the view down.
-    const records = await Promise.all(keys.map((k) => core.stores.data.getItem<T>(k).catch((error: unknown) => (error instanceof RecordUnreadableError ? null : Promise.reject(error)))));
-    return records.filter((r): r is Awaited<T> & T => r !== null && typeof r === "object");
-  }
-
   async function state(): Promise<Response> {
     const accounts = await core.accounts.list(LIST_LIMIT);
     const apps = (await core.accounts.listApps(LIST_LIMIT)).map(({ secret_hash: _hidden, ...app }) => app);
@@ -149,16 +142,8 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
     if (!accountId || !isAccountId(accountId)) return jsonError(400, "validation_error", "account_id must be an account id.");
     const pageId = q.get("page_id");
     const limit = Math.min(Math.max(Number(q.get("limit")) || 20, 1), 100);
-    const all = await listRecords<Record<string, any>>(`acct:${accountId}:jobs:`);
-    const view = all
-      .filter((j) => !pageId || j.page_id === pageId)
-      .map((j) => ({
-        job_id: j.job_id, page_id: j.page_id ?? null, product_id: j.request?.product_id ?? null, simulate: j.request?.simulate ?? null,
-        status: j.status, step: j.step, step_detail: j.step_detail, step_times: j.step_times ?? {},
-        warnings: j.warnings ?? [], error: j.error ?? null, created_at: j.created_at, updated_at: j.updated_at, completed_at: j.completed_at ?? null,
-      }));
-    view.sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
-    return Response.json({ data: view.slice(0, limit) });
+    const view = await core.pages.listJobs(accountId, { pageId: pageId ?? undefined, limit });
+    return Response.json({ data: view });
   }
 
   /** Deployments of a page (newest first, at most 20) with the time each step began, which the API's view leaves out. */
@@ -167,10 +152,8 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
     const pageId = q.get("page_id") ?? "";
     if (!accountId || !isAccountId(accountId)) return jsonError(400, "validation_error", "account_id must be an account id.");
     if (!isUuid(pageId)) return jsonError(400, "validation_error", "page_id must be a page id.");
-    const all = await listRecords<Record<string, any>>(`acct:${accountId}:deployments:${pageId}:`);
-    const view: Record<string, any>[] = all.map(({ account_id: _a, simulate, ...d }) => ({ ...d, simulate: simulate ?? null, step_times: d.step_times ?? {} }));
-    view.sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
-    return Response.json({ data: view.slice(0, 20) });
+    const view = await core.deployments.history(accountId, pageId, 20);
+    return Response.json({ data: view });
   }
 
   /**

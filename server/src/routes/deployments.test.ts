@@ -103,8 +103,8 @@ describe("deployments and sites", () => {
     });
     expect(ok.status).toBe(200);
     expect(await ok.text()).toContain("Ada Lovelace");
-    const keys = await t.core.stores.data.getKeys("acct:acct_dev:checkouts");
-    expect(keys).toHaveLength(1);
+    const stored = await t.core.database.db.selectFrom("checkouts").selectAll().execute();
+    expect(stored.map((row) => [row.account_id, row.page_id, JSON.parse(row.values).name])).toEqual([["acct_dev", pageId, "Ada Lovelace"]]);
   });
 
   it("deleting a page cancels its deployment, takes the site down and removes the history", async () => {
@@ -118,7 +118,10 @@ describe("deployments and sites", () => {
     await settle();
     expect((await t.app.request("/sites/acct_dev/ceramic-mug-script-alert-1-script/")).status).toBe(404);
     expect((await t.call("GET", inflight.json.data.poll_url)).status).toBe(404);
-    expect(await t.core.stores.data.getKeys("acct:acct_dev:deployments")).toEqual([]);
-    expect(await t.core.stores.data.getKeys("sitefiles")).toEqual([]);
+    // The page's deployments, its site and the site's files went with it.
+    const db = t.core.database.db;
+    expect(await db.selectFrom("deployments").select("id").where("page_id", "=", pageId).execute()).toEqual([]);
+    expect(await db.selectFrom("sites").select("slug").where("page_id", "=", pageId).execute()).toEqual([]);
+    expect(await db.selectFrom("site_files").select("deployment_id").execute()).toEqual([]);
   });
 });

@@ -105,7 +105,7 @@ describe.each(["memory", "sqlite"] as const)("races on %s storage", (storage) =>
 
   it("concurrent page creations never exceed the page quota", async () => {
     expect((await t.admin("POST", "/_admin/accounts", { account_id: "acct_quota", page_quota: 5 })).status).toBe(201);
-    const token = (await t.admin("POST", "/_admin/tokens", { account_id: "acct_quota", scopes: ["pages:write", "pages:read", "products:write"] })).json.data.token;
+    const token = (await t.admin("POST", "/_admin/tokens", { account_id: "acct_quota", scopes: ["pages:write", "pages:read", "products:write", "products:read"] })).json.data.token;
     const create = () => t.call("POST", "/v1/accounts/acct_quota/pages", { token, body: { product: { title: "Quota", description: "Counted.", price: 1, product_type: "service" } } });
     // Jobs stay processing (and count) while the requests race.
     t.core.delays.generationStepMs = 1000;
@@ -120,6 +120,8 @@ describe.each(["memory", "sqlite"] as const)("races on %s storage", (storage) =>
     await settle();
     const pages = await t.call("GET", "/v1/accounts/acct_quota/pages?per_page=100", { token });
     expect(pages.json.data).toHaveLength(5);
+    // A refused creation stores nothing: its inline product went with it.
+    expect((await t.call("GET", "/v1/accounts/acct_quota/products?per_page=100", { token })).json.data).toHaveLength(5);
     // Full: a second wave gets nothing.
     const second = await all(10, create);
     expect(count(second.map((r) => r.status), 403)).toBe(10);

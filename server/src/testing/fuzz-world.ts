@@ -1,4 +1,3 @@
-import { createLocalQueue } from "@lp/core";
 import type { RouteDef } from "../http/route.js";
 import type { AuthPick, BodyPick, FuzzSpec, QueryValue } from "./fuzz-request-arb.js";
 import { toParamNames } from "./fuzz-request-arb.js";
@@ -144,7 +143,7 @@ export async function createFuzzApp(): Promise<{ t: TestApp; errors: string[] }>
   const onError = (what: string, error: unknown) => void errors.push(`${what}: ${(error as Error)?.stack ?? error}`);
   const t = await createTestApp({
     coreDeps: {
-      queue: createLocalQueue({ onError }),
+      onBackgroundError: onError,
       fetch: async () => {
         throw new TypeError("fetch failed: the fuzz suite has no network");
       },

@@ -1,0 +1,2 @@
+/** Public address of a page's site. */
+export const siteUrl = (publicUrl: string, accountId: string, slug: string) => `${publicUrl}/sites/${accountId}/${slug}/`;
