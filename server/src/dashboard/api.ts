@@ -1,4 +1,4 @@
-import { IMAGE_TYPES, isAccountId, isUuid, LpError, MAX_IMAGE_BYTES, MAX_IMAGES, notFound, productTypeSchema, RecordUnreadableError, SCOPES } from "@lp/core";
+import { createDeploymentRepository, createPageRepository, IMAGE_TYPES, isAccountId, isUuid, LpError, MAX_IMAGE_BYTES, MAX_IMAGES, notFound, productTypeSchema, SCOPES, type StoredDeployment, type StoredJob } from "@lp/core";
 import type { H3, H3Event } from "h3";
 import { readLimited } from "../http/body.js";
 import type { Grant, ServerContext } from "../http/route.js";
@@ -42,6 +42,9 @@ function parseCall(value: unknown): CallInput | string {
 /** The dashboard's JSON API: state for the views, the request log, relayed API calls, and fault settings. */
 export function createDashboardApi(app: H3, server: ServerContext, hub: DashboardHub) {
   const { core } = server;
+  // Jobs and deployments with the time each step began, which the API's views leave out: read from their tables.
+  const pageRows = createPageRepository(core.database.dialect);
+  const deploymentRows = createDeploymentRepository(core.database.dialect);
   server.grants ??= new WeakMap();
   const grants = server.grants;
 
@@ -96,13 +99,6 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
     return new Response(res.body, { status: res.status, headers: out });
   }
 
-  async function listRecords<T>(prefix: string): Promise<T[]> {
-    const keys = (await core.stores.data.getKeys(prefix)).filter((k) => k.startsWith(prefix)).sort().slice(0, LIST_LIMIT);
-    // An unreadable record (logged by the store) is left out rather than taking the view down.
-    const records = await Promise.all(keys.map((k) => core.stores.data.getItem<T>(k).catch((error: unknown) => (error instanceof RecordUnreadableError ? null : Promise.reject(error)))));
-    return records.filter((r): r is Awaited<T> & T => r !== null && typeof r === "object");
-  }
-
   async function state(): Promise<Response> {
     const accounts = await core.accounts.list(LIST_LIMIT);
     const apps = (await core.accounts.listApps(LIST_LIMIT)).map(({ secret_hash: _hidden, ...app }) => app);
@@ -115,7 +111,7 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
         // The time every stamp reads: with `--clock manual`, the header shows it (it moves only when told).
         clock: { now: core.time.now().toISOString(), mode: core.time.mode },
         // What /healthz says: a fault under way (writes refused) is shown on every view.
-        storage: { kind: core.stores.kind, fault: core.storageHealth.state() },
+        storage: { kind: core.database.kind, fault: core.storageHealth.state() },
         // The choices forms offer come from the API's own schemas, so they never offer what it refuses.
         product_types: productTypeSchema.options,
         // The bounds the products API puts on uploaded images, checked in the page before a file is sent.
@@ -149,16 +145,8 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
     if (!accountId || !isAccountId(accountId)) return jsonError(400, "validation_error", "account_id must be an account id.");
     const pageId = q.get("page_id");
     const limit = Math.min(Math.max(Number(q.get("limit")) || 20, 1), 100);
-    const all = await listRecords<Record<string, any>>(`acct:${accountId}:jobs:`);
-    const view = all
-      .filter((j) => !pageId || j.page_id === pageId)
-      .map((j) => ({
-        job_id: j.job_id, page_id: j.page_id ?? null, product_id: j.request?.product_id ?? null, simulate: j.request?.simulate ?? null,
-        status: j.status, step: j.step, step_detail: j.step_detail, step_times: j.step_times ?? {},
-        warnings: j.warnings ?? [], error: j.error ?? null, created_at: j.created_at, updated_at: j.updated_at, completed_at: j.completed_at ?? null,
-      }));
-    view.sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
-    return Response.json({ data: view.slice(0, limit) });
+    const rows = await pageRows.listJobs(core.database.db, accountId, { pageId: pageId || undefined, limit });
+    return Response.json({ data: rows.map(toJobTimeline) });
   }
 
   /** Deployments of a page (newest first, at most 20) with the time each step began, which the API's view leaves out. */
@@ -167,10 +155,8 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
     const pageId = q.get("page_id") ?? "";
     if (!accountId || !isAccountId(accountId)) return jsonError(400, "validation_error", "account_id must be an account id.");
     if (!isUuid(pageId)) return jsonError(400, "validation_error", "page_id must be a page id.");
-    const all = await listRecords<Record<string, any>>(`acct:${accountId}:deployments:${pageId}:`);
-    const view: Record<string, any>[] = all.map(({ account_id: _a, simulate, ...d }) => ({ ...d, simulate: simulate ?? null, step_times: d.step_times ?? {} }));
-    view.sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
-    return Response.json({ data: view.slice(0, 20) });
+    const { items } = await deploymentRows.listDeployments(core.database.db, accountId, pageId, { limit: 20 });
+    return Response.json({ data: items.map(toDeploymentTimeline) });
   }
 
   /**
@@ -220,4 +206,28 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
       return jsonError(404, "not_found", `No dashboard API at ${method} ${path}.`);
     },
   };
+}
+
+/** A job as its timeline shows it: what was asked (product, simulation) beside each step's start. */
+function toJobTimeline(job: StoredJob) {
+  return {
+    job_id: job.job_id,
+    page_id: job.page_id,
+    product_id: job.request.product_id,
+    simulate: job.request.simulate,
+    status: job.status,
+    step: job.step,
+    step_detail: job.step_detail,
+    step_times: job.step_times,
+    warnings: job.warnings,
+    error: job.error,
+    created_at: job.created_at,
+    updated_at: job.updated_at,
+    completed_at: job.completed_at,
+  };
+}
+
+/** A deployment as its timeline shows it: every field but the account, which the view already names. */
+function toDeploymentTimeline({ account_id: _account, ...deployment }: StoredDeployment) {
+  return deployment;
 }
