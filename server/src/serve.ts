@@ -203,7 +203,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, databas
   const given = options.publicUrl === undefined ? undefined : trimEndChars(options.publicUrl, "/");
   let publicUrl = given ?? toUrl(host, chosen);
   // The dashboard goes with the admin API: same switch (--no-admin), same trust.
-  const dashboard = options.admin === false ? undefined : createDashboardHub({ redis: stores.redis });
+  const dashboard = options.admin === false ? undefined : createDashboardHub();
   const core = await createCore({
     stores,
     database,

@@ -22,6 +22,8 @@ export type Queries = Kysely<Tables>;
 /** An open database with lp's schema, migrated to this version. */
 export interface Database {
   readonly dialect: Dialect;
+  /** Where it is: an SQLite file, SQLite in memory, or PostgreSQL (what `/healthz` names as the storage). */
+  readonly kind: DatabaseTarget["kind"];
   /** Queries outside a transaction (single statements, reads). */
   readonly db: Kysely<Tables>;
   /**
@@ -55,6 +57,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
   }
   return {
     dialect,
+    kind: target.kind,
     db,
     async transaction(work) {
       const callbacks: Array<() => void> = [];

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { createLocalExpiringKeys, type ExpiringKeys } from "@lp/core";
+import { createExpiringKeys, type ExpiringKeys } from "./expiring-keys.js";
 
 /** The session cookie: HttpOnly, SameSite=Strict, sent only to the dashboard's own paths. */
 export const SESSION_COOKIE = "lp_dashboard";
@@ -20,11 +20,10 @@ export interface DashboardSession {
 }
 
 /**
- * Login tokens and sessions of the dashboard, kept only as hashes with an expiry in `keys`: this process's
- * memory (a restart logs everyone out), or the Redis every process shares (a login URL minted by one process
- * works on another, and so does the session). Login tokens are single-use, even when two processes race.
+ * Login tokens and sessions of the dashboard, kept only as hashes with an expiry in `keys` (this process's
+ * memory by default: a restart logs everyone out). Login tokens are single-use, even when two requests race.
  */
-export function createDashboardAccess(keys: ExpiringKeys = createLocalExpiringKeys()) {
+export function createDashboardAccess(keys: ExpiringKeys = createExpiringKeys()) {
   // Writes of tokens minted synchronously (the URL `lp serve` prints), awaited before a redeem here.
   const pending = new Set<Promise<void>>();
 
@@ -37,7 +36,7 @@ export function createDashboardAccess(keys: ExpiringKeys = createLocalExpiringKe
       void write.finally(() => pending.delete(write));
       return value;
     },
-    /** A fresh single-use login token, stored before it is returned (so any process accepts it at once). */
+    /** A fresh single-use login token, stored before it is returned (so it is accepted at once). */
     async mintLogin(): Promise<string> {
       const value = token();
       await keys.put(`login:${hash(value)}`, "1", LOGIN_TTL_MS);
@@ -62,7 +61,7 @@ export function createDashboardAccess(keys: ExpiringKeys = createLocalExpiringKe
       await keys.touch(key, SESSION_IDLE_MS);
       return { id, csrf: csrfOf(value) };
     },
-    /** Ends the session of a cookie header, on every process. */
+    /** Ends the session of a cookie header. */
     async logout(cookieHeader: string | null): Promise<void> {
       const value = readCookie(cookieHeader, SESSION_COOKIE);
       if (value) await keys.remove(`session:${hash(value)}`);

@@ -108,7 +108,7 @@ export function createDashboardApi(app: H3, server: ServerContext, hub: Dashboar
         // The time every stamp reads: with `--clock manual`, the header shows it (it moves only when told).
         clock: { now: core.time.now().toISOString(), mode: core.time.mode },
         // What /healthz says: a fault under way (writes refused) is shown on every view.
-        storage: { kind: core.stores.kind, fault: core.storageHealth.state() },
+        storage: { kind: core.database.kind, fault: core.storageHealth.state() },
         // The choices forms offer come from the API's own schemas, so they never offer what it refuses.
         product_types: productTypeSchema.options,
         // The bounds the products API puts on uploaded images, checked in the page before a file is sent.

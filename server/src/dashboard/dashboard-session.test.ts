@@ -1,6 +1,4 @@
-import { execFileSync } from "node:child_process";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { redisAvailable, redisSkipReason, startRedisServer, type RedisServer } from "../../../core/src/testing/redis-server.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../app.js";
 import { createTestApp, type TestApp } from "../testing/test-app.js";
 import { createDashboardHub, type DashboardHub } from "./hub.js";
@@ -55,6 +53,22 @@ describe("dashboard session and live stream", () => {
     expect(again.headers.get("connection")).toBe("close");
   });
 
+  it("opens one session for a login token two requests race for, and a logout ends it", async () => {
+    const minted = await app.request("/_dashboard/login-tokens", { method: "POST", headers: { host: HOST, authorization: `Bearer ${t.adminKey}` } });
+    expect(minted.status).toBe(201);
+    const url = (await minted.json()).data.url as string;
+    const [a, b] = await Promise.all([get(url), get(url)]);
+    expect([a.status, b.status].sort()).toEqual([303, 401]);
+    const cookie = (a.status === 303 ? a : b).headers.get("set-cookie")!.split(";")[0];
+    const page = await get("/_dashboard/", { cookie });
+    expect(page.status).toBe(200);
+    const csrf = /name="lp-csrf" content="([^"]+)"/.exec(await page.text())![1];
+    const logout = await app.request("/_dashboard/api/logout", { method: "POST", headers: { host: HOST, cookie, "x-csrf-token": csrf } });
+    expect(logout.status).toBe(204);
+    expect((await get("/_dashboard/api/session", { cookie })).status).toBe(401);
+    expect((await get(url)).status).toBe(401);
+  });
+
   it("marks the dashboard's own refusal of a missing session, which a relayed API 401 never carries", async () => {
     const cookie = await login();
     expect((await get("/_dashboard/api/session", { cookie })).status).toBe(200);
@@ -71,70 +85,3 @@ describe("dashboard session and live stream", () => {
     expect(relayed.headers.get("lp-dashboard-session")).toBeNull();
   });
 });
-
-if (!redisAvailable) console.warn(redisSkipReason("the dashboard's shared sessions"));
-
-/** Two processes' worth of dashboards on one Redis: a login token or session from one is good on the other. */
-describe.skipIf(!redisAvailable)("dashboard sessions shared on Redis", () => {
-  let redis: RedisServer;
-  let t: TestApp;
-  const hubs: DashboardHub[] = [];
-  const apps: ReturnType<typeof createApp>["app"][] = [];
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-  });
-  afterAll(async () => {
-    await redis?.dispose();
-  });
-  beforeEach(async () => {
-    t = await createTestApp({ storage: "memory" });
-    const prefix = `t${Math.random().toString(36).slice(2)}:`;
-    for (let i = 0; i < 2; i++) {
-      hubs[i] = createDashboardHub({ redis: { url: redis.url, prefix } });
-      apps[i] = createApp({ core: t.core, settings: { simulate: true, adminKey: t.adminKey, publicUrl: () => "http://lp.test" }, log: null, dashboard: hubs[i] }).app;
-    }
-  });
-  afterEach(async () => {
-    for (const hub of hubs) await hub.dispose();
-    await t.close();
-  });
-  const get = (i: number, path: string, headers: Record<string, string> = {}) => apps[i].request(path, { headers: { host: HOST, ...headers } });
-
-  it("redeems a login URL minted by one process on the other, once, and the session works on both until logout", async () => {
-    const minted = await apps[0].request("/_dashboard/login-tokens", { method: "POST", headers: { host: HOST, authorization: `Bearer ${t.adminKey}` } });
-    const url = (await minted.json()).data.url as string;
-    // Both processes race for the same token: exactly one session comes out.
-    const [a, b] = await Promise.all([get(0, url), get(1, url)]);
-    expect([a.status, b.status].sort()).toEqual([303, 401]);
-    const cookie = (a.status === 303 ? a : b).headers.get("set-cookie")!.split(";")[0];
-    const pages = await Promise.all([get(0, "/_dashboard/", { cookie }), get(1, "/_dashboard/", { cookie })]);
-    expect(pages.map((p) => p.status)).toEqual([200, 200]);
-    const [csrf0, csrf1] = await Promise.all(pages.map(async (p) => /name="lp-csrf" content="([^"]+)"/.exec(await p.text())![1]));
-    expect(csrf0).toBe(csrf1);
-    const logout = await apps[1].request("/_dashboard/api/logout", { method: "POST", headers: { host: HOST, cookie, "x-csrf-token": csrf1 } });
-    expect(logout.status).toBe(204);
-    expect((await get(0, "/_dashboard/api/session", { cookie })).status).toBe(401);
-  });
-
-  it("stores login tokens and sessions hashed, each with an expiry", async () => {
-    const token = await hubs[0].access.mintLogin();
-    const res = await get(1, `/_dashboard/login?token=${token}`);
-    const cookie = res.headers.get("set-cookie")!.split(";")[0].split("=")[1];
-    const keys = await redisKeys(redis.url);
-    expect(keys.length).toBeGreaterThan(0);
-    for (const [key, ttl] of keys) {
-      expect(key).not.toContain(token);
-      expect(key).not.toContain(cookie);
-      expect(ttl).toBeGreaterThan(0);
-    }
-  });
-});
-
-/** Every dashboard key of a Redis with its time to live in ms (-1 when it has none), through redis-cli. */
-async function redisKeys(url: string): Promise<[string, number][]> {
-  const port = new URL(url).port;
-  const cli = (...args: string[]) => execFileSync("redis-cli", ["-p", port, ...args], { encoding: "utf8" }).trim();
-  const keys = cli("--scan", "--pattern", "*dashboard:*").split("\n").filter(Boolean);
-  return keys.map((k) => [k, Number(cli("pttl", k))]);
-}

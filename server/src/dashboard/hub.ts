@@ -1,4 +1,4 @@
-import { createRedisExpiringKeys, type DomainEvent, type EventSink } from "@lp/core";
+import type { DomainEvent, EventSink } from "@lp/core";
 import { createDashboardAccess, type DashboardAccess } from "./access.js";
 import { createRequestLog, type RequestLog } from "../journal/request-log.js";
 
@@ -16,7 +16,10 @@ export interface DashboardChange {
 export interface DashboardHub {
   access: DashboardAccess;
   requests: RequestLog;
-  /** Give this to `createCore({ events })` so the live stream hears of background changes too. */
+  /**
+   * Give this to `createCore({ events })`: the live stream follows the core's own events, background
+   * changes included (those of this process; other processes' changes reach it in a later step).
+   */
   sink: EventSink;
   onChange(listener: (change: DashboardChange) => void): () => void;
   /** Registers something to end when the server closes (open event streams). */
@@ -25,14 +28,13 @@ export interface DashboardHub {
   close(): void;
   /** Whether {@link close} was called: the server is stopping. */
   readonly closed: boolean;
-  /** Lets go of the shared store of sessions (after the drain). */
+  /** Forgets the login tokens and sessions (after the drain). */
   dispose(): Promise<void>;
 }
 
 /** Builds a {@link DashboardHub}. */
-export function createDashboardHub(options: { capacity?: number; redis?: { url: string; prefix: string } } = {}): DashboardHub {
-  // On Redis, login tokens and sessions live there, so every process of the service accepts them.
-  const access = createDashboardAccess(options.redis ? createRedisExpiringKeys(options.redis, "dashboard") : undefined);
+export function createDashboardHub(options: { capacity?: number } = {}): DashboardHub {
+  const access = createDashboardAccess();
   const listeners = new Set<(change: DashboardChange) => void>();
   const closers = new Set<() => void>();
   let closed = false;

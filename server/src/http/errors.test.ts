@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectError } from "../testing/expect-error.js";
+import { takeSnapshot } from "../testing/fuzz-snapshot.js";
 import { createTestApp, testStorages, type TestApp } from "../testing/test-app.js";
 
 const UNKNOWN = "3f2b8c1e-1d2a-4c3b-9e8f-0a1b2c3d4e5f";
@@ -10,8 +11,8 @@ for (const storage of testStorages()) {
     let seeded: string;
     const keys = async () => {
       await t.core.onIdle();
-      const products = await t.core.database.db.selectFrom("products").select(["id", "updated_at"]).execute();
-      return [...(await t.core.stores.data.getKeys()), ...(await t.core.media.paths()), ...products.map((p) => `products:${p.id}:${p.updated_at}`)].sort();
+      // Every row with its columns, and every media file: a changed row differs as much as a new one.
+      return [...(await takeSnapshot(t.core))].map(([key, row]) => `${key} ${row}`).sort();
     };
     beforeEach(async () => {
       t = await createTestApp({ storage });

@@ -4,7 +4,7 @@ import type { RouteDef } from "../http/route.js";
 import { queryNamesOf } from "../http/validate.js";
 import { isPrototypeClean, toViolations } from "../testing/fuzz-check.js";
 import { toParamNames, toSpecArb, type FuzzSpec } from "../testing/fuzz-request-arb.js";
-import { diffSnapshots, isIdempotencyKey, takeSnapshot } from "../testing/fuzz-snapshot.js";
+import { countStored, diffSnapshots, isIdempotencyKey, takeSnapshot } from "../testing/fuzz-snapshot.js";
 import { createFuzzApp, namesFixture, restoreWorld, seedFuzzWorld, toRequest, type FuzzWorld } from "../testing/fuzz-world.js";
 
 /*
@@ -32,14 +32,14 @@ async function settle(): Promise<void> {
 async function maintain(pathname: string, method: string, status: number): Promise<void> {
   const wiped = status < 300 && (pathname === "/_admin/reset" || pathname === "/_admin/import");
   const deleted = status < 300 && method === "DELETE" && namesFixture(world, pathname);
-  if (wiped || deleted || (sent % 50 === 0 && (await t.core.stores.data.getKeys()).length > 1000)) await restoreWorld(t, world);
+  if (wiped || deleted || (sent % 50 === 0 && (await countStored(t.core)) > 1000)) await restoreWorld(t, world);
 }
 
 /** Sends one fuzzed request and checks every property; throws with the request in the message. */
 async function fuzzOne(route: RouteDef, spec: FuzzSpec): Promise<void> {
   const req = toRequest(route, spec, world, t.adminKey);
   const write = req.method !== "GET";
-  const before = write ? await takeSnapshot(t.core.stores) : null;
+  const before = write ? await takeSnapshot(t.core) : null;
   const res = await t.app.request(req.path, req.init);
   const text = await res.text();
   sent++;
@@ -52,7 +52,7 @@ async function fuzzOne(route: RouteDef, spec: FuzzSpec): Promise<void> {
     problems.push((error as Error).message);
   }
   if (before && res.status >= 400 && res.status < 500) {
-    const changed = diffSnapshots(before, await takeSnapshot(t.core.stores), res.status === 404 ? isIdempotencyKey : undefined);
+    const changed = diffSnapshots(before, await takeSnapshot(t.core), res.status === 404 ? isIdempotencyKey : undefined);
     if (changed.length) problems.push(`rejected with ${res.status} but wrote ${changed.slice(0, 5).join(" ")}`);
   }
   if (!isPrototypeClean()) problems.push("Object.prototype was polluted");

@@ -102,11 +102,11 @@ describe("isolation matrix: admin API", () => {
       for (const [what, authorization] of adminDenials(adm)) {
         const body = await ADMIN_BODIES[routeKey(route)]?.(adm);
         const path = await toAdminPath(route, adm);
-        const before = await takeSnapshot(adm.core.stores);
+        const before = await takeSnapshot(adm.core);
         const res = await adm.call(route.method, path, { token: null, body, headers: authorization ? { authorization } : {} });
         expectError(res, 401, "unauthenticated");
         expect(res.headers.get("www-authenticate"), what).toMatch(/^Bearer realm=/);
-        expect(diffSnapshots(before, await takeSnapshot(adm.core.stores)), `${route.path} with ${what} wrote`).toEqual([]);
+        expect(diffSnapshots(before, await takeSnapshot(adm.core)), `${route.path} with ${what} wrote`).toEqual([]);
         expectNoLeak(res, [adm.adminKey, adm.creds.token, adm.creds.client_secret], { authorization, body }, `${route.path} with ${what}`);
       }
     });

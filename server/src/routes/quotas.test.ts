@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectError } from "../testing/expect-error.js";
+import { takeSnapshot } from "../testing/fuzz-snapshot.js";
 import { createTestApp, testStorages, type TestApp } from "../testing/test-app.js";
 
 /** A PNG's signature and header: 29 bytes, sniffed as image/png; padded to the size a test needs. */
@@ -27,11 +28,8 @@ for (const storage of testStorages()) {
       form.append("images", new Blob([new Uint8Array(bytes)]), "poster.png");
       return form;
     }
-    /** What the account has stored: its records, and its product rows (deleted ones too). */
-    const recordKeys = async () => [
-      ...(await t.core.stores.data.getKeys("acct:shop")).sort(),
-      ...(await t.core.database.db.selectFrom("products").select("id").where("account_id", "=", "shop").orderBy("id").execute()).map((row) => `products:${row.id}`),
-    ];
+    /** What is stored: every row (deleted products too) and media file, by its key. */
+    const recordKeys = async () => [...(await takeSnapshot(t.core)).keys()].sort();
     const mediaKeys = () => t.core.media.paths();
 
     it("refuses a product over product_quota with 403 naming it, stores nothing, and counts a soft delete as freed", async () => {

@@ -1,84 +1,61 @@
-import { createHash } from "node:crypto";
-import type { Stores } from "@lp/core";
-import type { Storage } from "unstorage";
+import type { Core } from "@lp/core";
+// The table catalog is not exported from @lp/core: reached by path, as tests reach the core's internals.
+import { TABLE_ORDER, tableSpec } from "../../../core/src/db/table-catalog.js";
+import { readTableRows } from "../../../core/src/db/table-copy.js";
 
 /**
- * Every stored key of the data and media stores (prefixed `data:` / `media:`) with its value: the stored
- * value itself for in-memory stores (a copy of the map, so thousands of snapshots stay cheap), else a hash.
+ * What is stored, one entry per row of every table (`table:[primary key]`, the row's columns as JSON) and
+ * per media file (`media:path`). Comparing two says which rows and files a request added, removed or changed.
  */
-export type StoreSnapshot = Map<string, unknown>;
+export type StoreSnapshot = Map<string, string>;
 
-const hashOf = (value: unknown) =>
-  createHash("sha1")
-    .update(typeof value === "string" ? value : value instanceof Uint8Array ? Buffer.from(value) : (JSON.stringify(value) ?? "undefined"))
-    .digest("hex");
-
-/** Keys read at once by a snapshot of a store that is not in memory. */
-const SNAPSHOT_BATCH = 500;
-
-/** What lp's Redis driver (core/src/storage/redis-driver.ts) is made with: its client and where its records are. */
-interface RedisDriverParts {
-  client: { mgetBuffer(keys: string[]): Promise<(Buffer | null)[]> };
-  layout: { records: string };
-}
+/** What a snapshot reads: the core's database and its media. */
+export type SnapshotSource = Pick<Core, "database" | "media">;
 
 /**
- * The client and record prefix behind lp's Redis driver, when `storage` is one: a snapshot reads its values with
- * one MGET per batch, where a GET per key cost a socket write each (most of the isolation matrix's CPU on Redis).
+ * Takes a snapshot of every table and of the media paths. The lists' in-memory state and the id sources
+ * are not storage and are not part of it: a rejected request may warm a cache, but it must not write a row.
  */
-function redisPartsOf(storage: Storage): RedisDriverParts | null {
-  const driver = storage.getMount("").driver as { name?: string; options?: Partial<RedisDriverParts> };
-  const { client, layout } = driver.options ?? {};
-  return driver.name === "lp-redis" && typeof client?.mgetBuffer === "function" && typeof layout?.records === "string" ? { client, layout } : null;
-}
-
-/** The map behind an unstorage memory driver, when `storage` is one. */
-function memoryMapOf(storage: Storage): Map<string, unknown> | null {
-  const driver = storage.getMount("").driver as { getInstance?: () => unknown };
-  const instance = driver.getInstance?.();
-  return instance instanceof Map ? (instance as Map<string, unknown>) : null;
-}
-
-/**
- * Takes a snapshot of what is in storage. The in-memory indexes and id sources are not storage and are
- * not part of it: a rejected request may warm an index, but it must not write a record.
- */
-export async function takeSnapshot(stores: Pick<Stores, "data" | "media">): Promise<StoreSnapshot> {
+export async function takeSnapshot(core: SnapshotSource): Promise<StoreSnapshot> {
   const out: StoreSnapshot = new Map();
-  for (const [prefix, storage] of [["data", stores.data], ["media", stores.media]] as const) {
-    const map = memoryMapOf(storage);
-    if (map) for (const [key, value] of map) out.set(`${prefix}:${key}`, value);
-    else {
-      const keys = await storage.getKeys();
-      const redis = redisPartsOf(storage);
-      for (let i = 0; i < keys.length; i += SNAPSHOT_BATCH) {
-        const batch = keys.slice(i, i + SNAPSHOT_BATCH);
-        // In batches: a bounded number of reads (and open files on fs) at a time.
-        const values = redis ? await redis.client.mgetBuffer(batch.map((key) => redis.layout.records + key)) : await Promise.all(batch.map((key) => storage.getItemRaw(key)));
-        batch.forEach((key, j) => out.set(`${prefix}:${key}`, hashOf(values[j])));
-      }
+  for (const table of TABLE_ORDER) {
+    const key = tableSpec(table).key as readonly string[];
+    for (const row of await readTableRows(core.database.db, table)) {
+      // The key's values as JSON: a value holding the separator cannot make two keys one.
+      out.set(`${table}:${JSON.stringify(key.map((column) => row[column]))}`, JSON.stringify(row));
     }
   }
+  for (const path of await core.media.paths()) out.set(`media:${path}`, "");
   return out;
 }
 
-const same = (a: unknown, b: unknown) =>
-  a === b || (a instanceof Uint8Array && b instanceof Uint8Array && Buffer.from(a).equals(Buffer.from(b))) || hashOf(a) === hashOf(b);
+/** How many rows and media files are stored in all: what tells a long run that its store has grown. */
+export async function countStored(core: SnapshotSource): Promise<number> {
+  let count = (await core.media.paths()).length;
+  for (const table of TABLE_ORDER) {
+    const row = await core.database.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
+    count += Number(row.n);
+  }
+  return count;
+}
 
 /**
- * The keys that differ between two snapshots: `+key` added, `-key` removed, `~key` changed. Keys for which
- * `ignore` answers true are left out.
+ * The entries that differ between two snapshots: `+key` added, `-key` removed, `~key` changed. Keys for
+ * which `ignore` answers true are left out.
  */
 export function diffSnapshots(before: StoreSnapshot, after: StoreSnapshot, ignore: (key: string) => boolean = () => false): string[] {
   const out: string[] = [];
   for (const [key, value] of after) {
     if (ignore(key)) continue;
     if (!before.has(key)) out.push(`+${key}`);
-    else if (!same(before.get(key), value)) out.push(`~${key}`);
+    else if (before.get(key) !== value) out.push(`~${key}`);
   }
   for (const key of before.keys()) if (!after.has(key) && !ignore(key)) out.push(`-${key}`);
   return out.sort();
 }
 
-/** Idempotency records, which a replayable 404 legitimately stores. */
-export const isIdempotencyKey = (key: string) => key.startsWith("data:idem:");
+/** Rows of stored answers to Idempotency-Keys, which a replayable 404 legitimately writes. */
+export const isIdempotencyKey = (key: string) => key.startsWith("idempotency_keys:");

@@ -87,7 +87,7 @@ export async function runCase(world: MatrixWorld, c: MatrixCase): Promise<void> 
   // The fan-out of the events the setup emitted must be over, or its outbox clean-up lands in the diff
   // (on Redis each write takes a round trip, so it is still running here).
   await t.core.onIdle();
-  const before = c.expect.kind === "allowed" ? null : await takeSnapshot(t.core.stores);
+  const before = c.expect.kind === "allowed" ? null : await takeSnapshot(t.core);
   const res = await send(t, request);
   await t.core.onIdle();
   expect(res.headers.get("x-request-id"), label).toMatch(/^req_/);
@@ -99,7 +99,7 @@ export async function runCase(world: MatrixWorld, c: MatrixCase): Promise<void> 
     return;
   }
   expectNoLeak(res, [...others, ...tenantMarkers(world.a), ...mine.markers], request, label);
-  const after = await takeSnapshot(t.core.stores);
+  const after = await takeSnapshot(t.core);
   expect(diffSnapshots(before!, after, res.status === 404 ? isIdempotencyKey : undefined), `${label} wrote records`).toEqual([]);
 
   switch (c.expect.kind) {
