@@ -1,5 +1,5 @@
 import { createAccountsService } from "./accounts/accounts-service.js";
-import { checkImport, clearStores, exportStores, importStores, type ExportDocument } from "./admin/data-transfer.js";
+import { exportData, importData, resetData, type ImportDocument } from "./db/data-transfer.js";
 import { cryptoIds, systemClock, toTimestamp, type Clock, type IdSource } from "./deps.js";
 import type { EventSink } from "./events/event-sink.js";
 import { createIdempotency } from "./idempotency/idempotency.js";
@@ -23,14 +23,12 @@ import { createDeploymentsService, type DeploymentsService } from "./deployments
 import { createSitesService } from "./deployments/sites-service.js";
 import type { Stores } from "./storage/create-storage.js";
 import { combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/create-webhooks.js";
-import { isWebhookRecordKey } from "./webhooks/webhook-transfer.js";
 import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
 import { openFormat } from "./storage/format-version.js";
 import { guardStores, watchStorage } from "./storage/guarded-stores.js";
 import { createAccountRepository } from "./accounts/account-repository.js";
 import { moveAccountRecords } from "./accounts/account-records-move.js";
-import { clearAccountTables, exportAccountRecords, isAccountRecordKey, replaceAccountRecords } from "./accounts/account-transfer.js";
 import { guardLock } from "./storage/guarded-lock.js";
 import { openDatabase, type Database } from "./db/database.js";
 import { createTimeControl, MANUAL_JOB_CONCURRENCY, settleOnClock, type ManualTime } from "./time/manual-time.js";
@@ -219,34 +217,32 @@ export async function createCore(given: CoreDeps) {
     delays,
     webhooks,
     admin: {
+      /** Empties every table but the settings (the dev credentials, the service's keys) and removes every media file. */
       async reset() {
         await background.onIdle();
         await webhooks.suspend();
-        await clearStores(deps.stores);
-        await clearAccountTables(database.db);
+        await resetData({ database, media: mediaBlobs });
+        await clearKeyValueStores(deps.stores);
         indexes.clear();
-        await webhooks.replace(null);
+        await webhooks.reload();
       },
-      async export() {
-        const doc = await exportStores(deps.stores, toTimestamp(clock.now()));
-        // The key-value store's copies of what moved into the tables at the upgrade are left out: the tables say.
-        const records = Object.fromEntries(Object.entries(doc.records).filter(([key]) => !isAccountRecordKey(key) && !isWebhookRecordKey(key)));
-        return { ...doc, records: { ...records, ...(await exportAccountRecords(database.db)), ...(await webhooks.exportRecords()) } };
-      },
-      /** Replaces every record and media file with those of a checked export (`exportSchema`). */
-      async import(doc: ExportDocument) {
+      /** Every table's rows (but the settings) and every media file, as one document of version 3. */
+      export: () => exportData({ database, media: mediaBlobs }, { now: toTimestamp(clock.now()) }),
+      /**
+       * Replaces every row (but the settings) and media file with those of a checked document
+       * (`importDocumentSchema`: version 3, or a format-2 export of version 1), all or nothing. Answers the
+       * rows written (in all and by table), the media files, and the format-2 records left out.
+       */
+      async import(doc: ImportDocument) {
         await background.onIdle();
         await webhooks.suspend();
-        // The store's import checks every record, the account tables' too, and refuses the whole document
-        // before anything changes: here before the tables are replaced.
-        if (checkImport(doc).length > 0) await importStores(deps.stores, doc);
-        const rows = await replaceAccountRecords(database, doc.records);
-        const rest = Object.fromEntries(Object.entries(doc.records).filter(([key]) => !isAccountRecordKey(key) && !isWebhookRecordKey(key)));
-        const counts = await importStores(deps.stores, { ...doc, records: rest });
+        const counts = await importData({ database, media: mediaBlobs }, doc, { now: toTimestamp(clock.now()) });
+        await clearKeyValueStores(deps.stores);
         indexes.clear();
-        // After the applications: endpoints name them.
-        const webhookRows = await webhooks.replace(doc.records);
-        return { ...counts, records: counts.records + rows + webhookRows };
+        // What the document left due (deliveries) is taken from now on.
+        await webhooks.reload();
+        const rows = Object.values(counts.tables).reduce((sum, n) => sum + n, 0);
+        return { records: rows, media: counts.media, tables: counts.tables, left: counts.left };
       },
     },
     /** Waits for background work to finish (tests, graceful shutdown). */
@@ -327,4 +323,13 @@ export type Core = Awaited<ReturnType<typeof createCore>>;
 /** Reports a failed background run once, on stderr. */
 function logBackgroundError(name: string, error: unknown): void {
   console.error(`[lp] background task ${name} failed:`, error);
+}
+
+/**
+ * Empties the key-value stores (their meta keys kept): what the areas not yet on the tables keep there
+ * goes with a reset or an import, as the tables' rows do.
+ */
+async function clearKeyValueStores(stores: Stores): Promise<void> {
+  for (const key of await stores.data.getKeys()) if (!key.startsWith("meta:")) await stores.data.removeItem(key);
+  await stores.media.clear();
 }

@@ -3,6 +3,8 @@ import { join, resolve } from "node:path";
 import {
   createCore,
   openDatabase,
+  openDataDir,
+  DATABASE_FILE,
   createMediaBlobs,
   toMediaBlobsPlace,
   systemClock,
@@ -153,19 +155,23 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // A Redis that cannot serve (down, a refused password, a database out of range) ends the start at once,
   // before anything opens connections that would retry for ever.
   const redisState = kind === "redis" ? await checkRedisAtStart(options.redisUrl!, options.redisPrefix ?? DEFAULT_REDIS_PREFIX) : null;
-  let stores: Stores;
+  let database: Database;
+  const target: DatabaseTarget = dataDir ? { kind: "sqlite", file: join(dataDir, DATABASE_FILE) } : { kind: "memory" };
   try {
-    stores = kind === "redis" ? createStores("redis", { url: options.redisUrl!, prefix: options.redisPrefix }) : createStores(kind, dataDir, { writtenBy: options.writtenBy, log: options.storageLog });
+    // The data dir's lp.db in format 3, a dir of format 1 or 2 migrated first; a newer one refused, untouched.
+    database = dataDir
+      ? await openDataDir(dataDir, { log: options.storageLog ?? ((line) => console.error(line)), writtenBy: options.writtenBy ?? "lp", clock: typeof options.clock === "object" ? options.clock : undefined })
+      : await openDatabase(target);
   } catch (error) {
     unlock();
     throw error;
   }
-  let database: Database;
-  const target: DatabaseTarget = dataDir ? { kind: "sqlite", file: join(dataDir, "tables.db") } : { kind: "memory" };
+  let stores: Stores;
   try {
-    database = await openDatabase(target);
+    // The key-value stores of the areas not on the tables yet: beside lp.db, in kv/, as lp.db is the tables'.
+    stores = kind === "redis" ? createStores("redis", { url: options.redisUrl!, prefix: options.redisPrefix }) : createStores(kind, dataDir && join(dataDir, "kv"), { writtenBy: options.writtenBy, log: options.storageLog });
   } catch (error) {
-    await stores.dispose().catch(() => {});
+    await database.close().catch(() => {});
     unlock();
     throw error;
   }

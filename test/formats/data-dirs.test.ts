@@ -1,21 +1,20 @@
 import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createOffsetClock, CURRENT_FORMAT, runDoctor, sqliteDoctorSource } from "@lp/core";
+import { createOffsetClock, DATA_DIR_FORMAT, runDatabaseDoctor } from "@lp/core";
 import { startServer, type RunningServer } from "@lp/server";
 import { describe, expect, it } from "vitest";
 import { useTempDirs } from "../../core/src/testing/temp-dirs.js";
-import { redisAdmin } from "../../core/src/testing/redis-admin.js";
-import { redisAvailable, redisSkipReason, startRedisServer } from "../../core/src/testing/redis-server.js";
-
-if (!redisAvailable) console.warn(redisSkipReason("the format marker on Redis"));
 
 /**
  * Every format lp has released keeps a data dir here (written by make-data-dir.ts, facts in
- * `format-N.expected.json`): today's lp must open each, migrating it if it is older, and serve all it holds.
- * `format-1-killed` is format 1 as a SIGKILLed lp left it, one product still only in its write-ahead log.
+ * `format-N.expected.json`): today's lp must open each (`openDataDir`, through `lp serve`'s start), migrating
+ * it to format 3 if it is older, and serve all it holds. `format-1-killed` is format 1 as a SIGKILLed lp left
+ * it, one product still only in its write-ahead log.
  */
 const root = new URL("./data-dirs/", import.meta.url).pathname;
 const formats = readdirSync(root).filter((name) => /^format-\d+(-killed)?$/.test(name));
+/** The committed dir of the newest format. */
+const newest = formats.filter((name) => !name.endsWith("-killed")).sort((a, b) => Number(a.slice(7)) - Number(b.slice(7))).at(-1)!;
 const tempDir = useTempDirs();
 
 interface Expected {
@@ -65,8 +64,9 @@ async function all<T>(server: RunningServer, path: string, headers: Record<strin
 const local = (server: RunningServer, url: string) => url.replace(/^https?:\/\/[^/]+/, server.url);
 
 describe("data dirs of every released format", () => {
-  it("include today's format and a format-1 dir left by a kill", () => {
-    expect(formats).toEqual(expect.arrayContaining([`format-${CURRENT_FORMAT}`, "format-1", "format-1-killed"]));
+  it("include every format released before today's and a format-1 dir left by a kill", () => {
+    const released = Array.from({ length: DATA_DIR_FORMAT - 1 }, (_, i) => `format-${i + 1}`);
+    expect(formats).toEqual(expect.arrayContaining([...released, "format-1-killed"]));
   });
 
   it.each(formats)("%s opens in today's lp and serves every product, image, idempotent answer, site and delivery", async (name) => {
@@ -120,19 +120,21 @@ describe("data dirs of every released format", () => {
     } finally {
       await server.close();
     }
-    expect(JSON.parse(readFileSync(join(dir, "format.json"), "utf8")).format).toBe(CURRENT_FORMAT);
+    expect(JSON.parse(readFileSync(join(dir, "format.json"), "utf8")).format).toBe(DATA_DIR_FORMAT);
+    if (!name.startsWith(`format-${DATA_DIR_FORMAT}`)) {
+      // The format-2 database is kept aside by a hard link, never deleted, and one line says where and how to remove it.
+      expect(existsSync(join(dir, "format-2", "lp.db"))).toBe(true);
+      expect(logged.some((line) => line.includes(`kept as ${join(dir, "format-2", "lp.db")}`) && line.includes(`rm -rf '${join(dir, "format-2")}'`))).toBe(true);
+    }
     if (name.startsWith("format-1")) {
       // The old files are kept aside, never deleted, and one line says where and how to remove them.
       expect(readdirSync(join(dir, "format-1")).sort()).toEqual(expect.arrayContaining(["data", "media"]));
       expect(existsSync(join(dir, "data"))).toBe(false);
       expect(logged.some((line) => line.includes(`kept in ${join(dir, "format-1")}`) && line.includes(`rm -rf '${join(dir, "format-1")}'`))).toBe(true);
     }
-    const source = sqliteDoctorSource(dir, { fix: false });
-    try {
-      expect((await runDoctor(source, { fix: false, writtenBy: "lp test" })).problems).toEqual([]);
-    } finally {
-      source.close();
-    }
+    const report = await runDatabaseDoctor(dir, { fix: false, writtenBy: "lp test" });
+    expect(report.format).toBe(DATA_DIR_FORMAT);
+    expect(report.problems).toEqual([]);
   });
 });
 
@@ -140,7 +142,7 @@ describe("the format marker", () => {
   it("is written at the first start of a new data dir", async () => {
     const dir = tempDir("new-format");
     await (await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp 9.9.9" })).close();
-    expect(JSON.parse(readFileSync(join(dir, "format.json"), "utf8"))).toEqual({ format: CURRENT_FORMAT, written_by: "lp 9.9.9" });
+    expect(JSON.parse(readFileSync(join(dir, "format.json"), "utf8"))).toEqual({ format: DATA_DIR_FORMAT, written_by: "lp 9.9.9" });
   });
 
   it("is added to a format-1 data dir written before markers existed, which is migrated", async () => {
@@ -152,40 +154,21 @@ describe("the format marker", () => {
     } finally {
       await server.close();
     }
-    expect(JSON.parse(readFileSync(join(dir, "format.json"), "utf8")).format).toBe(CURRENT_FORMAT);
+    expect(JSON.parse(readFileSync(join(dir, "format.json"), "utf8")).format).toBe(DATA_DIR_FORMAT);
   });
 
   it("of a newer format makes lp refuse to start, saying to upgrade, and leaves the data dir as it was", async () => {
-    const dir = copyOf(`format-${CURRENT_FORMAT}`);
-    const newer = `{"format": ${CURRENT_FORMAT + 1}, "written_by": "lp 99.0.0"}\n`;
+    const dir = copyOf(newest);
+    const before = readFileSync(join(dir, "lp.db"));
+    const newer = `{"format": ${DATA_DIR_FORMAT + 1}, "written_by": "lp 99.0.0"}\n`;
     writeFileSync(join(dir, "format.json"), newer);
     await expect(startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: "lp 1.0.0" })).rejects.toThrow(
-      `${dir} is in format ${CURRENT_FORMAT + 1} (written by lp 99.0.0); this lp (lp 1.0.0) reads format ${CURRENT_FORMAT} and older. Upgrade lp to open it.`,
+      `${dir} is in format ${DATA_DIR_FORMAT + 1} (written by lp 99.0.0); this lp (lp 1.0.0) reads format ${DATA_DIR_FORMAT} and older. Upgrade lp to open it.`,
     );
     expect(readFileSync(join(dir, "format.json"), "utf8")).toBe(newer);
+    expect(readFileSync(join(dir, "lp.db")).equals(before)).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(readdirSync(join(root, newest)).sort());
     // The refusal releases the data dir: a newer lp can open it at once.
     expect(readdirSync(dir)).not.toContain("lp.lock");
-  });
-});
-
-describe.skipIf(!redisAvailable)("the format marker on Redis", () => {
-  it("is the meta:format key under the prefix, written at first start; an older one is moved on; a newer one makes lp refuse to start", async () => {
-    const redis = await startRedisServer({ appendfsync: "no" });
-    const admin = redisAdmin(redis.url);
-    try {
-      await (await startServer({ storage: "redis", redisUrl: redis.url, redisPrefix: "fmt:", port: 0, log: null, admin: false, writtenBy: "lp 9.9.9" })).close();
-      expect(JSON.parse(String(await admin.call("GET", "fmt:meta:format")))).toEqual({ format: CURRENT_FORMAT, written_by: "lp 9.9.9" });
-      // Format 2 changed only the embedded store's layout: a Redis store of format 1 is read as it is.
-      await admin.call("SET", "fmt:meta:format", JSON.stringify({ format: 1, written_by: "lp 0.1.0" }));
-      await (await startServer({ storage: "redis", redisUrl: redis.url, redisPrefix: "fmt:", port: 0, log: null, admin: false, writtenBy: "lp 9.9.9" })).close();
-      expect(JSON.parse(String(await admin.call("GET", "fmt:meta:format"))).format).toBe(CURRENT_FORMAT);
-      await admin.call("SET", "fmt:meta:format", JSON.stringify({ format: CURRENT_FORMAT + 1, written_by: "lp 99.0.0" }));
-      await expect(startServer({ storage: "redis", redisUrl: redis.url, redisPrefix: "fmt:", port: 0, log: null, admin: false, writtenBy: "lp 1.0.0" })).rejects.toThrow(
-        /\(prefix fmt:\) is in format \d+ \(written by lp 99\.0\.0\); this lp \(lp 1\.0\.0\) reads format \d+ and older\. Upgrade lp to open it\./,
-      );
-    } finally {
-      admin.close();
-      await redis.dispose();
-    }
   });
 });

@@ -10,12 +10,12 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CURRENT_FORMAT } from "@lp/core";
+import { DATA_DIR_FORMAT } from "@lp/core";
 import { startServer } from "@lp/server";
 
-const target = new URL(`./data-dirs/format-${CURRENT_FORMAT}/`, import.meta.url).pathname;
+const target = new URL(`./data-dirs/format-${DATA_DIR_FORMAT}/`, import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "lp-format-"));
-const server = await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: `lp (format ${CURRENT_FORMAT} fixture)` });
+const server = await startServer({ storage: "sqlite", dataDir: dir, port: 0, log: null, admin: false, writtenBy: `lp (format ${DATA_DIR_FORMAT} fixture)` });
 const { account_id: account, token, application_id, client_secret } = server.credentials;
 const image = readFileSync(new URL("../../fixtures/images/coffee-set.png", import.meta.url));
 
@@ -92,6 +92,6 @@ const expected = {
 };
 rmSync(target, { recursive: true, force: true });
 cpSync(dir, target, { recursive: true, filter: (path) => !/(lp\.lock|\.tmp|-shm)$/.test(path) });
-writeFileSync(join(target, "..", `format-${CURRENT_FORMAT}.expected.json`), `${JSON.stringify(expected, null, 2)}\n`);
+writeFileSync(join(target, "..", `format-${DATA_DIR_FORMAT}.expected.json`), `${JSON.stringify(expected, null, 2)}\n`);
 rmSync(dir, { recursive: true, force: true });
 console.log(`wrote ${target}`, expected);

@@ -1,8 +1,8 @@
 import { expect, it } from "vitest";
 import { openDatabase, type Database } from "../db/database.js";
+import { clearTables } from "../db/table-copy.js";
 import { createManualClock, cryptoIds } from "../deps.js";
 import { describeDatabases } from "../testing/databases.js";
-import { clearAccountTables } from "./account-transfer.js";
 import { createAccountsService } from "./accounts-service.js";
 import { ensureAdminKey, ensureDevCredentials } from "./dev-credentials.js";
 
@@ -33,7 +33,7 @@ describeDatabases("the dev credentials and the admin key", ({ kind, open, target
     const first = await ensureDevCredentials(database, clock, cryptoIds);
     expect(first).toMatchObject({ account_id: "acct_dev", token: expect.stringMatching(/^lp_/), application_id: expect.stringMatching(/^app_[0-9a-f]{24}$/), client_secret: expect.stringMatching(/^lpsk_/) });
     expect(await ensureDevCredentials(database, clock, cryptoIds)).toEqual(first);
-    await clearAccountTables(database.db);
+    await database.transaction((tx) => clearTables(tx, { except: ["settings"] }));
     await expect(accounts.authenticateToken(first.token)).rejects.toMatchObject({ code: "unauthenticated" });
     expect(await ensureDevCredentials(database, clock, cryptoIds)).toEqual(first);
     expect((await accounts.authenticateToken(first.token)).scopes).toHaveLength(5);
@@ -62,7 +62,7 @@ describeDatabases("the dev credentials and the admin key", ({ kind, open, target
       expect(new Set(keys).size).toBe(1);
       expect(keys[0]).toMatch(/^lpadm_[A-Za-z0-9_-]{32}$/);
       expect(await ensureAdminKey(handles[1]!, clock, cryptoIds, "explicit-key")).toBe("explicit-key");
-      await clearAccountTables(handles[0]!.db);
+      await handles[0]!.transaction((tx) => clearTables(tx, { except: ["settings"] }));
       expect(await ensureAdminKey(handles[2]!, clock, cryptoIds)).toBe(keys[0]);
     } finally {
       await Promise.all(opened.splice(0).map((h) => h.close()));

@@ -85,6 +85,7 @@ export type ImportDocument = z.infer<typeof importDocumentSchema>;
 
 /** What an import wrote, and the format-2 records it left out (naming what is not there). */
 export interface ImportCounts {
+  /** Rows written, by exported table ({@link EXPORTED_TABLES}). */
   tables: Record<string, number>;
   media: number;
   left: LeftOut[];
@@ -149,10 +150,12 @@ export async function importData(target: DataTarget, doc: ImportDocument, option
   }
   let tables: Record<string, number>;
   try {
-    tables = await target.database.transaction(async (tx) => {
+    const written = await target.database.transaction(async (tx) => {
       await clearTables(tx, { except: ["settings"] });
       return writeTableRows(tx, rows);
     });
+    // By the tables a document carries: the settings are never imported.
+    tables = Object.fromEntries(EXPORTED_TABLES.map((table) => [table, written[table] ?? 0]));
   } catch (error) {
     for (const key of added) await target.media.removeItem(key);
     const message = error instanceof Error ? error.message : String(error);

@@ -121,6 +121,34 @@ export async function migrateFormat2(dir: string, options: OpenDataDirOptions): 
   step("marked");
 }
 
+/**
+ * The older format {@link openDataDir} would migrate `dir` from at its next open: 1 (a file per record under
+ * `data/`, no `lp.db` yet) or 2 (`lp.db` holding JSON records, its `records` table); null for a dir of
+ * format 3, an empty one, or one it would refuse (a newer or unreadable marker, a file SQLite cannot open),
+ * which `lp doctor` reports itself. Reads only: the database is opened read-only.
+ */
+export function olderFormatOf(dir: string): 1 | 2 | null {
+  let marker;
+  try {
+    marker = readMarker(join(dir, "format.json"));
+  } catch {
+    return null;
+  }
+  if (marker && marker.format > DATA_DIR_FORMAT) return null;
+  const file = join(dir, DATABASE_FILE);
+  if (!existsSync(file)) return existsSync(join(dir, "data")) || existsSync(join(dir, "data.next")) ? 1 : null;
+  try {
+    const db = openSqlite(file, { readOnly: true, mustExist: true, busyTimeoutMs: 5000 });
+    try {
+      return prepareColumn<[], string>(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'records'").get() ? 2 : null;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
 /** What `lp.db` is: absent (or empty), a format-2 database (its `records` table) or a format-3 one. */
 function databaseKind(file: string): "none" | "format-2" | "format-3" {
   if (!existsSync(file)) return "none";

@@ -76,14 +76,14 @@ export async function runDatabaseDoctor(dataDir: string, options: DatabaseDoctor
     const says = (error as Error).message.split("; run `lp doctor`")[0];
     problems.push({ check: "format", key: "format.json", where: markerFile, fixable: false, message: `${says}: --fix does not guess a format; put back the marker of the lp that wrote this dir` });
   }
-  if (!existsSync(file)) {
-    // No database: a dir lp serve has not opened yet (or one of format 1, which it migrates).
-    if (format !== null && format !== 1) problems.push({ check: "database", key: DATABASE_FILE, where: file, fixable: false, message: "is missing (lp serve makes an empty one at its next start)" });
-    return report(format);
-  }
   if (format !== null && format > DATA_DIR_FORMAT) {
     // Rows of a newer format may not match this lp's schema: checking them would report sound ones as damaged.
     problems.push({ check: "format", key: "format.json", where: markerFile, fixable: false, message: `format ${format} is newer than this lp reads (${DATA_DIR_FORMAT}): upgrade lp to check this dir (nothing else was checked)` });
+    return report(format);
+  }
+  if (!existsSync(file)) {
+    // No database: a dir lp serve has not opened yet (or one of format 1, which it migrates).
+    if (format !== null && format !== 1) problems.push({ check: "database", key: DATABASE_FILE, where: file, fixable: false, message: "is missing (lp serve makes an empty one at its next start)" });
     return report(format);
   }
 

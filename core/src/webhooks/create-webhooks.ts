@@ -16,7 +16,6 @@ import { createHttpPoster } from "./http-poster.js";
 import { createGuardedPoster } from "./public-lookup.js";
 import { DEFAULT_RETRY_SCHEDULE } from "./retry-policy.js";
 import { realScheduler, type Scheduler } from "./scheduler.js";
-import { clearWebhookTables, exportWebhookRecords, replaceWebhookRecords } from "./webhook-transfer.js";
 
 /** Settings of the webhook engine a caller may change; tests shorten the timeouts. */
 export interface WebhookOptions {
@@ -145,18 +144,6 @@ export function createWebhooks(deps: WebhookDeps) {
     /** After the tables were replaced another way (a whole-database import): takes what is due now. */
     async reload(): Promise<void> {
       wake();
-    },
-    /** Endpoints and deliveries as records of an admin export, by their keys. */
-    exportRecords: () => exportWebhookRecords(database),
-    /**
-     * An admin reset (null) or import: empties the webhook tables and stores the webhook records of `records`,
-     * then takes what is due. Answers how many records it stored.
-     */
-    async replace(records: Record<string, unknown> | null): Promise<number> {
-      await onIdle();
-      const stored = records ? await replaceWebhookRecords(database, records) : (await clearWebhookTables(database.db), 0);
-      wake();
-      return stored;
     },
   };
 }

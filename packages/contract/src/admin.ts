@@ -28,8 +28,18 @@ export const createdAppSchema = z.object({
   account_ids: z.array(z.string()),
 });
 
-/** What an import answers: how many records and media files were loaded. */
-export const importResultSchema = z.object({ records: z.number().int(), media: z.number().int() });
+/**
+ * What an import answers: the rows written (in all, and by table), the media files, and the records of a
+ * format-2 document (version 1) that were left out because they name what the document does not hold.
+ */
+export const importResultSchema = z.object({
+  records: z.number().int().min(0).describe("Rows written, every table together"),
+  media: z.number().int().min(0).describe("Media files written"),
+  tables: z.record(z.string(), z.number().int().min(0)).describe("Rows written by table"),
+  left: z
+    .array(z.object({ key: z.string().describe("The record's key in the document"), reason: z.string() }))
+    .describe("Records of a version-1 document that were not imported (a token of an account the document lacks, ...); always empty for version 3"),
+});
 
 /** What a reset answers. */
 export const resetResultSchema = z.object({ reset: z.literal(true) });

@@ -125,15 +125,20 @@ for (const storage of testStorages()) {
       await t.core.onIdle();
       const exported = await t.admin("GET", "/_admin/export");
       expect(exported.status).toBe(200);
-      expect(exported.json).toMatchObject({ format: "lp-export", version: 1 });
-      expect(Object.keys(exported.json.media)).toHaveLength(1);
-      expect(Object.keys(exported.json.records).some((k) => k.startsWith("meta:"))).toBe(false);
+      expect(exported.json).toMatchObject({ format: "lp-export", version: 3 });
+      expect(Object.keys(exported.json.media)).toEqual([new URL(poster.images[0].url).pathname.replace(/^\/media\//, "")]);
+      // The service's own keys (cursors, builder links, the admin key, the dev credentials) never leave it.
+      expect(exported.json.tables).not.toHaveProperty("settings");
+      expect(exported.json.tables.products.map((p: { id: string }) => p.id).sort()).toEqual([poster.id, lamp.id].sort());
+      expect(exported.json.tables.accounts.map((a: { account_id: string }) => a.account_id)).toContain("shop");
+      expect(exported.json.tables.tokens.length).toBeGreaterThanOrEqual(2);
 
       await t.admin("POST", "/_admin/reset");
       expectError(await t.call("GET", `products/${poster.id}`), 404, "not_found");
       const imported = await t.admin("POST", "/_admin/import", exported.json);
       expect(imported.status).toBe(200);
-      expect(imported.json.data).toEqual({ records: Object.keys(exported.json.records).length, media: 1 });
+      const rows = Object.fromEntries(Object.entries(exported.json.tables as Record<string, unknown[]>).map(([table, list]) => [table, list.length]));
+      expect(imported.json.data).toEqual({ records: Object.values(rows).reduce((sum, n) => sum + n, 0), media: 1, tables: rows, left: [] });
 
       expect((await t.call("GET", `products/${poster.id}`)).json.data).toEqual(poster);
       expectError(await t.call("GET", `products/${lamp.id}`), 404, "not_found");
@@ -153,24 +158,37 @@ for (const storage of testStorages()) {
       expect((await other.call("GET", "/v1/accounts/shop/products", { token })).status).toBe(200);
     });
 
-    it("refuses import documents that are malformed or aim outside the store", async () => {
-      const base = { format: "lp-export", version: 1, exported_at: "2026-01-01T00:00:00.000Z", records: {}, media: {} };
+    it("refuses import documents that are malformed or aim outside the store, and changes nothing", async () => {
+      const product = (await t.call("POST", "products", { body: { title: "Kept", price: 1, product_type: "service" } })).json.data;
+      const exported = (await t.admin("GET", "/_admin/export")).json;
+      const row = exported.tables.products[0];
+      const v3 = { ...exported, tables: {}, media: {} };
+      const v1 = { format: "lp-export", version: 1, exported_at: "2026-01-01T00:00:00.000Z", records: {}, media: {} };
       const bad = [
-        { ...base, format: "other" },
-        { ...base, version: 2 },
-        { ...base, records: { "meta:dev_credentials": {} } },
-        { ...base, records: { "acct:..:products:x": {} } },
-        { ...base, records: { "..": {} } },
-        { ...base, records: { ".tmp:x": {} } },
-        { ...base, records: { "a::b": {} } },
-        { ...base, records: { "a/b": {} } },
-        { ...base, media: { "products:..:x.png": "AAAA" } },
-        { ...base, media: { "x.png": 5 } },
+        { ...v3, format: "other" },
+        { ...v3, version: 2 },
+        { ...v3, tables: { settings: [{ name: "admin_key", value: "mine", created_at: row.created_at }] } },
+        { ...v3, tables: { nothing: [] } },
+        { ...v3, tables: { products: [{ ...row, extra: 1 }] } },
+        { ...v3, tables: { products: [{ ...row, price: "12" }] } },
+        { ...v3, tables: { products: [Object.fromEntries(Object.entries(row).filter(([name]) => name !== "title"))] } },
+        // A row the database refuses: an image of a product that is not there.
+        { ...v3, tables: { product_images: [{ id: "i1", product_id: "gone", url: "https://x.test/a.png", media_type: "image/png", display_order: 0, media_path: null, bytes: null, created_at: row.created_at }] } },
+        { ...v3, media: { "products/../x.png": "AAAA" } },
+        { ...v3, media: { "products/p/x.png": "not base64!" } },
+        { ...v1, records: { "meta:dev_credentials": {} } },
+        { ...v1, records: { "acct:..:products:x": {} } },
+        { ...v1, records: { "..": {} } },
+        { ...v1, records: { ".tmp:x": {} } },
+        { ...v1, records: { "a::b": {} } },
+        { ...v1, records: { "a/b": {} } },
+        { ...v1, media: { "products:..:x.png": "AAAA" } },
+        { ...v1, media: { "x.png": 5 } },
         [],
       ];
-      const product = (await t.call("POST", "products", { body: { title: "Kept", price: 1, product_type: "service" } })).json.data;
       for (const doc of bad) expectError(await t.admin("POST", "/_admin/import", doc), 400, "validation_error");
       expect((await t.call("GET", `products/${product.id}`)).json.data.title).toBe("Kept");
+      expect({ ...(await t.admin("GET", "/_admin/export")).json, exported_at: null }).toEqual({ ...exported, exported_at: null });
     });
   });
 }

@@ -1,4 +1,4 @@
-import { clockMoveSchema, replayInputSchema, toReplayWindow, createAccountSchema, createAppSchema, createTokenSchema, exportSchema, toDurationMs, toTimestamp, type Core } from "@lp/core";
+import { clockMoveSchema, replayInputSchema, toReplayWindow, createAccountSchema, createAppSchema, createTokenSchema, importDocumentSchema, IMPORT_BODY_LIMIT, toDurationMs, toTimestamp, type Core } from "@lp/core";
 import { defineRoute, jsonBody, noInputBody, type RouteDef } from "../http/route.js";
 import { data, json } from "../http/respond.js";
 import { journalQuerySchema, toJournalEntry, toJournalFilter } from "../journal/journal-query.js";
@@ -55,12 +55,13 @@ export const adminRoutes: RouteDef[] = [
     method: "POST",
     path: "/_admin/import",
     plane: "admin",
-    body: jsonBody(exportSchema),
-    bodyLimit: 512 * 1024 * 1024,
+    // A document of version 3 (what GET /_admin/export writes), or of version 1 (an export of format 2, Redis's too).
+    body: jsonBody(importDocumentSchema),
+    bodyLimit: IMPORT_BODY_LIMIT,
     internal: true,
     handler: async ({ server, input }) => {
       const counts = await server.core.admin.import(input);
-      // The import replaced every record: put this server's dev credentials back, as a reset does.
+      // The import replaced every row: put this server's dev credentials back, as a reset does.
       await server.afterReset?.();
       return data(counts);
     },

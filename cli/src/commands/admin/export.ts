@@ -25,5 +25,6 @@ export async function run(opts: ExportOptions, ctx: Context): Promise<void> {
   }
   const path = resolve(ctx.io.cwd, opts.output);
   await writeFile(path, text, { mode: 0o600 });
-  info(ctx, `Wrote ${Object.keys(doc.records).length} records and ${Object.keys(doc.media).length} media files to ${path}.`);
+  const rows = Object.values(doc.tables).reduce((sum, list) => sum + (list?.length ?? 0), 0);
+  info(ctx, `Wrote ${rows} rows and ${Object.keys(doc.media).length} media files to ${path}.`);
 }

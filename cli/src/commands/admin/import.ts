@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { ExportDocument } from "@lp/client";
+import type { ImportDocument } from "@lp/client";
 import type { Context } from "../../runtime/context.js";
 import type { CommandInput } from "../../runtime/define.js";
 import { UsageError } from "../../runtime/errors.js";
@@ -22,14 +22,21 @@ export async function run(opts: ImportOptions, ctx: Context): Promise<void> {
   const text = opts.file === "-" ? await ctx.io.readStdin() : await readFile(resolve(ctx.io.cwd, opts.file), "utf8").catch(() => {
     throw new UsageError(`Cannot read ${opts.file}.`);
   });
-  let doc: ExportDocument;
+  let doc: ImportDocument;
   try {
-    doc = JSON.parse(text) as ExportDocument;
+    doc = JSON.parse(text) as ImportDocument;
   } catch {
     throw new UsageError(`${opts.file} is not JSON.`);
   }
   const client = await ctx.client();
   const result = await client.admin.import(doc);
   if (opts.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
-  else info(ctx, `Imported ${result.records} records and ${result.media} media files.`);
+  else {
+    info(ctx, `Imported ${result.records} rows and ${result.media} media files.`);
+    // A format-2 document's records that name what it does not hold: said, so nobody thinks they came in.
+    if (result.left.length > 0) {
+      const shown = result.left.slice(0, 5).map((l) => `${l.key} (${l.reason})`).join("; ");
+      info(ctx, `Left out ${result.left.length} records of the document: ${shown}${result.left.length > 5 ? "; ..." : ""}`);
+    }
+  }
 }

@@ -37,10 +37,10 @@ export function register(noun: Command): void {
   examples(withJson(noun.command("reset").description("Delete all data (the dev credentials are put back)").option("--yes", "do not ask")), [
     "lp admin reset --yes",
   ]).action(lazy(() => import("./reset.js")));
-  examples(noun.command("export").description("Write every record and media file as JSON").option("--output <file>", "file to write (default stdout)"), [
+  examples(noun.command("export").description("Write every table's rows and every media file as JSON (version 3)").option("--output <file>", "file to write (default stdout)"), [
     "lp admin export --output backup.json",
   ]).action(lazy(() => import("./export.js")));
-  examples(withJson(noun.command("import").description("Replace all data with an export").argument("<file>", "export file, or - for stdin")), [
+  examples(withJson(noun.command("import").description("Replace all data with an export (version 3, or a format-2 export of version 1)").argument("<file>", "export file, or - for stdin")), [
     "lp admin import backup.json",
   ]).action(lazy(() => import("./import.js")));
 }

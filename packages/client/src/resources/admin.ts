@@ -1,5 +1,5 @@
 import type { RequestOptions, Transport } from "../transport.js";
-import type { Account, AccountCreateInput, AppCreateInput, ClockState, CreatedApp, CreatedToken, ExportDocument, ImportResult, JournalEntry, JournalQuery, ReplayInput, ReplayResult, TokenCreateInput } from "../types/admin.js";
+import type { Account, AccountCreateInput, AppCreateInput, ClockState, CreatedApp, CreatedToken, ExportDocument, ImportDocument, ImportResult, JournalEntry, JournalQuery, ReplayInput, ReplayResult, TokenCreateInput } from "../types/admin.js";
 
 type Options = Pick<RequestOptions, "signal">;
 
@@ -41,7 +41,7 @@ export function createAdminApi(t: Transport) {
     replay: async (endpointId: string, input: ReplayInput = {}, options?: Options) =>
       (await call<{ data: ReplayResult }>("POST", `/_admin/webhook-endpoints/${encodeURIComponent(endpointId)}/replay`, input, options)).data,
     /** Replaces all data with an export document. */
-    import: async (doc: ExportDocument, options?: Options) => (await call<{ data: ImportResult }>("POST", "/_admin/import", doc, options)).data,
+    import: async (doc: ImportDocument, options?: Options) => (await call<{ data: ImportResult }>("POST", "/_admin/import", doc, options)).data,
   };
 }
 

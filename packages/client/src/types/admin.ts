@@ -1,4 +1,4 @@
-import type { createAccountSchema, createAppSchema, createTokenSchema, ExportDocument, replayInputSchema } from "@lp/core";
+import type { createAccountSchema, createAppSchema, createTokenSchema, Format3Export, ImportDocument, replayInputSchema } from "@lp/core";
 import type { z } from "zod";
 
 /** Body of `admin.createAccount`. */
@@ -29,5 +29,8 @@ export interface JournalQuery {
   limit?: number;
 }
 
-/** The document of `admin.export` / `admin.import`. */
-export type { ExportDocument };
+/** The document of `admin.export`: every table's rows (the settings left out) and every media file, version 3. */
+export type ExportDocument = Format3Export;
+
+/** What `admin.import` takes: a document of `admin.export` (version 3), or an export of format 2 (version 1). */
+export type { ImportDocument };
