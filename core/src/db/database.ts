@@ -2,6 +2,7 @@ import { chmodSync, existsSync } from "node:fs";
 import { Kysely, type Transaction } from "kysely";
 import { openSqlite } from "../storage/sqlite.js";
 import { migrateToLatest } from "./migrate.js";
+import { createSchemaIntrospector } from "./postgres-introspector.js";
 import { createNodeSqliteDialect } from "./sqlite-dialect.js";
 import type { Tables } from "./tables.js";
 
@@ -143,5 +144,11 @@ async function openPostgres(url: string, max: number): Promise<{ db: Kysely<Tabl
   // close would be an 'error' event with no listener, which ends the process. Its queries fail instead, and
   // the pool drops it when it comes back.
   pool.on("connect", (client) => client.on("error", () => {}));
-  return { db: new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) }), dialect: "postgres" };
+  // The migrator sees this connection's schema only (postgres-introspector.ts).
+  class SchemaScopedDialect extends PostgresDialect {
+    override createIntrospector(db: Kysely<any>) {
+      return createSchemaIntrospector(db);
+    }
+  }
+  return { db: new Kysely<Tables>({ dialect: new SchemaScopedDialect({ pool }) }), dialect: "postgres" };
 }
