@@ -35,8 +35,6 @@ export { ensureAdminKey, ensureDevCredentials, type DevCredentials } from "./acc
 export { createPlaceholderSvg } from "./generation/images.js";
 export { pageCreateSchema, pageUpdateSchema, pageListSchema, inlineProductSchema, type PageCreateInput, type PageUpdateInput, type PageListQuery } from "./pages/schemas.js";
 export type { PageRecord, JobRecord } from "./pages/page-view.js";
-export { createPageRepository, type StoredJob } from "./pages/page-repository.js";
-export { createDeploymentRepository, type StoredDeployment } from "./deployments/deployment-repository.js";
 export { toSlug } from "./pages/slug.js";
 export type { Delays } from "./core.js";
 export { createTemplateGenerator } from "./generation/template-generator.js";
