@@ -18,10 +18,10 @@ const BROWSER_SUITES = ["**/src/**/*.browser.test.ts", "test/**/*.browser.test.t
 const excluded = [...configDefaults.exclude, "**/dist/**"];
 
 /*
- * Workers: many suites wait on sockets, child processes, Redis and Chromium rather than compute, so more workers
+ * Workers: many suites wait on sockets, child processes, PostgreSQL and Chromium rather than compute, so more workers
  * than cores pays even on two cores. `LP_TEST_WORKERS` overrides it.
  *
- * Isolation: the suites of `default` and `redis` share their worker's module cache (`isolate: false`): importing the
+ * Isolation: the suites of `default` and `postgres` share their worker's module cache (`isolate: false`): importing the
  * core and the server again for each of some 240 files cost more CPU than half the run's tests. No suite keeps state
  * in a module that another one reads; each builds its own app, core, server and temp dirs. Browser suites keep a
  * fresh worker each, and share one Chromium.

@@ -1,23 +1,20 @@
 /**
- * The first list after a restart, at scale: `npx tsx bench/list-restart.ts [count] [sqlite|redis]` (default
- * 100000, both storages; build first: it runs the built CLI). Writes `count` products into one account, then
- * starts a real `lp serve`: on SQLite after a clean stop, and again after a few hundred products were
- * created, renamed and deleted through the API and the server killed with SIGKILL; on Redis with no persisted
- * index (built from the records) and after a clean stop (restored from the persisted index). Each time it
+ * The first list after a restart, at scale: `npx tsx bench/list-restart.ts [count]` (default 100000; build
+ * first: it runs the built CLI). Writes `count` products into one account, then starts a real `lp serve` on
+ * SQLite after a clean stop, and again after a few hundred products were created, renamed and deleted
+ * through the API and the server killed with SIGKILL. Each time it
  * prints the first `GET /products?per_page=20`, the slowest `/healthz` asked every few milliseconds meanwhile,
  * the longest event-loop block of the server process from Ready to a second after that list (perf_hooks
  * monitorEventLoopDelay, through a module preloaded with --import), and the server's RSS once its index is
- * whole. One-off, not in `npm run bench`; figures in docs/performance.md. Starts its own redis-server.
+ * whole. One-off, not in `npm run bench`; figures in docs/performance.md.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startRedisServer } from "../core/src/testing/redis-server.js";
-import { restartProduct, seedRedisProducts, seedSqliteProducts, spawnServe, stopServe, type ServedLp } from "./lib/restart-seed.js";
+import { restartProduct, seedSqliteProducts, spawnServe, stopServe, type ServedLp } from "./lib/restart-seed.js";
 
 const count = Number(process.argv[2] ?? 100_000);
-const only = process.argv[3];
 /** Products deleted, renamed and created (in that order: the account's product quota is full) before the kill of the stale-snapshot row. */
 const CHURN = { remove: 300, rename: 200, create: 200 };
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -115,45 +112,27 @@ async function measure(running: Running) {
   return `first list ${first.toFixed(1)} ms, /healthz max ${healthMax.toFixed(0)} ms, event loop max block ${eld.max.toFixed(0)} ms, second list ${second.toFixed(1)} ms, RSS with the whole index ${rss.toFixed(0)} MB`;
 }
 
-async function run(kind: "sqlite" | "redis", args: string[], seed: (account: string) => Promise<void>) {
+async function run(kind: "sqlite", args: string[], seed: (account: string) => Promise<void>) {
   const lines: string[] = [];
   const first = await serve(args, `${kind}-0`);
   const account = first.env.LP_ACCOUNT!;
   await stop(first);
   await seed(account);
-  if (kind === "redis") {
-    const rebuilt = await serve(args, `${kind}-1`);
-    lines.push(`${kind}, ${count} products, no persisted index (built from the records): ${await measure(rebuilt)}`);
-    await stop(rebuilt);
-  }
   const restored = await serve(args, `${kind}-2`);
   lines.push(`${kind}, ${count} products, after a clean stop: ${await measure(restored)}`);
   await stop(restored);
-  if (kind === "sqlite") {
-    await churnThenKill(await serve(args, `${kind}-3`));
-    const killed = await serve(args, `${kind}-4`);
-    const churn = `${CHURN.remove} deleted, ${CHURN.rename} renamed, ${CHURN.create} created`;
-    lines.push(`${kind}, ${count} products, after kill -9 (${churn}): ${await measure(killed)}`);
-    await stop(killed);
-  }
+  await churnThenKill(await serve(args, `${kind}-3`));
+  const killed = await serve(args, `${kind}-4`);
+  const churn = `${CHURN.remove} deleted, ${CHURN.rename} renamed, ${CHURN.create} created`;
+  lines.push(`${kind}, ${count} products, after kill -9 (${churn}): ${await measure(killed)}`);
+  await stop(killed);
   return lines;
 }
 
 const rows: string[] = [];
 try {
   const dataDir = join(work, "sqlite-data");
-  if (only !== "redis") {
-    rows.push(...(await run("sqlite", ["--storage", "sqlite", "--data-dir", dataDir], (account) => seedSqliteProducts(dataDir, account, count))));
-  }
-  const redis = only === "sqlite" ? null : await startRedisServer({ appendfsync: "everysec" });
-  if (redis) {
-    try {
-      const redisDir = join(work, "redis-data");
-      rows.push(...(await run("redis", ["--storage", "redis", "--redis-url", redis.url, "--data-dir", redisDir], (account) => seedRedisProducts(redis.url, account, count))));
-    } finally {
-      await redis.dispose();
-    }
-  }
+  rows.push(...(await run("sqlite", ["--storage", "sqlite", "--data-dir", dataDir], (account) => seedSqliteProducts(dataDir, account, count))));
 } catch (error) {
   console.error(error);
   process.exitCode = 1;

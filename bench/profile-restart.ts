@@ -1,21 +1,19 @@
 /**
  * What holds the event loop while a restarted server loads a list index: `npx tsx bench/profile-restart.ts
- * sqlite|redis [count] [--late=ms]` (default 100000 products, ticks 30 ms late; build first: it runs the
- * built CLI). Writes `count` products into one account (sqlite: into the database, which the index loads
- * from newest first; redis: no persisted index, so it is built from the records), starts `lp serve` under the
- * V8 profiler (`--cpu-prof`, a sample every 250 µs) with a 1 ms timer preloaded that notes every tick more
+ * [count] [--late=ms]` (default 100000 products, ticks 30 ms late; build first: it runs the built CLI).
+ * Writes `count` products into one account's database, which the index loads from newest first, starts
+ * `lp serve` under the V8 profiler (`--cpu-prof`, a sample every 250 µs) with a 1 ms timer preloaded that notes every tick more
  * than `late` ms late, lists the products once, then by title (which waits for the whole index), and stops
  * the server. For each late tick after Ready it prints its length, the CPU the server's
  * main thread was seen running inside it (its samples other than idle, 250 µs each), and the functions it
  * was running: a late tick with little CPU in it is time the process spent waiting for a core.
- * One-off, not in `npm run bench`; starts its own redis-server for `redis`.
+ * One-off, not in `npm run bench`.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startRedisServer } from "../core/src/testing/redis-server.js";
-import { seedRedisProducts, seedSqliteProducts, spawnServe, stopServe, type ServedLp } from "./lib/restart-seed.js";
+import { seedSqliteProducts, spawnServe, stopServe, type ServedLp } from "./lib/restart-seed.js";
 
 interface Profile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
@@ -26,8 +24,10 @@ interface Profile {
 
 /** The profiler's sampling interval (µs), as passed to `--cpu-prof-interval`. */
 const INTERVAL_US = 250;
-const kind = process.argv[2] === "redis" ? "redis" : "sqlite";
-const count = Number(process.argv[3]?.startsWith("--") ? 100_000 : (process.argv[3] ?? 100_000));
+const kind = "sqlite";
+// The first argument was once the store; "sqlite" there is still taken and skipped.
+const given = process.argv.slice(2).filter((a) => a !== "sqlite");
+const count = Number(given[0]?.startsWith("--") ? 100_000 : (given[0] ?? 100_000));
 const lateMs = Number(process.argv.find((a) => a.startsWith("--late="))?.slice("--late=".length) ?? 30);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "profile-restart-"));
@@ -84,15 +84,13 @@ function lateTicks(profile: Profile, late: [number, number][], from: number): st
     });
 }
 
-const redis = kind === "redis" ? await startRedisServer({ appendfsync: "everysec" }) : null;
 try {
   const dataDir = join(work, "data");
-  const args = redis ? ["--storage", "redis", "--redis-url", redis.url, "--data-dir", dataDir] : ["--storage", "sqlite", "--data-dir", dataDir];
+  const args = ["--storage", "sqlite", "--data-dir", dataDir];
   const first = await serve(args);
   const account = first.env.LP_ACCOUNT!;
   await stop(first.child);
-  if (redis) await seedRedisProducts(redis.url, account, count);
-  else await seedSqliteProducts(dataDir, account, count);
+  await seedSqliteProducts(dataDir, account, count);
   const server = await serve(args, ["--cpu-prof", "--cpu-prof-interval", String(INTERVAL_US), "--cpu-prof-dir", work, "--import", probe]);
   const t = performance.now();
   const res = await fetch(`${server.url}/v1/accounts/${account}/products?per_page=20`, { headers: { authorization: `Bearer ${server.env.LP_TOKEN}` } });
@@ -108,10 +106,9 @@ try {
   const profile = JSON.parse(readFileSync(join(work, readdirSync(work).find((f) => f.endsWith(".cpuprofile") && f.split(".")[4] === "0")!), "utf8")) as Profile;
   const late = JSON.parse(readFileSync(lateFile, "utf8")) as [number, number][];
   const load = `load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs`;
-  const how = kind === "redis" ? "no persisted index" : "index loaded from the database";
+  const how = "index loaded from the database";
   console.log(`${kind}, ${count} products, ${how}: first list ${res.status} in ${listed.toFixed(1)} ms, by title (whole index) ${sorted.status} in ${whole.toFixed(0)} ms (${load})`);
   console.log(lateTicks(profile, late, server.ready).join("\n") || `no tick more than ${lateMs} ms late after Ready`);
 } finally {
-  await redis?.dispose();
   rmSync(work, { recursive: true, force: true, maxRetries: 5 });
 }

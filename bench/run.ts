@@ -11,13 +11,9 @@ import { runStartup } from "./scenarios/startup.js";
 import { runWrites } from "./scenarios/writes.js";
 import { runGetOne } from "./scenarios/get-one.js";
 import { runAsyncWork } from "./scenarios/async-work.js";
-import { runRedisLocal } from "./scenarios/redis-local.js";
-import { runRedisScale } from "./scenarios/redis-scale.js";
-import { runRedisList } from "./scenarios/redis-list.js";
-import { runRedisCluster } from "./scenarios/redis-cluster.js";
 import { runHostileStrings } from "./scenarios/hostile-strings.js";
 import { runAccessLog } from "./scenarios/access-log.js";
-import { runRestartList, runRestartListRedis } from "./scenarios/restart-list.js";
+import { runRestartList } from "./scenarios/restart-list.js";
 import { runCreatedDelivered } from "./scenarios/created-delivered.js";
 import { runMixedLoad } from "./scenarios/mixed-load.js";
 
@@ -39,15 +35,9 @@ const scenarios: [string, typeof runReads][] = [
   ["mixed-load", runMixedLoad],
   ["async", runAsyncWork],
   ["hostile-strings", runHostileStrings],
-  // Redis (DESIGN §12): need Debian's redis-server; `--only=redis,redis-scale,redis-list,redis-cluster`.
-  ["redis", runRedisLocal],
-  ["redis-scale", runRedisScale],
-  ["redis-list", runRedisList],
-  ["redis-cluster", runRedisCluster],
   // The first list of a fresh process on 100k products (after a clean stop and after kill -9), the longest
-  // event-loop block through the whole index and the RSS, on sqlite; then on Redis (needs redis-server).
+  // event-loop block through the whole index and the RSS, on sqlite.
   ["restart-list", runRestartList],
-  ["restart-list-redis", runRestartListRedis],
 ];
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
 try {

@@ -1,6 +1,6 @@
 /**
  * The products of the restart benchmarks (`bench/list-restart.ts`, `bench/profile-restart.ts`): `count` of
- * them in one account, written below the server (transactions of 1,000 on SQLite, batches of 500 on Redis)
+ * them in one account, written below the server (transactions of 1,000)
  * while no server runs, so a restarted server finds them as its own.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -36,17 +36,6 @@ export async function seedSqliteProducts(dataDir: string, account: string, count
   } finally {
     await stores.dispose();
   }
-}
-
-/** Writes the products to a Redis store under the default prefix. */
-export async function seedRedisProducts(url: string, account: string, count: number): Promise<void> {
-  const stores = createStores("redis", { url });
-  for (let start = 0; start < count; start += 500) {
-    const ops = [];
-    for (let i = start; i < Math.min(count, start + 500); i++) ops.push({ key: `acct:${account}:products:${restartProduct(account, i).id}`, value: restartProduct(account, i) });
-    await stores.batch(ops);
-  }
-  await stores.dispose();
 }
 
 /** A built `lp serve` started by a restart benchmark: the process, its URL and the environment it printed. */

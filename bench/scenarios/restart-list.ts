@@ -4,12 +4,9 @@ import { firstListOf, type Restarted } from "../lib/first-list.js";
 import type { LpInfo } from "../lib/lp-info.js";
 import { describeLoop } from "../lib/loop-delay.js";
 import { fmt, type Row } from "../lib/table.js";
-import { redisMissing, startBenchRedis } from "./redis-tools.js";
 
 /** The embedded store's targets (issue 39): first list, longest block from ready, footprint. */
 const SQLITE = { list: 20, block: 20, rssMb: 150 };
-/** Redis keeps the targets of issue 28. */
-const REDIS = { list: 300, block: 50 };
 /** Writes through the API before the kill -9: renamed, deleted, created (in that order). */
 const CHURN = { rename: 100, remove: 100, create: 100 };
 
@@ -105,29 +102,6 @@ async function onSqlite(ctx: BenchContext): Promise<Row[]> {
   return rows;
 }
 
-async function onRedis(ctx: BenchContext): Promise<Row[]> {
-  const missing = redisMissing("first list after restart (Redis)");
-  if (missing) return missing;
-  const redis = await startBenchRedis("everysec");
-  try {
-    ctx.log(`restart at ${fmt(ctx.large)} (Redis): seeding through the products service (not measured)`);
-    const seeder = await startChild<{ seedMs: number }>("bench/servers/seed-core.ts", { BENCH_REDIS_URL: redis.url, BENCH_SEED: String(ctx.large) }, 900_000);
-    await seeder.stop();
-    ctx.log(`restart at ${fmt(ctx.large)} (Redis): seeded in ${fmt(seeder.info.seedMs / 1000, 1)} s; starting a fresh process`);
-    const server = await restart(ctx, { BENCH_STORAGE: "redis", BENCH_REDIS_URL: redis.url });
-    try {
-      return logged(ctx, rowsOf("(Redis, persisted index)", ctx.large, await firstListOf(server, false), REDIS));
-    } finally {
-      await server.stop();
-    }
-  } finally {
-    // Bounded: a redis-server that something else killed with a signal leaves the helper's dispose
-    // waiting for an exit event that has already gone by.
-    const gone = await Promise.race([redis.dispose().then(() => true), new Promise<false>((resolve) => setTimeout(resolve, 10_000, false).unref())]);
-    if (!gone) ctx.log(`restart (Redis): redis-server on port ${redis.port} did not report its exit within 10 s`);
-  }
-}
-
 /**
  * First list after a restart: one account with 100,000 products (20,000 with --quick). On the embedded store
  * (SQLite) the database is seeded below the server; a fresh process opens it and its first
@@ -140,8 +114,3 @@ async function onRedis(ctx: BenchContext): Promise<Row[]> {
  */
 export const runRestartList = onSqlite;
 
-/**
- * The same first list on Redis (`restart-list-redis`): 100,000 products seeded through the products service
- * in a process that then stops, a fresh process restores the persisted index. Targets: 300 ms and 50 ms.
- */
-export const runRestartListRedis = onRedis;

@@ -1,6 +1,6 @@
 /**
- * lp's server for the benchmark, seeded before it reports. Environment: BENCH_STORAGE (memory | sqlite | redis),
- * BENCH_DIR (data dir of sqlite), BENCH_REDIS_URL (with redis), BENCH_SEED (products to create first), BENCH_SITE=1
+ * lp's server for the benchmark, seeded before it reports. Environment: BENCH_STORAGE (memory | sqlite | postgres),
+ * BENCH_DIR (data dir of sqlite), BENCH_DATABASE_URL (with postgres), BENCH_SEED (products to create first), BENCH_SITE=1
  * (generate and deploy a page of the product: `path` is then its live site's path), BENCH_FIRST_LIST=0 (report
  * before any list or write: the first request the bench sends is then the process's first use), BENCH_WEBHOOK_URL
  * (an endpoint of the dev application at that URL, subscribed to product.created, registered before it reports,
@@ -11,7 +11,7 @@ import { endpointCreateSchema, productListSchema } from "@lp/core";
 import { startServer } from "../../server/src/serve.js";
 import { seedSqliteDir, seedThroughCore } from "./seed.js";
 
-const storage = process.env.BENCH_STORAGE === "sqlite" ? "sqlite" : process.env.BENCH_STORAGE === "redis" ? "redis" : "memory";
+const storage = process.env.BENCH_STORAGE === "sqlite" ? "sqlite" : process.env.BENCH_STORAGE === "postgres" ? "postgres" : "memory";
 const count = Number(process.env.BENCH_SEED ?? "0");
 const dataDir = process.env.BENCH_DIR;
 
@@ -24,7 +24,7 @@ if (storage === "sqlite" && count > 0) {
 }
 
 // BENCH_ADMIN=0 turns the admin API and the dashboard (and its request log) off.
-const server = await startServer({ storage, dataDir, redisUrl: process.env.BENCH_REDIS_URL, port: 0, log: null, admin: process.env.BENCH_ADMIN !== "0" });
+const server = await startServer({ storage, dataDir, databaseUrl: process.env.BENCH_DATABASE_URL, port: 0, log: null, admin: process.env.BENCH_ADMIN !== "0" });
 const account = server.credentials.account_id;
 if (storage !== "sqlite" && count > 0) {
   const t0 = performance.now();

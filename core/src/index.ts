@@ -32,6 +32,8 @@ export type { Page } from "./lists/list-query.js";
 export { importDocumentSchema, EXPORT_VERSION, IMPORT_BODY_LIMIT, type Format3Export, type Format2Export, type ImportDocument, type ImportCounts } from "./db/data-transfer.js";
 export { sniffImageType, mediaTypeFromKey, IMAGE_TYPES } from "./media/sniff.js";
 export { ensureAdminKey, ensureDevCredentials, type DevCredentials } from "./accounts/dev-credentials.js";
+export { AdminKeyMismatchError, ensureSharedAdminKey, toAdminKeyFingerprint } from "./accounts/shared-admin-key.js";
+export { checkPostgresAtStart, PostgresStartError, redactDatabaseUrl } from "./db/postgres-preflight.js";
 export { createPlaceholderSvg } from "./generation/images.js";
 export { pageCreateSchema, pageUpdateSchema, pageListSchema, inlineProductSchema, type PageCreateInput, type PageUpdateInput, type PageListQuery } from "./pages/schemas.js";
 export type { PageRecord, JobRecord } from "./pages/page-view.js";

@@ -5,7 +5,7 @@
  *
  * - no chunks: a dynamic import of a command becomes a call into the same file;
  * - `@resvg/resvg-js` is cli/src/exe/resvg-asset.ts, which loads the rasteriser's binary from an asset;
- * - ioredis and BullMQ are bundled too, still loaded at the first Redis connection only;
+ * - pg (the PostgreSQL client of `--storage postgres`) is bundled too, loaded at the first connection only;
  * - `require` is Node's built-in modules (`process.getBuiltinModule`), for the bundled CommonJS code.
  */
 import { readFileSync } from "node:fs";
@@ -20,17 +20,6 @@ const resvgFromAsset = {
   name: "resvg-from-asset",
   setup(build) {
     build.onResolve({ filter: /^@resvg\/resvg-js$/ }, () => ({ path: `${repo}cli/src/exe/resvg-asset.ts` }));
-  },
-};
-
-/**
- * The core loads ioredis and BullMQ with a `require()` made from its own path (core/src/storage/redis-modules.ts), which
- * the executable cannot resolve: it gets cli/src/exe/redis-modules.ts, whose `require()` calls esbuild bundles.
- */
-const redisFromBundle = {
-  name: "redis-from-bundle",
-  setup(build) {
-    build.onResolve({ filter: /\/redis-modules\.js$/ }, (args) => (args.importer.startsWith(`${repo}core/src/`) ? { path: `${repo}cli/src/exe/redis-modules.ts` } : undefined));
   },
 };
 
@@ -61,7 +50,7 @@ export async function bundleCli(outfile, nodeVersion) {
     legalComments: "eof",
     define: { __LP_VERSION__: JSON.stringify(version) },
     banner: { js: REQUIRE_BUILTINS },
-    plugins: [lazyModule("node-forge", { bundle: true }), resvgFromAsset, redisFromBundle],
+    plugins: [lazyModule("node-forge", { bundle: true }), resvgFromAsset],
     metafile: true,
     logLevel: "warning",
   });

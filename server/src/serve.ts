@@ -14,11 +14,11 @@ import {
   createOpenAIGenerator,
   createStores,
   lockDataDir,
-  checkRedisAtStart,
-  DEFAULT_REDIS_PREFIX,
+  checkPostgresAtStart,
   ensureAdminKey,
-  redactRedisUrl,
-  StorageUnavailableError,
+  ensureSharedAdminKey,
+  redactDatabaseUrl,
+  toAdminKeyFingerprint,
   trimEndChars,
   ensureDevCredentials,
   secureDataDir,
@@ -27,12 +27,10 @@ import {
   type DevCredentials,
   type DrainReport,
   type Generator,
-  type StorageKind,
   type Stores,
 } from "@lp/core";
 import { toNodeHandler } from "h3/node";
 import { createApp } from "./app.js";
-import { joinAsMember } from "./cluster-member.js";
 import { assertAdminExposure } from "./exposure.js";
 import { defaultConnectionLimits, type ConnectionLimits } from "./http/connection-limits.js";
 import { listenOn, preloadListhen } from "./http/listen.js";
@@ -41,18 +39,22 @@ import { PUBLIC_CHECKOUT_RATE_LIMIT, type RateLimit } from "./http/rate-limit.js
 import { createDashboardHub } from "./dashboard/hub.js";
 import type { RequestLog } from "./journal/request-log.js";
 
+/**
+ * Where `lp serve` keeps its state: the embedded store (one SQLite database in the data dir), SQLite in
+ * memory, or a PostgreSQL database that any number of processes share as one service (DESIGN §12).
+ */
+export type ServeStorage = "sqlite" | "memory" | "postgres";
+
 /** Options of {@link startServer} (the flags of `lp serve`). */
 export interface ServeOptions {
   /** Names this lp in the store's format marker (`lp 1.2.3`). */
   writtenBy?: string;
   host?: string;
   port?: number;
-  storage?: StorageKind;
-  /** With `storage: "redis"`: the Redis every process of the service shares (`redis://host:port/db`). */
-  redisUrl?: string;
-  /** With `storage: "redis"`: put before every key (default `lp:`), so several services can share one Redis. */
-  redisPrefix?: string;
-  /** The embedded store (sqlite): where its database lives. Redis: unused by the server (the CLI keeps credentials.json there). */
+  storage?: ServeStorage;
+  /** With `storage: "postgres"`: the database every process of the service shares (`postgres://user@host:5432/lp`). */
+  databaseUrl?: string;
+  /** The embedded store (sqlite): where its database lives. PostgreSQL: unused by the server (the CLI keeps credentials.json there). */
   dataDir?: string;
   publicUrl?: string;
   admin?: boolean;
@@ -143,20 +145,23 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const host = options.host ?? "127.0.0.1";
   if (options.admin !== false) assertAdminExposure(host, options.adminKey);
   const kind = options.storage ?? "sqlite";
-  if (kind === "redis" && !options.redisUrl) throw new Error("Redis storage needs a URL: --redis-url redis://127.0.0.1:6379/0 (or LP_REDIS_URL).");
-  if (kind === "redis" && options.clock === "manual") {
-    throw new Error("--clock manual works with --storage memory or sqlite: on Redis, retries and jobs are scheduled by BullMQ on Redis's own clock, shared by every process.");
+  // Callers from JavaScript (and old scripts' options) may still name a store lp no longer has.
+  if (!["sqlite", "memory", "postgres"].includes(kind)) throw new Error(`Storage '${String(kind)}' is not one lp has: sqlite, memory or postgres (Redis is no longer a store of lp; see docs/scale-out.md).`);
+  const url = kind === "postgres" ? options.databaseUrl : undefined;
+  if (kind === "postgres" && !url) throw new Error("PostgreSQL storage needs a URL: --database-url postgres://user@127.0.0.1:5432/lp (or LP_DATABASE_URL).");
+  if (kind === "postgres" && options.clock === "manual") {
+    throw new Error("--clock manual works with --storage memory or sqlite: processes sharing a PostgreSQL database run on the machine's clock.");
   }
   if (options.clockStart !== undefined && Number.isNaN(Date.parse(options.clockStart))) throw new Error(`The manual clock's start '${options.clockStart}' is not a timestamp.`);
-  // Only the embedded store keeps the state in the data dir, so only it locks it; Redis state is shared on purpose (DESIGN §12).
+  // A database that cannot serve (down, a refused user, no such database) ends the start at once, before a
+  // pool opens connections that would retry; and never with another database in its place.
+  if (url) await checkPostgresAtStart(url);
+  // Only the embedded store keeps the state in the data dir, so only it locks it; a PostgreSQL database is shared on purpose (DESIGN §12).
   const dataDir = kind === "sqlite" ? resolve(options.dataDir ?? ".lp") : undefined;
   const notice = dataDir ? secureDataDir(dataDir) : null;
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
-  // A Redis that cannot serve (down, a refused password, a database out of range) ends the start at once,
-  // before anything opens connections that would retry for ever.
-  const redisState = kind === "redis" ? await checkRedisAtStart(options.redisUrl!, options.redisPrefix ?? DEFAULT_REDIS_PREFIX) : null;
   let database: Database;
-  const target: DatabaseTarget = dataDir ? { kind: "sqlite", file: join(dataDir, DATABASE_FILE) } : { kind: "memory" };
+  const target: DatabaseTarget = url ? { kind: "postgres", url } : dataDir ? { kind: "sqlite", file: join(dataDir, DATABASE_FILE) } : { kind: "memory" };
   try {
     // The data dir's lp.db in format 3, a dir of format 1 or 2 migrated first; a newer one refused, untouched.
     database = dataDir
@@ -164,12 +169,14 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       : await openDatabase(target);
   } catch (error) {
     unlock();
-    throw error;
+    // On PostgreSQL the check above passed, so this is the schema's turn (a newer lp's database): say which database.
+    throw url ? new Error(`PostgreSQL at ${redactDatabaseUrl(url)}: ${(error as Error).message}`, { cause: error }) : error;
   }
   let stores: Stores;
   try {
-    // The key-value stores of the areas not on the tables yet: beside lp.db, in kv/, as lp.db is the tables'.
-    stores = kind === "redis" ? createStores("redis", { url: options.redisUrl!, prefix: options.redisPrefix }) : createStores(kind, dataDir && join(dataDir, "kv"), { writtenBy: options.writtenBy, log: options.storageLog });
+    // The key-value stores of the areas not on the tables yet: beside lp.db, in kv/, as lp.db is the tables'
+    // (on PostgreSQL in memory: nothing of the service's state is left in them).
+    stores = createStores(kind === "postgres" ? "memory" : kind, dataDir && join(dataDir, "kv"), { writtenBy: options.writtenBy, log: options.storageLog });
   } catch (error) {
     await database.close().catch(() => {});
     unlock();
@@ -177,18 +184,16 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   }
   let media: MediaBlobs | undefined;
   try {
-    // The media bytes that go with the database: files in the data dir's media/ folder, memory beside :memory:.
+    // The media bytes that go with the database: files in the data dir's media/ folder, memory beside
+    // :memory:, and on PostgreSQL its media table, which every process reads.
     media = createMediaBlobs(toMediaBlobsPlace(target, database, { clock: systemClock }));
-    const booted = await boot(options, host, stores, database, media, unlock, redisState?.hadData ?? true);
+    const booted = await boot(options, host, stores, database, media, unlock, url !== undefined);
     return { ...booted, notices: [...(notice ? [notice] : []), ...booted.notices] };
   } catch (error) {
     await stores.dispose().catch(() => {});
     await database.close().catch(() => {});
     await media?.dispose().catch(() => {});
     unlock();
-    if (error instanceof StorageUnavailableError) {
-      throw new Error(`Redis at ${redactRedisUrl(options.redisUrl ?? "")} cannot be reached (${(error.cause as Error | undefined)?.message ?? error.message}); start redis-server or fix --redis-url.`);
-    }
     throw error;
   }
 }
@@ -196,7 +201,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 /** The media blobs of a server's database. */
 type MediaBlobs = ReturnType<typeof createMediaBlobs>;
 
-async function boot(options: ServeOptions, host: string, stores: Stores, database: Database, media: MediaBlobs, unlock: () => void, hadData: boolean): Promise<RunningServer> {
+async function boot(options: ServeOptions, host: string, stores: Stores, database: Database, media: MediaBlobs, unlock: () => void, shared: boolean): Promise<RunningServer> {
   // The listener's module loads while the core starts; listenOn awaits the same import.
   void preloadListhen().catch(() => {});
   const wanted = options.port ?? 4010;
@@ -231,13 +236,15 @@ async function boot(options: ServeOptions, host: string, stores: Stores, databas
   });
   let credentials: DevCredentials;
   let adminKey: string | null;
-  let cluster: Awaited<ReturnType<typeof joinAsMember>> | null = null;
+  const notices: string[] = [];
   try {
     credentials = await ensureDevCredentials(core.database, core.clock, core.ids);
-    adminKey = options.admin === false ? null : await ensureAdminKey(core.database, core.clock, core.ids, options.adminKey);
-    if (stores.redis) cluster = await joinAsMember(stores.redis, core, { url: toUrl(host, chosen), publicUrl: given ?? "", adminKey, hadData });
+    // Processes sharing a database are one service: one admin key, the database's (a different one is refused).
+    const ensureKey = shared ? ensureSharedAdminKey : ensureAdminKey;
+    adminKey = options.admin === false ? null : await ensureKey(core.database, core.clock, core.ids, options.adminKey);
+    if (shared && adminKey) notices.push(`admin key fingerprint ${toAdminKeyFingerprint(adminKey)}, the same on every process of this database`);
   } catch (error) {
-    // The core has opened queues and connections that retry for ever: a failed start must not leave them.
+    // The core has started workers and timers: a failed start must not leave them.
     await core.close().catch(() => {});
     throw error;
   }
@@ -261,7 +268,6 @@ async function boot(options: ServeOptions, host: string, stores: Stores, databas
   const limits: ConnectionLimits = { ...defaultConnectionLimits(options.publicOnly === true), ...definedOnly(options.connections ?? {}) };
   const listener = await listenOn(handler, host, chosen, limits).catch(async (error: NodeJS.ErrnoException) => {
     if (wanted === 0 && error.code === "EADDRINUSE") return listenOn(handler, host, 0, limits);
-    await cluster?.membership.leave();
     await core.close().catch(() => {});
     throw error;
   });
@@ -276,7 +282,7 @@ async function boot(options: ServeOptions, host: string, stores: Stores, databas
     credentials,
     core,
     journal,
-    notices: cluster?.notices ?? [],
+    notices,
     dashboardLoginUrl: dashboard ? () => `${url}/_dashboard/login?token=${dashboard.access.issueLogin()}` : null,
     close(closeOptions = {}) {
       closing ??= (async () => {
@@ -292,7 +298,6 @@ async function boot(options: ServeOptions, host: string, stores: Stores, databas
           report.left.unshift("requests still being answered");
           listener.server.closeAllConnections?.();
         }
-        await cluster?.membership.leave();
         await stores.dispose();
         await media.dispose();
         await database.close();

@@ -1,13 +1,13 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { assertBuilt, createSandbox, spawnLp, type LpProcess } from "../../cli/src/e2e/processes.js";
-import { startRedisServer, type RedisServer } from "../../core/src/testing/redis-server.js";
+import { startPostgresServer, type PostgresServer } from "../../core/src/testing/postgres-server.js";
 import { createCrashApi, type CrashApi, type CallInit, type Reply } from "../crash/crash-api.js";
 
 /** The admin key every process of a test cluster shares (32+ characters, as a real deployment would use). */
 export const CLUSTER_ADMIN_KEY = "cluster-admin-key-0123456789abcdef";
 
-/** One `lp serve --storage redis` process of a cluster. */
+/** One `lp serve --storage postgres` process of a cluster. */
 export interface ClusterNode {
   index: number;
   proc: LpProcess;
@@ -30,13 +30,15 @@ export interface ClusterOptions {
   flags?: string[];
   /** The environment of every process (default: LP_ADMIN_KEY={@link CLUSTER_ADMIN_KEY}). */
   env?: Record<string, string>;
-  /** A redis-server to use instead of starting one (it is not disposed by {@link Cluster.stop}). */
-  redis?: RedisServer;
+  /** A PostgreSQL server to use instead of starting one (it is not disposed by {@link Cluster.stop}). */
+  postgres?: PostgresServer;
 }
 
-/** A redis-server and N real `lp serve` processes on it, with a client that spreads requests over them. */
+/** A PostgreSQL server, a database on it and N real `lp serve` processes on that database, with a client that spreads requests over them. */
 export interface Cluster {
-  redis: RedisServer;
+  postgres: PostgresServer;
+  /** The database every process serves. */
+  databaseUrl: string;
   nodes: ClusterNode[];
   /** The dev account, its token and the dev application's Basic credentials (shared by every process). */
   account: string;
@@ -50,25 +52,26 @@ export interface Cluster {
   kill(index: number): Promise<void>;
   /** `text` with every process's own address replaced by `<origin>` (public URLs name the process that answered). */
   unorigin(text: string): string;
-  /** Starts one more process on the same Redis with the same flags, and puts it in the rotation. */
+  /** Starts one more process on the same database with the same flags, and puts it in the rotation. */
   add(): Promise<ClusterNode>;
-  /** SIGKILLs every process and removes the redis-server and the sandboxes. */
+  /** SIGKILLs every process and removes the PostgreSQL server (unless it was given) and the sandboxes. */
   stop(): Promise<void>;
 }
 
-/** Spawns `lp serve --storage redis --redis-url URL --port 0 ...args` in a fresh sandbox, without waiting. */
-export function spawnServe(redisUrl: string, args: string[], env: Record<string, string> = { LP_ADMIN_KEY: CLUSTER_ADMIN_KEY }) {
+/** Spawns `lp serve --storage postgres --database-url URL --port 0 ...args` in a fresh sandbox, without waiting. */
+export function spawnServe(databaseUrl: string, args: string[], env: Record<string, string> = { LP_ADMIN_KEY: CLUSTER_ADMIN_KEY }) {
   const sandbox = createSandbox();
   const dataDir = join(sandbox.dir, "lp");
   mkdirSync(dataDir, { recursive: true });
-  const all = ["serve", "--storage", "redis", "--redis-url", redisUrl, "--port", "0", "--data-dir", dataDir, ...args];
-  const proc = spawnLp(all, { env: { ...sandbox.env, ...env }, cwd: sandbox.dir });
+  // The URL goes in the environment, as docs/scale-out.md advises (a command line shows in `ps`).
+  const all = ["serve", "--storage", "postgres", "--port", "0", "--data-dir", dataDir, ...args];
+  const proc = spawnLp(all, { env: { ...sandbox.env, LP_DATABASE_URL: databaseUrl, ...env }, cwd: sandbox.dir });
   return { proc, sandbox };
 }
 
-/** Starts `lp serve --storage redis --redis-url URL --port 0` in its own sandbox and waits until it is ready. */
-async function startNode(index: number, redisUrl: string, flags: string[], nodeEnv?: Record<string, string>) {
-  const { proc, sandbox } = spawnServe(redisUrl, ["--print-env", "--quiet", ...flags], nodeEnv);
+/** Starts `lp serve --storage postgres` on `databaseUrl` in its own sandbox and waits until it is ready. */
+async function startNode(index: number, databaseUrl: string, flags: string[], nodeEnv?: Record<string, string>) {
+  const { proc, sandbox } = spawnServe(databaseUrl, ["--print-env", "--quiet", ...flags], nodeEnv);
   let ready: RegExpExecArray;
   try {
     ready = await proc.waitFor("stderr", /^Ready at (\S+)/m);
@@ -83,12 +86,14 @@ async function startNode(index: number, redisUrl: string, flags: string[], nodeE
 }
 
 /**
- * Starts one redis-server (AOF on, `appendfsync always`) and `processes` real `lp serve` processes on it,
- * one after another (the first one creates the shared dev credentials, the others must find them).
+ * Starts a PostgreSQL server (fsync on: a kill must not lose what was acknowledged), a database on it, and
+ * `processes` real `lp serve --storage postgres` processes on that database, one after another (the first
+ * one migrates the schema and creates the shared dev credentials, the others must find them).
  */
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   assertBuilt();
-  const redis = options.redis ?? (await startRedisServer());
+  const postgres = options.postgres ?? (await startPostgresServer());
+  const databaseUrl = await postgres.createDatabase();
   const started: Awaited<ReturnType<typeof startNode>>[] = [];
   const stop = async () => {
     await Promise.all(started.map(async (node) => {
@@ -96,10 +101,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       await node.proc.exited;
       node.remove();
     }));
-    if (!options.redis) await redis.dispose();
+    if (!options.postgres) await postgres.dispose();
   };
   try {
-    for (let i = 0; i < options.processes; i++) started.push(await startNode(i, redis.url, options.flags ?? [], options.env));
+    for (let i = 0; i < options.processes; i++) started.push(await startNode(i, databaseUrl, options.flags ?? [], options.env));
   } catch (error) {
     await stop();
     throw error;
@@ -113,7 +118,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     return live[turn++ % live.length];
   };
   return {
-    redis,
+    postgres,
+    databaseUrl,
     nodes,
     account: first.LP_ACCOUNT,
     token: first.LP_TOKEN,
@@ -133,7 +139,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       await node.proc.exited;
     },
     async add() {
-      const node = await startNode(nodes.length, redis.url, options.flags ?? [], options.env);
+      const node = await startNode(nodes.length, databaseUrl, options.flags ?? [], options.env);
       started.push(node);
       const added: ClusterNode = { ...node, api: createCrashApi(node.url, first.LP_ACCOUNT, first.LP_TOKEN), alive: true };
       nodes.push(added);

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redisAvailable, redisSkipReason } from "../../core/src/testing/redis-server.js";
+import { postgresAvailable, postgresSkipReason } from "../../core/src/testing/postgres-server.js";
 import { pollUntil } from "../crash/crash-api.js";
 import { startCluster, type Cluster } from "./cluster.js";
 import { nginxAvailable, nginxRequired, startRecipeNginx, type RecipeNginx } from "./nginx.js";
 
 if (!nginxAvailable && nginxRequired) throw new Error("nginx is required (LP_REQUIRE_NGINX or CI) but cannot be run: apt-get install nginx-light");
 if (!nginxAvailable) console.warn('[lp] skipping the nginx recipe test: nginx not found (Debian package "nginx-light"; set LP_NGINX to another binary)');
-if (!redisAvailable) console.warn(redisSkipReason("the nginx recipe test"));
+if (!postgresAvailable) console.warn(postgresSkipReason("the nginx recipe test"));
 
 /** One request through the load balancer: status, Retry-After and the parsed body. */
 async function through(nginx: RecipeNginx, cluster: Cluster, method: string, path: string, body?: unknown) {
@@ -27,11 +27,11 @@ async function through(nginx: RecipeNginx, cluster: Cluster, method: string, pat
 
 /**
  * The nginx block of docs/scale-out.md, copied as it is (only the upstream addresses and the listener are
- * changed), in front of two real `lp serve` processes: a Redis outage reaches clients as lp's own 503 JSON
+ * changed), in front of two real `lp serve` processes: a database outage reaches clients as lp's own 503 JSON
  * with Retry-After on every request, service resumes through the load balancer as soon as the processes
  * serve again, a dead process is skipped, and with no process left the answer is still a JSON 503.
  */
-describe.skipIf(!nginxAvailable || !redisAvailable)("the nginx recipe of docs/scale-out.md", () => {
+describe.skipIf(!nginxAvailable || !postgresAvailable)("the nginx recipe of docs/scale-out.md", () => {
   let cluster: Cluster;
   let nginx: RecipeNginx;
   beforeAll(async () => {
@@ -43,16 +43,21 @@ describe.skipIf(!nginxAvailable || !redisAvailable)("the nginx recipe of docs/sc
     await cluster?.stop();
   });
 
-  it("passes a Redis outage through as lp's 503 JSON with Retry-After, and serves again right after", { timeout: 120_000 }, async () => {
+  it("passes a database outage through as lp's 503 JSON with Retry-After, and serves again right after", { timeout: 120_000 }, async () => {
     const made = await through(nginx, cluster, "POST", "products", { title: "Before the outage", price: 3, product_type: "service" });
     expect(made.status, made.text).toBe(201);
     const id = made.json!.data!.id!;
 
-    await cluster.redis.stop({ hard: true });
+    await cluster.postgres.stop({ hard: true });
     const during = [];
-    for (let i = 0; i < 30; i++) {
-      const [method, path, body] = [["GET", `products/${id}`], ["GET", "products"], ["POST", "products", { title: "During", price: 1, product_type: "service" }]][i % 3] as [string, string, unknown?];
-      during.push({ request: `${method} ${path}`, ...(await through(nginx, cluster, method, path, body)) });
+    try {
+      for (let i = 0; i < 30; i++) {
+        const [method, path, body] = [["GET", `products/${id}`], ["GET", "products"], ["POST", "products", { title: "During", price: 1, product_type: "service" }]][i % 3] as [string, string, unknown?];
+        during.push({ request: `${method} ${path}`, ...(await through(nginx, cluster, method, path, body)) });
+      }
+    } finally {
+      // Back whatever the answers were: the next test needs the database.
+      await cluster.postgres.restart();
     }
     for (const answer of during) {
       expect(answer.status, `${answer.request}: ${answer.text}`).toBe(503);
@@ -62,7 +67,6 @@ describe.skipIf(!nginxAvailable || !redisAvailable)("the nginx recipe of docs/sc
       expect(answer.type).toMatch(/^application\/json/);
     }
 
-    await cluster.redis.restart();
     for (const node of cluster.nodes) {
       await pollUntil(`process ${node.index} serving again`, 30_000, async () => ((await node.api.call("GET", `products/${id}`)).status === 200 ? true : undefined));
     }

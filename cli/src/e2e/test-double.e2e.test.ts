@@ -33,10 +33,11 @@ describe("lp serve --clock manual (built): the clock, the request journal and re
     }
   });
 
-  it("refuses --clock manual with --storage redis, before anything starts", async () => {
+  it("refuses --clock manual with --storage postgres, before anything starts", async () => {
     const sandbox = createSandbox();
     try {
-      const refused = await runLp(["serve", "--storage", "redis", "--redis-url", "redis://127.0.0.1:1/0", "--clock", "manual"], { env: sandbox.env, cwd: sandbox.dir });
+      // Nothing listens on port 1: the refusal comes before any connection.
+      const refused = await runLp(["serve", "--storage", "postgres", "--database-url", "postgres://lp@127.0.0.1:1/lp", "--clock", "manual"], { env: sandbox.env, cwd: sandbox.dir });
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain("--clock manual works with --storage memory or sqlite");
     } finally {

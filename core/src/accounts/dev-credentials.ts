@@ -13,7 +13,8 @@ export interface DevCredentials {
 
 /** The settings (rows of `settings`) the plain values are kept under. */
 const DEV_CREDENTIALS = "dev_credentials";
-const ADMIN_KEY = "admin_key";
+/** The setting the admin key is kept under (generated, or on PostgreSQL the one every process shares). */
+export const ADMIN_KEY = "admin_key";
 
 /**
  * Makes sure the dev account, its all-scope token and the dev application exist. The plain values are

@@ -1,18 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
-import { afterAll, inject } from "vitest";
+import { afterAll } from "vitest";
 import { createStores, type Stores } from "../storage/create-storage.js";
 import { redisAvailable, redisServerBinary, startRedisServer, type RedisServer } from "./redis-server.js";
 
 let local: Promise<RedisServer> | null = null;
 
 /**
- * The redis-server of this test file: the one the Redis project's global setup started for the run
- * (`LP_TEST_REDIS_URL` names another), else one started on first use for this file and stopped after it.
+ * The redis-server of this test file: `LP_TEST_REDIS_URL`, else one started on first use for this file
+ * and stopped after it.
  * Without AOF fsync: these suites test behaviour, not durability (the outage suites start their own).
  */
 async function serverUrl(): Promise<string> {
-  const given = process.env.LP_TEST_REDIS_URL || inject("lpTestRedisUrl");
+  const given = process.env.LP_TEST_REDIS_URL;
   if (given) return given;
   if (!redisAvailable) throw new Error(`LP_TEST_STORAGE=redis needs redis-server ("${redisServerBinary}" cannot be run: apt-get install redis-server)`);
   local ??= startRedisServer({ appendfsync: "no" });

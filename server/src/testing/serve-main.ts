@@ -2,8 +2,8 @@
  * A minimal `lp serve` for process-level tests and benchmarks: starts the server with settings from the
  * environment, prints `KEY=value` lines (the URL first), and shuts down cleanly on SIGTERM or SIGINT.
  *
- * Environment: LP_SERVE_STORAGE (memory | fs | redis, default memory), LP_SERVE_DATA_DIR, LP_SERVE_REDIS_URL
- * and LP_SERVE_REDIS_PREFIX (with redis), LP_SERVE_PORT (default 0),
+ * Environment: LP_SERVE_STORAGE (memory | sqlite | postgres, default memory), LP_SERVE_DATA_DIR,
+ * LP_SERVE_DATABASE_URL (with postgres), LP_SERVE_PORT (default 0),
  * LP_SERVE_HOST (default 127.0.0.1), LP_SERVE_LOG=1 for the access log on stderr, LP_SERVE_RETRY_SCHEDULE
  * (webhook retry delays in ms, comma-separated, e.g. `0,200,500`; default DESIGN §9's schedule),
  * LP_SERVE_MAX_ENDPOINTS (webhook endpoints per application; default 100).
@@ -11,14 +11,16 @@
  */
 import { startServer } from "../serve.js";
 
-const storage = process.env.LP_SERVE_STORAGE === "sqlite" ? "sqlite" : process.env.LP_SERVE_STORAGE === "redis" ? "redis" : "memory";
+const wanted = process.env.LP_SERVE_STORAGE ?? "memory";
+// A store lp no longer has (redis) is an error here, never a silent run on memory.
+if (wanted !== "memory" && wanted !== "sqlite" && wanted !== "postgres") throw new Error(`LP_SERVE_STORAGE must be memory, sqlite or postgres, not ${JSON.stringify(wanted)}`);
+const storage: "memory" | "sqlite" | "postgres" = wanted;
 const retrySchedule = process.env.LP_SERVE_RETRY_SCHEDULE?.split(",").map((ms) => Number(ms.trim()));
 if (retrySchedule?.some((ms) => !Number.isFinite(ms) || ms < 0)) throw new Error(`LP_SERVE_RETRY_SCHEDULE: ${process.env.LP_SERVE_RETRY_SCHEDULE}`);
 const server = await startServer({
   storage,
   dataDir: process.env.LP_SERVE_DATA_DIR,
-  redisUrl: process.env.LP_SERVE_REDIS_URL,
-  redisPrefix: process.env.LP_SERVE_REDIS_PREFIX,
+  databaseUrl: process.env.LP_SERVE_DATABASE_URL,
   port: Number(process.env.LP_SERVE_PORT ?? "0"),
   host: process.env.LP_SERVE_HOST ?? "127.0.0.1",
   adminKey: process.env.LP_ADMIN_KEY,

@@ -7,10 +7,9 @@ export function register(serve: Command): void {
     .description("Run the landing page service locally (API, admin API, media, builder, sites)")
     .option("--host <host>", "interface to bind", "127.0.0.1")
     .option("--port <port>", "port; 0 picks a free one", "4010")
-    .option("--storage <kind>", "sqlite (the embedded store: one SQLite database in --data-dir; fs is another name for it), memory (forgotten at exit), or redis (state shared by every process on one Redis)", "sqlite")
-    .option("--redis-url <url>", "with --storage redis: the Redis to use, e.g. redis://127.0.0.1:6379/0 (default LP_REDIS_URL)")
-    .option("--redis-prefix <prefix>", "with --storage redis: put before every key, to share one Redis database", "lp:")
-    .option("--data-dir <dir>", "where the embedded store (lp.db) and credentials.json live (with redis: credentials.json only)", ".lp")
+    .option("--storage <kind>", "sqlite (the embedded store: one SQLite database in --data-dir; fs is another name for it), memory (forgotten at exit), or postgres (state shared by every process on one PostgreSQL database)", "sqlite")
+    .option("--database-url <url>", "with --storage postgres: the database, e.g. postgres://lp@127.0.0.1:5432/lp (default LP_DATABASE_URL)")
+    .option("--data-dir <dir>", "where the embedded store (lp.db) and credentials.json live (with postgres: credentials.json only)", ".lp")
     .option("--public-url <url>", "base of public addresses (media, builder, sites); default the listening URL")
     .option("--no-admin", "turn the /_admin API off")
     .option("--clock <mode>", "system, or manual: a clock that moves only with `lp clock advance` (POST /_admin/clock); memory and sqlite storage only", "system")
@@ -36,7 +35,7 @@ export function register(serve: Command): void {
     "lp serve",
     "lp serve --storage memory --port 0 --write-env .lp.env --pid-file .lp.pid &   # both appear once ready",
     "until [ -s .lp.env ]; do sleep 0.2; done; set -a; . ./.lp.env; set +a   # later: kill \"$(cat .lp.pid)\"",
-    "lp serve --storage redis --redis-url redis://127.0.0.1:6379/0 --port 4011   # run several: one service",
+    "lp serve --storage postgres --database-url postgres://lp@127.0.0.1/lp --port 4011   # run several: one service",
     "LP_ADMIN_KEY=secret lp serve --seed --retry-schedule 0,1s,2s --deploy-delay 6s",
     "lp serve --storage memory --clock manual   # then: lp clock advance 5m",
   ]).action(lazy(() => import("./serve.js")));

@@ -15,7 +15,7 @@ describe("serve: parsing", () => {
     });
     expect(opts).toMatchObject({ port: 0, storage: "memory", admin: false, retrySchedule: [0, 1000, 2000], deployDelayMs: 6000, publicOnly: true, seed: true });
     expect(() => toOptions({ args: [], flags: { port: "70000", storage: "fs" } })).toThrow(/--port/);
-    expect(() => toOptions({ args: [], flags: { port: "1", storage: "files" } })).toThrow(/--storage: 'files' must be one of sqlite, memory, redis/);
+    expect(() => toOptions({ args: [], flags: { port: "1", storage: "files" } })).toThrow(/--storage: 'files' must be one of sqlite, memory, postgres/);
     // `fs`, the embedded store's earlier name, still means it.
     expect(toOptions({ args: [], flags: { port: "1", storage: "fs" } }).storage).toBe("sqlite");
     expect(toOptions({ args: [], flags: { port: "1", storage: "sqlite" } }).storage).toBe("sqlite");

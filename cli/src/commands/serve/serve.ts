@@ -15,10 +15,9 @@ import { toRateLimit } from "./rate-limit-flag.js";
 export interface ServeCommandOptions {
   host: string;
   port: number;
-  storage: "sqlite" | "memory" | "redis";
-  /** `--redis-url`; `LP_REDIS_URL` is read when the command runs. */
-  redisUrl?: string;
-  redisPrefix?: string;
+  storage: "sqlite" | "memory" | "postgres";
+  /** `--database-url`; `LP_DATABASE_URL` is read when the command runs. */
+  databaseUrl?: string;
   dataDir: string;
   publicUrl?: string;
   admin: boolean;
@@ -54,9 +53,8 @@ export function toOptions({ flags }: CommandInput): ServeCommandOptions {
     host: flags.host,
     port: toInt(flags.port, "--port", 0, 65_535)!,
     // `fs` is the embedded store's earlier name; scripts that pass it keep working.
-    storage: toChoice(flags.storage === "fs" ? "sqlite" : flags.storage, "--storage", ["sqlite", "memory", "redis"] as const)!,
-    redisUrl: flags.redisUrl === undefined ? undefined : toRedisUrl(flags.redisUrl),
-    redisPrefix: flags.redisPrefix === undefined ? undefined : toRedisPrefix(flags.redisPrefix),
+    storage: toStorage(flags.storage),
+    databaseUrl: flags.databaseUrl === undefined ? undefined : toDatabaseUrl(flags.databaseUrl, "--database-url"),
     dataDir: flags.dataDir,
     publicUrl: flags.publicUrl,
     admin: flags.admin !== false,
@@ -97,14 +95,26 @@ function toHeadersTimeout(text: string): number {
   return ms;
 }
 
-function toRedisUrl(text: string): string {
-  if (!/^rediss?:\/\/[^\s]+$/.test(text) || !URL.canParse(text)) throw new UsageError(`--redis-url: '${text}' must be a URL like redis://127.0.0.1:6379/0.`);
+/** What `--storage redis` says: Redis is not a store of lp any more, and how to move off it. */
+export const REDIS_GONE =
+  "--storage redis is no longer supported: lp keeps its state in SQLite or PostgreSQL. To share one service among processes, run each with --storage postgres --database-url postgres://user@host/db (or LP_DATABASE_URL). To keep the data of a Redis store: with the lp that served it, `lp admin export --output lp-export.json`; then start this lp on its new store and `lp admin import lp-export.json`.";
+
+function toStorage(value: string | undefined): ServeCommandOptions["storage"] {
+  if (value === "redis") throw new UsageError(REDIS_GONE);
+  return toChoice(value === "fs" ? "sqlite" : value, "--storage", ["sqlite", "memory", "postgres"] as const)!;
+}
+
+function toDatabaseUrl(text: string, flag: string): string {
+  if (!/^postgres(?:ql)?:\/\/\S+$/.test(text) || !URL.canParse(text)) throw new UsageError(`${flag}: '${redactUrl(text)}' must be a URL like postgres://user@127.0.0.1:5432/lp.`);
   return text;
 }
 
-function toRedisPrefix(text: string): string {
-  if (!/^[A-Za-z0-9_.:-]{0,64}$/.test(text)) throw new UsageError(`--redis-prefix: '${text}' may hold letters, digits and _ . : - (at most 64).`);
-  return text;
+/** A database URL with its password replaced, for messages and the start line. */
+export function redactUrl(text: string): string {
+  if (!URL.canParse(text)) return text.replace(/:[^:@/]*@/, ":***@");
+  const url = new URL(text);
+  if (url.password) url.password = "***";
+  return url.href;
 }
 
 /** The `KEY=value` lines of `--print-env`. */
@@ -133,20 +143,20 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
   const exposed = opts.admin && !server$.isLoopbackHost(opts.host);
   const exposure = opts.admin ? server$.toAdminExposureProblem(opts.host, adminKey) : null;
   if (exposure) throw new UsageError(exposure);
-  const redisUrl = opts.storage === "redis" ? (opts.redisUrl ?? (io.env.LP_REDIS_URL ? toRedisUrl(io.env.LP_REDIS_URL) : undefined)) : undefined;
-  if (opts.storage === "redis" && !redisUrl) {
-    throw new UsageError("--storage redis needs the Redis to share: --redis-url redis://127.0.0.1:6379/0 (or LP_REDIS_URL).");
+  const databaseUrl = opts.storage === "postgres" ? (opts.databaseUrl ?? (io.env.LP_DATABASE_URL ? toDatabaseUrl(io.env.LP_DATABASE_URL, "LP_DATABASE_URL") : undefined)) : undefined;
+  if (opts.storage === "postgres" && !databaseUrl) {
+    throw new UsageError("--storage postgres needs the database to share: --database-url postgres://user@127.0.0.1:5432/lp (or LP_DATABASE_URL).");
   }
-  if (opts.storage === "redis" && opts.clock === "manual") {
-    throw new UsageError("--clock manual works with --storage memory or sqlite: on Redis, retries and jobs are scheduled by BullMQ on Redis's own clock.");
+  if (opts.storage !== "postgres" && opts.databaseUrl) throw new UsageError("--database-url goes with --storage postgres.");
+  if (opts.storage === "postgres" && opts.clock === "manual") {
+    throw new UsageError("--clock manual works with --storage memory or sqlite: processes sharing a PostgreSQL database run on the machine's clock.");
   }
   const server = await startServer({
     writtenBy: `lp ${VERSION}`,
     host: opts.host,
     port: opts.port,
     storage: opts.storage,
-    redisUrl,
-    redisPrefix: opts.redisPrefix,
+    databaseUrl,
     dataDir,
     publicUrl: opts.publicUrl,
     admin: opts.admin,
@@ -182,10 +192,10 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
   const runFiles = createRunFiles(opts, io.cwd, process.pid);
   let left: string[] = [];
   try {
-    const shared = opts.storage === "redis" ? await sharedCredentials(dataDir, creds) : null;
+    const shared = opts.storage === "postgres" ? await sharedCredentials(dataDir, creds) : null;
     const credsPath = shared?.path ?? (await writeCredentialsFile(dataDir, creds));
     const err = ctx.colors.err;
-    io.stderr.write(`${err.bold("lp serve")} listening on ${err.cyan(server.url)}${apiUrl !== server.url ? `, public URL ${err.cyan(apiUrl)}` : ""} (storage: ${opts.storage}${opts.storage === "sqlite" ? `, ${dataDir}` : ""}${opts.clock === "manual" ? ", manual clock" : ""}${redisUrl ? `, ${server$.redactRedisUrl(redisUrl)} prefix ${opts.redisPrefix ?? "lp:"}` : ""})\n`);
+    io.stderr.write(`${err.bold("lp serve")} listening on ${err.cyan(server.url)}${apiUrl !== server.url ? `, public URL ${err.cyan(apiUrl)}` : ""} (storage: ${opts.storage}${opts.storage === "sqlite" ? `, ${dataDir}` : ""}${opts.clock === "manual" ? ", manual clock" : ""}${databaseUrl ? `, ${redactUrl(databaseUrl)}` : ""})\n`);
     for (const notice of server.notices ?? []) io.stderr.write(`  ${notice}\n`);
     if (exposed) io.stderr.write(`  ${err.bold("warning:")} /_admin (which mints tokens) is reachable from the network on ${opts.host}; keep LP_ADMIN_KEY secret, or pass --no-admin\n`);
     if (opts.printEnv) io.stdout.write(toEnvLines(creds));
@@ -226,7 +236,7 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
 }
 
 /**
- * On Redis, processes sharing a data dir hand out the same credentials: a file another process of the same
+ * On PostgreSQL, processes sharing a data dir hand out the same credentials: a file another process of the same
  * service wrote (same account and token, another address) is left alone while that process answers, so one
  * process, not each in turn, is the one whose address `lp` commands use. Null when this process should write.
  */
