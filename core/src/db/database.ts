@@ -1,5 +1,6 @@
 import { chmodSync, existsSync } from "node:fs";
-import { Kysely, type Transaction } from "kysely";
+import { Kysely, sql, type Transaction } from "kysely";
+import { createNotifier, type Notifier } from "./notify.js";
 import { openSqlite } from "../storage/sqlite.js";
 import { migrateToLatest } from "./migrate.js";
 import { createSchemaIntrospector } from "./postgres-introspector.js";
@@ -33,7 +34,21 @@ export interface Database {
    * connection, and rows it must hold against other processes are locked with `forUpdate`.
    */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Wake-ups of the workers of every process on this database (see {@link Wakeups}). */
+  readonly wakeups: Wakeups;
   close(): Promise<void>;
+}
+
+/**
+ * Tells the processes sharing a database that rows of a queue table may have become due, so their workers
+ * claim now rather than at their next timer. On PostgreSQL it is `NOTIFY` (channel `lp_due_<table>`), heard by
+ * one listening connection per process; on SQLite (one process per file) it does nothing.
+ */
+export interface Wakeups {
+  /** Sent after a commit that made rows of `table` due (best effort: a lost one only waits for the next timer). */
+  announce(table: string): void;
+  /** Calls `handler` whenever a process announces `table` (this one included), and once after a reconnection. */
+  listen(table: string, handler: () => void): void;
 }
 
 /** Options of {@link openDatabase}. */
@@ -56,10 +71,12 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
     await db.destroy().catch(() => {});
     throw error;
   }
+  const wakeups = target.kind === "postgres" ? createPostgresWakeups(db, target.url) : { announce() {}, listen() {}, close: async () => {} };
   return {
     dialect,
     kind: target.kind,
     db,
+    wakeups,
     async transaction(work) {
       const callbacks: Array<() => void> = [];
       const result = await db.transaction().execute((tx) => {
@@ -75,7 +92,27 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
       }
       return result;
     },
-    close: () => db.destroy(),
+    async close() {
+      await wakeups.close();
+      await db.destroy();
+    },
+  };
+}
+
+/** {@link Wakeups} over PostgreSQL's NOTIFY, and LISTEN on one connection of its own (db/notify.ts), opened at the first listen. */
+function createPostgresWakeups(db: Kysely<Tables>, url: string): Wakeups & { close(): Promise<void> } {
+  let notifier: Notifier | null = null;
+  const channel = (table: string) => `lp_due_${table}`;
+  const report = (error: unknown) => console.error(`[lp] wake-ups of other processes: ${error instanceof Error ? error.message : String(error)}`);
+  return {
+    announce(table) {
+      sql`select pg_notify(${channel(table)}, '')`.execute(db).catch(() => {});
+    },
+    listen(table, handler) {
+      notifier ??= createNotifier({ dialect: "postgres" }, { url });
+      notifier.listen(channel(table), () => handler()).catch(report);
+    },
+    close: async () => notifier?.close(),
   };
 }
 

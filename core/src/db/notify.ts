@@ -55,7 +55,7 @@ const reportLoss = (error: unknown) => console.error(`[lp] the database connecti
  * transaction and `listen` shares one dedicated `pg` client, opened on the first listen, that reconnects with a
  * back-off whenever the server goes away and then calls every handler once. On SQLite both do nothing.
  */
-export function createNotifier(database: Database, options: NotifierOptions = {}): Notifier {
+export function createNotifier(database: Pick<Database, "dialect">, options: NotifierOptions = {}): Notifier {
   if (database.dialect === "sqlite") {
     return {
       async notify(_tx, channel) {

@@ -256,9 +256,17 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   }
 
+  // Another process's commit of due rows (PostgreSQL's NOTIFY): claim now, as after a commit here.
+  database.wakeups.listen(table.table, () => {
+    if (closed) return;
+    blocked = 0;
+    pump();
+  });
+
   return {
     wake() {
       blocked = 0;
+      database.wakeups.announce(table.table);
       pump();
     },
     onIdle: () => (isIdle() ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))),
