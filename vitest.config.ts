@@ -9,7 +9,7 @@ const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 // (LP_TEST_STORAGE=postgres: every createTestApp() in a schema of its own on one server). The fuzzers and the
 // OpenAPI checks stay on memory only: they test validation and the document, not storage, and the fuzzers
 // alone would add over a minute.
-const POSTGRES_SUITES = ["server/src/routes/*.test.ts", "server/src/http/{auth,errors,idempotency}.test.ts"];
+const POSTGRES_SUITES = ["server/src/routes/*.test.ts", "server/src/http/{auth,errors,idempotency}.test.ts", "server/src/write-faults.test.ts"];
 const NOT_ON_POSTGRES = ["server/src/routes/*.property.test.ts", "server/src/routes/openapi*.test.ts"];
 if (!postgresAvailable) console.warn(postgresSkipReason("the API suites on PostgreSQL (vitest project 'postgres')"));
 

@@ -26,11 +26,14 @@ import { combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/cr
 import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
 import { openFormat } from "./storage/format-version.js";
-import { guardStores, watchStorage } from "./storage/guarded-stores.js";
+import { guardStores } from "./storage/guarded-stores.js";
 import { createAccountRepository } from "./accounts/account-repository.js";
 import { moveAccountRecords } from "./accounts/account-records-move.js";
 import { guardLock } from "./storage/guarded-lock.js";
 import { openDatabase, type Database } from "./db/database.js";
+import { watchDatabase } from "./db/guarded-database.js";
+import { createUnreadableRows } from "./db/unreadable-rows.js";
+import { guardMediaBlobs } from "./media/guarded-media-blobs.js";
 import { createTimeControl, MANUAL_JOB_CONCURRENCY, settleOnClock, type ManualTime } from "./time/manual-time.js";
 import { combineWorkers, type BackgroundWork } from "./pages/background-work.js";
 import type { JobQueue } from "./ports/queue.js";
@@ -111,7 +114,12 @@ export async function createCore(given: CoreDeps) {
   const clock = coreDeps.clock ?? systemClock;
   const ids = coreDeps.ids ?? cryptoIds;
   const raw = coreDeps.stores;
-  const storageHealth = watchStorage(raw, { clock, log: coreDeps.log, every: coreDeps.every });
+  const ownDatabase = !coreDeps.database;
+  const database = coreDeps.database ?? (await openDatabase({ kind: "memory" }));
+  // Storage faults of the database (and the media blobs beside it) are counted and logged here, probed while they last.
+  const { health: storageHealth, place, unguard } = await watchDatabase(database, { clock, log: coreDeps.log, every: coreDeps.every });
+  // Rows a read cannot take as their resource (edited by hand, torn) are named in the log once each.
+  const unreadableRows = createUnreadableRows({ where: place.file ?? place.where, log: coreDeps.log });
   const deps: CoreDeps = { ...coreDeps, stores: guardStores(raw, { health: storageHealth, log: coreDeps.log }) };
   await openFormat(raw, { writtenBy: coreDeps.writtenBy ?? "lp", log: coreDeps.log });
   // On a shared store (Redis) the lock is shared too; memory and SQLite keep the in-process one.
@@ -120,8 +128,6 @@ export async function createCore(given: CoreDeps) {
   // Rate-limit windows (checkout posts): counted in Redis when processes share one, so a limit holds for the cluster.
   const rateWindows = deps.rateWindows ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisRateWindows(sharedRedis) : createLocalRateWindows(() => clock.now().getTime()));
   const storage = deps.stores.data;
-  const ownDatabase = !deps.database;
-  const database = deps.database ?? (await openDatabase({ kind: "memory" }));
   // A data dir of before the tables: its accounts, tokens, keys and secrets move into them at the first start.
   await moveAccountRecords(storage, database, clock);
   // Keys of what must verify after a restart (cursors, builder links): settings written once, whoever starts first.
@@ -134,7 +140,7 @@ export async function createCore(given: CoreDeps) {
   await indexes.start();
   indexes.poll(1000);
   const ownMedia = !deps.media;
-  const mediaBlobs = deps.media ?? createMediaBlobs({ kind: "memory" });
+  const mediaBlobs = guardMediaBlobs(deps.media ?? createMediaBlobs({ kind: "memory" }), storageHealth);
   const media = createMediaStore(mediaBlobs, deps.publicUrl, deriveOgImage);
   const accounts = createAccountsService({ database, clock, ids });
   const { fetch, scheduler, retrySchedule, publicOnly } = deps;
@@ -144,7 +150,7 @@ export async function createCore(given: CoreDeps) {
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
   const base = { database, storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
 
-  const products = createProductsService({ ...base, media });
+  const products = createProductsService({ ...base, media, unreadableRows });
   const idempotency = createIdempotency({ database, clock, owner: () => ids.uuid() });
   await idempotency.recover();
   const delays: Delays = deps.delays ?? { generationStepMs: 0, deploymentStepMs: 0 };
@@ -263,6 +269,8 @@ export async function createCore(given: CoreDeps) {
       await indexes.flush();
       await lock.close?.();
       await rateWindows.close?.();
+      // A database given to the core outlives it, and may be given to the next one.
+      unguard();
       if (ownDatabase) await database.close();
       if (ownMedia) await mediaBlobs.dispose();
     },
@@ -282,6 +290,8 @@ export async function createCore(given: CoreDeps) {
       // Its connections would keep the process alive; leases still held end with them.
       await lock.close?.();
       await rateWindows.close?.();
+      // A database given to the core outlives it, and may be given to the next one.
+      unguard();
       if (ownDatabase) await database.close();
       if (ownMedia) await mediaBlobs.dispose();
       return report;

@@ -1,10 +1,13 @@
 import { chmodSync, existsSync } from "node:fs";
-import { Kysely, sql, type Transaction } from "kysely";
+import { dirname } from "node:path";
+import { Kysely, sql, type Dialect as KyselyDialect, type Transaction } from "kysely";
 import { createNotifier, type Notifier } from "./notify.js";
 import { openSqlite } from "../storage/sqlite.js";
+import { toDatabaseFault } from "./faults.js";
 import { migrateToLatest } from "./migrate.js";
 import { createSchemaIntrospector } from "./postgres-introspector.js";
 import { createNodeSqliteDialect } from "./sqlite-dialect.js";
+import { hookedDialect, registerHooks } from "./statement-hooks.js";
 import type { Tables } from "./tables.js";
 
 /** The two engines lp's schema runs on: one query layer (Kysely), two dialects. */
@@ -145,9 +148,30 @@ function openSqliteKysely(target: { kind: "sqlite"; file: string } | { kind: "me
   } catch (error) {
     // A full or read-only disk refuses the first pragma: the file stays open otherwise, and its disk busy.
     sqlite.close();
-    throw error;
+    throw toOpenRefusal(file, error);
   }
-  return { db: new Kysely<Tables>({ dialect: createNodeSqliteDialect(sqlite) }), dialect: "sqlite" };
+  return { db: hooked(createNodeSqliteDialect(sqlite)), dialect: "sqlite" };
+}
+
+/** What to do about a disk that refuses an SQLite file at its opening. */
+const OPEN_FAULTS: Partial<Record<string, string>> = {
+  disk_full: "its disk is full; make room there and start again",
+  read_only: "its file system is read-only; make it writable and start again",
+  permission_denied: "lp may not write there; give its user the folder and start again",
+};
+
+/**
+ * The error of an SQLite file its disk refuses at the opening, naming the file and the errno (SQLite needs
+ * room for the write-ahead log's shared-memory file, `-shm`, even to read: `SQLITE_IOERR_SHMSIZE` on a full
+ * disk), with the engine's own fields; any other error as it is.
+ */
+function toOpenRefusal(file: string, error: unknown): unknown {
+  const fault = toDatabaseFault(error, { dir: dirname(file) });
+  const advice = fault && OPEN_FAULTS[fault.reason];
+  if (!advice) return error;
+  // The engine's fields stay, so what reads an SQLite error reads this one alike.
+  const { code, errcode, errstr } = error as { code?: unknown; errcode?: unknown; errstr?: unknown };
+  return Object.assign(new Error(`Cannot open ${file} (${fault.sysCode}): ${advice}.`, { cause: error }), { code, errcode, errstr });
 }
 
 // PostgreSQL type ids whose text lp reads itself: int8 as a number (counts, byte sizes stay far below 2^53),
@@ -187,5 +211,13 @@ async function openPostgres(url: string, max: number): Promise<{ db: Kysely<Tabl
       return createSchemaIntrospector(db);
     }
   }
-  return { db: new Kysely<Tables>({ dialect: new SchemaScopedDialect({ pool }) }), dialect: "postgres" };
+  return { db: hooked(new SchemaScopedDialect({ pool })), dialect: "postgres" };
+}
+
+/** The query layer over `dialect`, with a place for the hooks of `statement-hooks.ts` (storage faults, tests' injected ones). */
+function hooked(dialect: KyselyDialect): Kysely<Tables> {
+  const { dialect: withHooks, hooks } = hookedDialect(dialect);
+  const db = new Kysely<Tables>({ dialect: withHooks });
+  registerHooks(db, hooks);
+  return db;
 }

@@ -13,6 +13,7 @@ export function createNodeSqliteDialect(db: SqliteDatabase): SqliteDialect {
     close: () => db.close(),
     prepare(sql: string): KyselySqliteStatement {
       const statement = statements.get(sql);
+      if (sql === "rollback") return rollbackOf(statement);
       const bind = (parameters: ReadonlyArray<unknown>) => parameters.map(toSqliteValue);
       return {
         reader: returnsRows(statement, sql),
@@ -23,6 +24,25 @@ export function createNodeSqliteDialect(db: SqliteDatabase): SqliteDialect {
     },
   };
   return new SqliteDialect({ database });
+}
+
+const NO_TRANSACTION = /no transaction is active/;
+
+/**
+ * Kysely's `rollback` after a failed statement. SQLite may have rolled the transaction back itself already
+ * (it may when a statement fails for a full disk or an I/O error): the rollback then finds none, and its own
+ * error would take the place of the statement's. Nothing is left to undo then, so it is done.
+ */
+function rollbackOf(statement: ReturnType<SqliteDatabase["prepare"]>): KyselySqliteStatement {
+  const run = () => {
+    try {
+      return statement.run();
+    } catch (error) {
+      if (NO_TRANSACTION.test((error as Error).message)) return { changes: 0, lastInsertRowid: 0 };
+      throw error;
+    }
+  };
+  return { reader: false, all: () => [], run, iterate: () => [][Symbol.iterator]() };
 }
 
 /** How many prepared statements a connection keeps; a query's text is one of a few hundred shapes. */

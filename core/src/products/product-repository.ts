@@ -1,13 +1,15 @@
 import { sql, type RawBuilder } from "kysely";
-import { fromJson, toJson } from "../db/column-types.js";
+import { toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import type { Tables } from "../db/tables.js";
+import { columnProblem, readJsonColumn, UnreadableRowError, type ColumnRule, type UnreadableRows } from "../db/unreadable-rows.js";
 import { LpError } from "../errors.js";
 import type { CursorCodec } from "../lists/cursor.js";
 import { toSort, type Page } from "../lists/list-query.js";
 import { productRoomRefusal } from "./product-quotas.js";
 import type { ProductImageRecord, ProductRecord, StoredCheckoutField } from "./product-view.js";
 import type { ProductListQuery } from "./products-service.js";
+import { productTypeSchema } from "./schemas.js";
 
 type ProductRow = Tables["products"];
 type ImageRow = Tables["product_images"];
@@ -102,6 +104,25 @@ const toImageRow = (productId: string, image: ProductImageRecord): ImageRow => (
   created_at: image.created_at,
 });
 
+/** What a product's own columns must hold (SQLite keeps whatever a hand edit puts there). */
+const COLUMN_RULES: Record<string, ColumnRule> = {
+  title: "text",
+  description: "text?",
+  price: "number",
+  original_price: "number?",
+  delivery_price: "number?",
+  product_type: productTypeSchema.options,
+  created_at: "text",
+  updated_at: "text",
+};
+/** What a list item's columns must hold. */
+const LISTED_RULES: Record<string, ColumnRule> = { ...COLUMN_RULES, first_image_url: "text?" };
+/** What a product's row must hold to be read whole. */
+const PRODUCT_RULES: Record<string, ColumnRule> = { ...COLUMN_RULES, deleted_at: "text?" };
+/** What each of its images' rows must hold, as the read joins them. */
+const IMAGE_RULES: Record<string, ColumnRule> = { url: "text", media_type: "text", display_order: "integer", media_path: "text?", bytes: "integer?", image_created_at: "text" };
+const CHECKOUT_FIELDS = { is: Array.isArray, what: "a list" };
+
 /** An image as records hold it: `bytes` only on uploads. */
 function toImageRecord(row: Omit<ImageRow, "product_id">): ProductImageRecord {
   const image: ProductImageRecord = { id: row.id, url: row.url, media_type: row.media_type, display_order: row.display_order, created_at: row.created_at, media_path: row.media_path };
@@ -114,8 +135,14 @@ function toImageRecord(row: Omit<ImageRow, "product_id">): ProductImageRecord {
  * method takes the queries to run on (the database, or a transaction); those that write several rows take a
  * transaction. List cursors are `cursors`' opaque signed text, bound to the sort and filters, as every list's.
  */
-export function createProductRepository(deps: { dialect: Dialect; cursors: CursorCodec }) {
+export function createProductRepository(deps: { dialect: Dialect; cursors: CursorCodec; /** Names each damaged row met once in the log. */ unreadable?: UnreadableRows }) {
   const pg = deps.dialect === "postgres";
+  /** The error of a product whose rows cannot be read, named in the log once. */
+  const unreadable = (id: string, problem: string) => {
+    const error = new UnreadableRowError("product", "products", id, problem);
+    deps.unreadable?.report(error);
+    return error;
+  };
   const contains = (needle: string) => (pg ? sql<boolean>`strpos(search_text, ${needle}) > 0` : sql<boolean>`instr(search_text, ${needle}) > 0`);
 
   async function insertImages(tx: Tx, productId: string, images: readonly ProductImageRecord[]) {
@@ -188,6 +215,11 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
       const rows = await query.execute();
       const first = rows[0];
       if (!first) return null;
+      // A row edited by hand or torn reads as a clear refusal naming the product, never as a crash further on.
+      const problem = columnProblem(first, PRODUCT_RULES) ?? rows.map((row) => (row.image_id === null ? null : columnProblem(row, IMAGE_RULES))).find((p) => p !== null);
+      if (problem) throw unreadable(id, problem);
+      const checkoutFields = readJsonColumn<StoredCheckoutField[]>("checkout_fields", first.checkout_fields, CHECKOUT_FIELDS);
+      if ("problem" in checkoutFields) throw unreadable(id, checkoutFields.problem);
       const images = rows.flatMap((row) =>
         row.image_id === null
           ? []
@@ -203,7 +235,7 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
         delivery_price: first.delivery_price,
         product_type: first.product_type as ProductRecord["product_type"],
         images,
-        checkout_fields: fromJson<StoredCheckoutField[] | null>(first.checkout_fields),
+        checkout_fields: checkoutFields.value,
         created_at: first.created_at,
         updated_at: first.updated_at,
         deleted_at: first.deleted_at,
@@ -329,9 +361,14 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
         .execute();
       const hasMore = rows.length > query.per_page;
       const page = hasMore ? rows.slice(0, query.per_page) : rows;
-      const last = page[page.length - 1];
+      // The page goes on from its last row whose sort key is of the sort's type: a damaged one is left out.
+      const last = page.findLast((row) => typeof row.sort_value === (field === "price" ? "number" : "string"));
       return {
-        data: page.map(({ sort_value: _, ...item }) => ({ ...item, product_type: item.product_type as ProductListItem["product_type"] })),
+        data: page.flatMap(({ sort_value: _, ...item }) => {
+          const problem = columnProblem(item, LISTED_RULES);
+          if (problem) return (unreadable(item.id, problem), []);
+          return [{ ...item, product_type: item.product_type as ProductListItem["product_type"] }];
+        }),
         pagination: { next_cursor: hasMore && last ? deps.cursors.encode({ value: last.sort_value, id: last.id }, binding) : null, has_more: hasMore },
       };
     },

@@ -2,6 +2,7 @@ import type { ProductSummary } from "@lp/contract";
 import type { z } from "zod";
 import type { ChangeMark } from "../db/change-mark.js";
 import type { Tx } from "../db/database.js";
+import type { UnreadableRows } from "../db/unreadable-rows.js";
 import { toTimestamp } from "../deps.js";
 import { notFound, validationError, type ValidationIssue } from "../errors.js";
 import { recordEvent, type DomainEvent } from "../events/event-sink.js";
@@ -17,6 +18,8 @@ import { MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type Produ
 
 interface Deps extends ServiceDeps {
   media: MediaStore;
+  /** Names in the log, once each, the products whose rows cannot be read. */
+  unreadableRows?: UnreadableRows;
 }
 
 /** Query of `GET /products`. */
@@ -59,7 +62,7 @@ function toListedSummary(item: ProductListItem, publicUrl: string): ProductSumma
  */
 export function createProductsService(deps: Deps) {
   const { clock, ids, database } = deps;
-  const repo = createProductRepository({ dialect: database.dialect, cursors: deps.cursors });
+  const repo = createProductRepository({ dialect: database.dialect, cursors: deps.cursors, unreadable: deps.unreadableRows });
   const view = (p: ProductRecord) => toProductView(p, deps.publicUrl());
   const event = (type: "product.created" | "product.updated" | "product.deleted", record: ProductRecord): DomainEvent => ({ type, account_id: record.account_id, data: view(record) });
   const recordIn = (tx: Tx, e: DomainEvent) => recordEvent(deps.events, tx, e, deps.batch);
