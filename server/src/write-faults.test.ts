@@ -21,8 +21,8 @@ async function freshDatabase(kind: TestStorage): Promise<{ database: Database; d
 
 /**
  * Writes while the database refuses them (the engine's own error for a full disk, injected on every write
- * statement: products, their images' rows, Idempotency-Keys, webhook endpoints, events and deliveries), on
- * every engine the suites run on. Each write must answer at once with 507 and Retry-After, however many are
+ * statement: products, their images' rows, Idempotency-Keys, webhook endpoints, generation jobs, events and
+ * deliveries), on every engine the suites run on. Each write must answer at once with 507 and Retry-After, however many are
  * in flight together and whatever they hold (the account's quota lock, an Idempotency-Key, a fan-out to
  * webhook endpoints): a write that never settles would time the test out. Once room is back every write goes
  * through again without a restart, and nothing acknowledged before or during the fault is lost, its webhook
@@ -79,6 +79,8 @@ for (const storage of testStorages()) {
         t.call("PATCH", `products/${kept.id}`, { body: { title: "Renamed" } }),
         t.call("DELETE", `products/${pictured.json.data.id}`),
         t.dev("PATCH", `/${endpoints[0]!.id}`, { concurrency_limit: 3 }),
+        // A generation job: its row, claimed later by the generation worker.
+        t.call("POST", "pages", { body: { product_id: kept.id, options: { language: "en" } } }),
       ];
       for (let round = 0; round < 2; round++) {
         const started = performance.now();
@@ -95,7 +97,7 @@ for (const storage of testStorages()) {
       expect(replay.status).toBe(201);
       expect(replay.headers.get("idempotent-replayed")).toBe("true");
       expect((await t.call("GET", "products")).json.data.map((p: { title: string }) => p.title).sort()).toEqual(["Keyed", "Kept", "Pictured"].sort());
-      expect((await t.call("GET", "/healthz")).json).toMatchObject({ status: "degraded", reason: "disk_full", writes_refused: 26 });
+      expect((await t.call("GET", "/healthz")).json).toMatchObject({ status: "degraded", reason: "disk_full", writes_refused: 28 });
       // The probe the timer runs while the fault lasts: still refused.
       await t.core.storageHealth.probe();
       expect(t.core.storageHealth.state()).toMatchObject({ reason: "disk_full" });
@@ -104,9 +106,9 @@ for (const storage of testStorages()) {
       faulty.heal();
       await t.core.storageHealth.probe();
       expect((await t.call("GET", "/healthz")).json).toMatchObject({ status: "ok" });
-      expect(lines.at(-1)).toMatch(/^storage: writes accepted again at .*\(disk full is over; 26 refused in 0 s\)$/);
+      expect(lines.at(-1)).toMatch(/^storage: writes accepted again at .*\(disk full is over; 28 refused in 0 s\)$/);
       const taken = await Promise.all(writes());
-      expect(taken.map((res) => res.status)).toEqual([201, 201, 201, 201, 201, 201, 201, 201, 201, 201, 200, 204, 200]);
+      expect(taken.map((res) => res.status)).toEqual([201, 201, 201, 201, 201, 201, 201, 201, 201, 201, 200, 204, 200, 202]);
       // The keys first tried during the fault ran once room was back, and are replayed from now on.
       const again = await t.call("POST", "products", { body: productBody("Keyed 0"), headers: { "idempotency-key": "during-0" } });
       expect(again.headers.get("idempotent-replayed")).toBe("true");

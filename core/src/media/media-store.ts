@@ -1,4 +1,5 @@
 import type { Storage } from "unstorage";
+import { StorageFaultError } from "../storage/storage-faults.js";
 import { mediaTypeFromKey } from "./sniff.js";
 
 const MEDIA_PATH = /^[a-z0-9_-]+(\/[A-Za-z0-9_-]+)*\/[A-Za-z0-9_-]+\.(png|jpg|gif|webp|avif|svg)$/;
@@ -55,7 +56,10 @@ export function createMediaStore(storage: Storage, publicUrl: () => string, deri
           return null;
         });
         if (!bytes) return null;
-        await storage.setItemRaw(toKey(path), Buffer.from(bytes));
+        // A read goes on when the storage refuses writes: the drawing is served unstored, and drawn again next time.
+        await storage.setItemRaw(toKey(path), Buffer.from(bytes)).catch((error: unknown) => {
+          if (!(error instanceof StorageFaultError)) throw error;
+        });
         return Buffer.from(bytes);
       })().finally(() => deriving.delete(path));
       deriving.set(path, pending);
