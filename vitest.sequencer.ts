@@ -20,7 +20,6 @@ const SLOW_SUITES: [RegExp, number][] = [
   [/^test\/cluster\/(agreement|races)/, 15],
   [/^test\/release\//, 15],
   [/^test\/exe\/exe\.test/, 12],
-  [/^core\/src\/ports\/(redis-lock|bullmq-queue)/, 13],
   [/^server\/src\/routes\/(isolation\.matrix|fuzz\.property|products-list)/, 12],
   [/^(test\/cluster|test\/crash)\//, 10],
 ];

@@ -5,7 +5,7 @@
  * record) plus the fetch's Response, without node:http and the socket writes. `bench/profile-webhooks.ts
  * local` profiles it.
  */
-import { createCore, createStores, endpointCreateSchema, ensureDevCredentials } from "@lp/core";
+import { createCore, endpointCreateSchema, ensureDevCredentials } from "@lp/core";
 
 /** Answers the verification challenge, and 200 with an empty JSON object to everything else. */
 async function answerAtOnce(_url: string, init: RequestInit): Promise<Response> {
@@ -19,8 +19,7 @@ async function answerAtOnce(_url: string, init: RequestInit): Promise<Response> 
 
 /** `count` deliveries through a fresh memory core: deliveries per second, and this process's CPU ms per delivery. */
 export async function engineLocalThroughput(count: number): Promise<{ rate: number; cpuMs: number }> {
-  const stores = createStores("memory");
-  const core = await createCore({ stores, publicUrl: () => "http://lp.test", fetch: answerAtOnce });
+  const core = await createCore({ publicUrl: () => "http://lp.test", fetch: answerAtOnce });
   try {
     const credentials = await ensureDevCredentials(core.database, core.clock, core.ids);
     await core.webhooks.endpoints.create(credentials.application_id, endpointCreateSchema.parse({ url: "http://127.0.0.1:9/hooks", events: ["product.created"], concurrency_limit: 4 }));

@@ -5,7 +5,9 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { createStores, openDatabase } from "../../core/src/index.js";
+import { openDataDir } from "../../core/src/db/open-data-dir.js";
+import { toProductRow } from "../../core/src/products/product-repository.js";
+import type { ProductRecord } from "../../core/src/products/product-view.js";
 
 /** Product `i` of `account`: ids and creation times both sort by `i`. */
 export function restartProduct(account: string, i: number) {
@@ -20,21 +22,18 @@ export function restartProduct(account: string, i: number) {
  * can still create products through the API.
  */
 export async function seedSqliteProducts(dataDir: string, account: string, count: number): Promise<void> {
-  const stores = createStores("sqlite", dataDir);
+  const database = await openDataDir(dataDir, { log: () => {}, writtenBy: "lp bench seed" });
   try {
-    const database = await openDatabase({ kind: "sqlite", file: join(dataDir, "tables.db") });
-    try {
-      await database.db.updateTable("accounts").set({ product_quota: count + 10_000 }).where("account_id", "=", account).execute();
-    } finally {
-      await database.close();
-    }
+    await database.db.updateTable("accounts").set({ product_quota: count + 10_000 }).where("account_id", "=", account).execute();
     for (let start = 0; start < count; start += 1000) {
-      const ops = [];
-      for (let i = start; i < Math.min(count, start + 1000); i++) ops.push({ key: `acct:${account}:products:${restartProduct(account, i).id}`, value: restartProduct(account, i) });
-      await stores.batch(ops);
+      const rows: ReturnType<typeof toProductRow>[] = [];
+      for (let i = start; i < Math.min(count, start + 1000); i++) rows.push(toProductRow(restartProduct(account, i) as ProductRecord));
+      await database.transaction(async (tx) => {
+        for (let at = 0; at < rows.length; at += 500) await tx.insertInto("products").values(rows.slice(at, at + 500)).execute();
+      });
     }
   } finally {
-    await stores.dispose();
+    await database.close();
   }
 }
 

@@ -1,5 +1,7 @@
 import { join } from "node:path";
-import { createStores, cryptoIds, ensureDevCredentials, openDatabase, openFormat, systemClock, type Core, type ProductRecord } from "@lp/core";
+import { cryptoIds, ensureDevCredentials, systemClock, type Core, type ProductRecord } from "@lp/core";
+import { openDataDir } from "../../core/src/db/open-data-dir.js";
+import { toProductRow } from "../../core/src/products/product-repository.js";
 
 /** A product body for seed number `i`. */
 export const seedProduct = (i: number) => ({
@@ -37,18 +39,11 @@ export async function seedThroughCore(core: Core, accountId: string, count: numb
  * `lp serve` would, so the server that opens the dir finds them. Returns the first id.
  */
 export async function seedSqliteDir(dataDir: string, count: number): Promise<string | null> {
-  const stores = createStores("sqlite", dataDir);
+  // Opened (and marked) as lp opens a dir, so the server that opens it next starts as on a user's dir.
+  const database = await openDataDir(dataDir, { log: () => {}, writtenBy: "lp bench seed" });
   try {
-    // Marked as lp marks a dir it creates, so the server that opens it next starts as on a user's dir.
-    await openFormat(stores, { writtenBy: "lp bench seed" });
-    const database = await openDatabase({ kind: "sqlite", file: join(dataDir, "tables.db") });
-    let creds: Awaited<ReturnType<typeof ensureDevCredentials>>;
-    try {
-      creds = await ensureDevCredentials(database, systemClock, cryptoIds);
-      await database.db.updateTable("accounts").set({ product_quota: count + 1000 }).where("account_id", "=", creds.account_id).where("product_quota", "<", count + 1000).execute();
-    } finally {
-      await database.close();
-    }
+    const creds = await ensureDevCredentials(database, systemClock, cryptoIds);
+    await database.db.updateTable("accounts").set({ product_quota: count + 1000 }).where("account_id", "=", creds.account_id).where("product_quota", "<", count + 1000).execute();
     const start = Date.now() - count;
     const record = (i: number): ProductRecord => {
       const body = seedProduct(i);
@@ -71,10 +66,12 @@ export async function seedSqliteDir(dataDir: string, count: number): Promise<str
     for (let i = 0; i < count; i += 1000) {
       const batch = Array.from({ length: Math.min(1000, count - i) }, (_, j) => record(i + j));
       first ??= batch[0].id;
-      await stores.batch(batch.map((r) => ({ key: `acct:${r.account_id}:products:${r.id}`, value: r })));
+      await database.transaction(async (tx) => {
+        for (let at = 0; at < batch.length; at += 500) await tx.insertInto("products").values(batch.slice(at, at + 500).map(toProductRow)).execute();
+      });
     }
     return first;
   } finally {
-    await stores.dispose();
+    await database.close();
   }
 }

@@ -5,15 +5,11 @@ import type { EventSink } from "./events/event-sink.js";
 import { createIdempotency } from "./idempotency/idempotency.js";
 import { sweepIdempotencyKeys } from "./idempotency/sweep-schedule.js";
 import { createCursorCodec } from "./lists/cursor.js";
-import { IndexRegistry } from "./lists/index-registry.js";
 import { createMediaStore } from "./media/media-store.js";
 import { createMediaBlobs } from "./media/media-blobs.js";
 import type { Storage } from "unstorage";
 import { deriveOgImage } from "./generation/page-images.js";
-import { createLocalLock, type Lock } from "./ports/lock.js";
-import { createRedisLock } from "./ports/redis-lock.js";
-import { createLocalRateWindows, createRedisRateWindows, type RateWindows } from "./ports/rate-windows.js";
-import type { BatchFence, BatchOp } from "./storage/create-storage.js";
+import { createLocalRateWindows, type RateWindows } from "./ports/rate-windows.js";
 import { createProductsService } from "./products/products-service.js";
 import { createTemplateGenerator } from "./generation/template-generator.js";
 import type { Generator } from "./generation/generation-input.js";
@@ -21,27 +17,20 @@ import { createPagesService } from "./pages/pages-service.js";
 import { createBuilderLinks } from "./pages/builder-links.js";
 import { createDeploymentsService, type DeploymentsService } from "./deployments/deployments-service.js";
 import { createSitesService } from "./deployments/sites-service.js";
-import type { Stores } from "./storage/create-storage.js";
 import { combineSinks, createWebhooks, type WebhookOptions } from "./webhooks/create-webhooks.js";
 import type { FetchLike } from "./webhooks/http-attempt.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
-import { openFormat } from "./storage/format-version.js";
-import { guardStores } from "./storage/guarded-stores.js";
 import { createAccountRepository } from "./accounts/account-repository.js";
-import { moveAccountRecords } from "./accounts/account-records-move.js";
-import { guardLock } from "./storage/guarded-lock.js";
 import { openDatabase, type Database } from "./db/database.js";
 import { watchDatabase } from "./db/guarded-database.js";
 import { createUnreadableRows } from "./db/unreadable-rows.js";
 import { guardMediaBlobs } from "./media/guarded-media-blobs.js";
 import { createTimeControl, MANUAL_JOB_CONCURRENCY, settleOnClock, type ManualTime } from "./time/manual-time.js";
 import { combineWorkers, type BackgroundWork } from "./pages/background-work.js";
-import type { JobQueue } from "./ports/queue.js";
 import { realScheduler } from "./webhooks/scheduler.js";
 
 /** What the core is built from. Everything with side effects is injected. */
 export interface CoreDeps {
-  stores: Stores;
   /** The relational store (format 3); SQLite `:memory:` when not given, closed by the core then. */
   database?: Database;
   /**
@@ -54,21 +43,13 @@ export interface CoreDeps {
   clock?: Clock;
   /**
    * A manual clock (`lp serve --clock manual`): its clock, scheduler and sleep replace `clock`, `scheduler`
-   * and `sleep`, and `time.advance` moves it. Memory and SQLite only (Redis keeps its own time).
+   * and `time.advance` moves it. It is this process's: `lp serve` takes one on memory and SQLite only (processes sharing PostgreSQL keep the machine's).
    */
   manualTime?: ManualTime;
   ids?: IdSource;
-  lock?: Lock;
-  /**
-   * Not used any more: generation jobs and deployments run on workers over the relational store. Accepted
-   * only until `core/src/ports` and the tests of its BullMQ queue are removed.
-   */
-  queue?: JobQueue;
   /** Where failures of background work (generation jobs, deployments) are reported; stderr by default. */
   onBackgroundError?: (name: string, error: unknown) => void;
-  /** The shared Redis of a cluster: background work goes on BullMQ there instead of an in-process queue. */
-  redis?: { url: string; prefix: string };
-  /** Counts of rate-limited requests; in memory, or in the stores' Redis when they are shared. */
+  /** Counts of rate-limited requests (checkout posts), in this process's memory by default. */
   rateWindows?: RateWindows;
   events?: EventSink;
   /** Writes page copy; the offline template generator by default. */
@@ -103,42 +84,26 @@ export interface Delays {
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
 
-/** Builds the domain: every service over the given stores. */
+/** Builds the domain: every service over the given database and media. */
 export async function createCore(given: CoreDeps) {
   const manualTime = given.manualTime;
-  if (manualTime && given.stores.kind === "redis") {
-    throw new Error("A manual clock works with memory or sqlite storage only: Redis storage schedules on Redis's own clock (BullMQ).");
-  }
   // With a manual clock, everything stamped or scheduled follows it.
   const coreDeps: CoreDeps = manualTime ? { ...given, clock: manualTime.clock, scheduler: manualTime.scheduler, sleep: manualTime.sleep } : given;
   const clock = coreDeps.clock ?? systemClock;
   const ids = coreDeps.ids ?? cryptoIds;
-  const raw = coreDeps.stores;
   const ownDatabase = !coreDeps.database;
   const database = coreDeps.database ?? (await openDatabase({ kind: "memory" }));
   // Storage faults of the database (and the media blobs beside it) are counted and logged here, probed while they last.
   const { health: storageHealth, place, unguard } = await watchDatabase(database, { clock, log: coreDeps.log, every: coreDeps.every });
   // Rows a read cannot take as their resource (edited by hand, torn) are named in the log once each.
   const unreadableRows = createUnreadableRows({ where: place.file ?? place.where, log: coreDeps.log });
-  const deps: CoreDeps = { ...coreDeps, stores: guardStores(raw, { health: storageHealth, log: coreDeps.log }) };
-  await openFormat(raw, { writtenBy: coreDeps.writtenBy ?? "lp", log: coreDeps.log });
-  // On a shared store (Redis) the lock is shared too; memory and SQLite keep the in-process one.
-  const sharedRedis = deps.redis ?? deps.stores.redis;
-  const lock = deps.lock ?? (deps.stores.kind === "redis" && sharedRedis ? guardLock(createRedisLock(sharedRedis), storageHealth) : createLocalLock());
-  // Rate-limit windows (checkout posts): counted in Redis when processes share one, so a limit holds for the cluster.
-  const rateWindows = deps.rateWindows ?? (deps.stores.kind === "redis" && sharedRedis ? createRedisRateWindows(sharedRedis) : createLocalRateWindows(() => clock.now().getTime()));
-  const storage = deps.stores.data;
-  // A data dir of before the tables: its accounts, tokens, keys and secrets move into them at the first start.
-  await moveAccountRecords(storage, database, clock);
+  const deps = coreDeps;
+  // Rate-limit windows (checkout posts), counted in this process (docs/scale-out.md).
+  const rateWindows = deps.rateWindows ?? createLocalRateWindows(() => clock.now().getTime());
   // Keys of what must verify after a restart (cursors, builder links): settings written once, whoever starts first.
   const settings = createAccountRepository({ database, clock });
   const secret = async (name: string) => Buffer.from(await settings.readOrCreateSetting(name, () => ids.bytes(32).toString("base64")), "base64");
   const cursors = createCursorCodec(await secret("cursor_key"));
-  // With a change feed (a store several processes share), indexes and caches follow the others' writes.
-  // Lists load their indexes newest first from SQLite, or restore them from Redis's persisted snapshots.
-  const indexes = new IndexRegistry(storage, deps.stores.changes, { snapshots: deps.stores.indexSnapshots, ordered: deps.stores.ordered });
-  await indexes.start();
-  indexes.poll(1000);
   const ownMedia = !deps.media;
   const mediaBlobs = guardMediaBlobs(deps.media ?? createMediaBlobs({ kind: "memory" }), storageHealth);
   const media = createMediaStore(mediaBlobs, deps.publicUrl, deriveOgImage);
@@ -148,7 +113,7 @@ export async function createCore(given: CoreDeps) {
   const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, database, cursors, clock, ids });
   // Every service emits to the webhook engine (and to an injected sink as well, when one is given).
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
-  const base = { database, storage, batch: (ops: readonly BatchOp[], fence?: BatchFence) => deps.stores.batch(ops, fence), clock, ids, lock, indexes, cursors, events, publicUrl: deps.publicUrl };
+  const base = { database, clock, ids, cursors, events, publicUrl: deps.publicUrl };
 
   const products = createProductsService({ ...base, media, unreadableRows });
   const idempotency = createIdempotency({ database, clock, owner: () => ids.uuid() });
@@ -181,7 +146,7 @@ export async function createCore(given: CoreDeps) {
     pages,
     stepDelayMs: () => delays.deploymentStepMs,
   });
-  const sites = createSitesService({ database, batch: base.batch, clock, ids, events });
+  const sites = createSitesService({ database, clock, ids, events });
   const background: BackgroundWork = combineWorkers({ generation: pages.work, deployment: deployments.work });
   // Deliveries left due by a previous run are taken from now on.
   await webhooks.start();
@@ -205,10 +170,8 @@ export async function createCore(given: CoreDeps) {
     /** The clock's mode, and moving it when it is manual (`/_admin/clock`). */
     time,
     ids,
-    lock,
     /** The background work of pages and deployments (their workers): runs pending, idle, names. */
     queue: background,
-    stores: deps.stores,
     database,
     /** The storage fault under way (writes refused), for `/healthz`. */
     storageHealth,
@@ -228,8 +191,6 @@ export async function createCore(given: CoreDeps) {
         await background.onIdle();
         await webhooks.suspend();
         await resetData({ database, media: mediaBlobs });
-        await clearKeyValueStores(deps.stores);
-        indexes.clear();
         await webhooks.reload();
       },
       /** Every table's rows (but the settings) and every media file, as one document of version 3. */
@@ -243,8 +204,6 @@ export async function createCore(given: CoreDeps) {
         await background.onIdle();
         await webhooks.suspend();
         const counts = await importData({ database, media: mediaBlobs }, doc, { now: toTimestamp(clock.now()) });
-        await clearKeyValueStores(deps.stores);
-        indexes.clear();
         // What the document left due (deliveries) is taken from now on.
         await webhooks.reload();
         const rows = Object.values(counts.tables).reduce((sum, n) => sum + n, 0);
@@ -264,10 +223,6 @@ export async function createCore(given: CoreDeps) {
       storageHealth.stop();
       await background.close();
       await webhooks.close();
-      indexes.stop();
-      // Nothing writes any more: the next start reads these instead of every record.
-      await indexes.flush();
-      await lock.close?.();
       await rateWindows.close?.();
       // A database given to the core outlives it, and may be given to the next one.
       unguard();
@@ -276,19 +231,14 @@ export async function createCore(given: CoreDeps) {
     },
     /**
      * {@link close} within `timeoutMs`: lets jobs, deployments and delivery attempts in flight finish, and
-     * names what is still running when the time is up (the next start's recovery settles it). List indexes
-     * are persisted when everything finished (`persistIndexes: false` when requests were still answered).
+     * names what is still running when the time is up (what it held is taken over at the next start, or by
+     * another process once its leases lapse).
      */
-    async drain(timeoutMs: number, options: { persistIndexes?: boolean } = {}): Promise<DrainReport> {
+    async drain(timeoutMs: number): Promise<DrainReport> {
       manualTime?.release();
       const report = await drainWithin(timeoutMs, background, webhooks);
       await sweeper.stop();
       storageHealth.stop();
-      indexes.stop();
-      // Only once every write has finished: a write still under way could land after the snapshot's token.
-      if (report.left.length === 0 && options.persistIndexes !== false) await indexes.flush();
-      // Its connections would keep the process alive; leases still held end with them.
-      await lock.close?.();
       await rateWindows.close?.();
       // A database given to the core outlives it, and may be given to the next one.
       unguard();
@@ -333,13 +283,4 @@ export type Core = Awaited<ReturnType<typeof createCore>>;
 /** Reports a failed background run once, on stderr. */
 function logBackgroundError(name: string, error: unknown): void {
   console.error(`[lp] background task ${name} failed:`, error);
-}
-
-/**
- * Empties the key-value stores (their meta keys kept): what the areas not yet on the tables keep there
- * goes with a reset or an import, as the tables' rows do.
- */
-async function clearKeyValueStores(stores: Stores): Promise<void> {
-  for (const key of await stores.data.getKeys()) if (!key.startsWith("meta:")) await stores.data.removeItem(key);
-  await stores.media.clear();
 }

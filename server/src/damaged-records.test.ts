@@ -34,11 +34,11 @@ interface Store {
 
 function sqliteStore(): Store {
   const dir = mkdtempSync(join(tmpdir(), "lp-damaged-"));
-  const file = join(dir, "tables.db");
+  const file = join(dir, "lp.db");
   const open = (lines: string[]) => createTestApp({ dataDir: dir, coreDeps: { log: (l) => lines.push(l) } });
   return {
     open,
-    // With the server stopped, as `sqlite3 tables.db "UPDATE products ..."` would.
+    // With the server stopped, as `sqlite3 lp.db "UPDATE products ..."` would.
     async edit(app, update) {
       await app.close();
       const db = openSqlite(file);

@@ -1,6 +1,5 @@
 import { COLOR_PATTERN } from "@lp/core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { storeKeyPatterns } from "../../core/src/storage/record-schemas.js";
 import { amountPattern } from "../../core/src/generation/content-check.js";
 import { claimPatterns, currencyCodePattern } from "../../core/src/generation/content-rule.js";
 import { tonePatterns } from "../../core/src/generation/marketing-angle.js";
@@ -32,7 +31,6 @@ const CONSTRUCTED: Record<string, { count: number; patterns: () => SweptRegex[] 
     patterns: () => ["$1,065.00", "1 065,00 €", "1.065,00\u00a0€", "CHF 1’065.00", "¥1065", "10%"].map((amount) => asSwept(`amountPattern(${amount})`)(amountPattern(amount))),
   },
   "core/src/generation/marketing-angle.ts": { count: 1, patterns: () => tonePatterns.flatMap(([, patterns]) => patterns).map(asSwept("tonePatterns")) },
-  "core/src/storage/record-schemas.ts": { count: 19, patterns: () => storeKeyPatterns().map(asSwept("import store keys")) },
   "server/src/app.ts": {
     count: 1,
     patterns: () =>

@@ -12,7 +12,6 @@ import {
   type DatabaseTarget,
   createManualTime,
   createOpenAIGenerator,
-  createStores,
   lockDataDir,
   checkPostgresAtStart,
   ensureAdminKey,
@@ -27,7 +26,6 @@ import {
   type DevCredentials,
   type DrainReport,
   type Generator,
-  type Stores,
 } from "@lp/core";
 import { toNodeHandler } from "h3/node";
 import { createApp } from "./app.js";
@@ -172,25 +170,14 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     // On PostgreSQL the check above passed, so this is the schema's turn (a newer lp's database): say which database.
     throw url ? new Error(`PostgreSQL at ${redactDatabaseUrl(url)}: ${(error as Error).message}`, { cause: error }) : error;
   }
-  let stores: Stores;
-  try {
-    // The key-value stores of the areas not on the tables yet: beside lp.db, in kv/, as lp.db is the tables'
-    // (on PostgreSQL in memory: nothing of the service's state is left in them).
-    stores = createStores(kind === "postgres" ? "memory" : kind, dataDir && join(dataDir, "kv"), { writtenBy: options.writtenBy, log: options.storageLog });
-  } catch (error) {
-    await database.close().catch(() => {});
-    unlock();
-    throw error;
-  }
   let media: MediaBlobs | undefined;
   try {
     // The media bytes that go with the database: files in the data dir's media/ folder, memory beside
     // :memory:, and on PostgreSQL its media table, which every process reads.
     media = createMediaBlobs(toMediaBlobsPlace(target, database, { clock: systemClock }));
-    const booted = await boot(options, host, stores, database, media, unlock, url !== undefined);
+    const booted = await boot(options, host, database, media, unlock, url !== undefined);
     return { ...booted, notices: [...(notice ? [notice] : []), ...booted.notices] };
   } catch (error) {
-    await stores.dispose().catch(() => {});
     await database.close().catch(() => {});
     await media?.dispose().catch(() => {});
     unlock();
@@ -201,7 +188,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 /** The media blobs of a server's database. */
 type MediaBlobs = ReturnType<typeof createMediaBlobs>;
 
-async function boot(options: ServeOptions, host: string, stores: Stores, database: Database, media: MediaBlobs, unlock: () => void, shared: boolean): Promise<RunningServer> {
+async function boot(options: ServeOptions, host: string, database: Database, media: MediaBlobs, unlock: () => void, shared: boolean): Promise<RunningServer> {
   // The listener's module loads while the core starts; listenOn awaits the same import.
   void preloadListhen().catch(() => {});
   const wanted = options.port ?? 4010;
@@ -216,7 +203,6 @@ async function boot(options: ServeOptions, host: string, stores: Stores, databas
   // The dashboard goes with the admin API: same switch (--no-admin), same trust.
   const dashboard = options.admin === false ? undefined : createDashboardHub();
   const core = await createCore({
-    stores,
     database,
     media,
     clock: typeof options.clock === "object" ? options.clock : undefined,
@@ -293,12 +279,11 @@ async function boot(options: ServeOptions, host: string, stores: Stores, databas
         // Stops accepting at once; open requests finish (bounded by the same deadline as the background work).
         const requests = await settleWithin(listener.close(), remaining());
         flushLog();
-        const report = Number.isFinite(deadline) ? await core.drain(remaining(), { persistIndexes: requests }) : (await core.close(), { left: [] });
+        const report = Number.isFinite(deadline) ? await core.drain(remaining()) : (await core.close(), { left: [] });
         if (!requests) {
           report.left.unshift("requests still being answered");
           listener.server.closeAllConnections?.();
         }
-        await stores.dispose();
         await media.dispose();
         await database.close();
         await dashboard?.dispose();

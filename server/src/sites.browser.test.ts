@@ -85,7 +85,7 @@ describe.skipIf(!browserAvailable)("deployed site in Chromium", () => {
     const confirmation = await page.locator("body").innerText();
     expect(confirmation).toContain("Grace Hopper");
     await page.screenshot({ path: `${ARTIFACTS}/checkout-confirmation.png`, fullPage: true });
-    expect(await server.core.stores.data.getKeys(`acct:${server.credentials.account_id}:checkouts`)).toHaveLength(1);
+    expect(await server.core.database.db.selectFrom("checkouts").select("id").where("account_id", "=", server.credentials.account_id).execute()).toHaveLength(1);
     await page.close();
   });
 });

@@ -33,7 +33,7 @@ afterEach(async () => {
 /** An app whose database refuses writes while `faulty.refuse()` is on; `timers` are the fault's minute count and probe. */
 async function setUp(kind: "memory" | "sqlite") {
   dir = kind === "sqlite" ? mkdtempSync(join(tmpdir(), "lp-faults-")) : undefined;
-  const faulty = faultyDatabase(await openDatabase(dir ? { kind: "sqlite", file: join(dir, "tables.db") } : { kind: "memory" }));
+  const faulty = faultyDatabase(await openDatabase(dir ? { kind: "sqlite", file: join(dir, "lp.db") } : { kind: "memory" }));
   const lines: string[] = [];
   const timers: Array<() => void> = [];
   app = await createTestApp({ storage: kind, dataDir: dir, database: faulty.database, coreDeps: { log: (line) => lines.push(line), every: (_ms, run) => (timers.push(run), () => {}) } });

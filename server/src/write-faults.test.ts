@@ -16,7 +16,7 @@ async function freshDatabase(kind: TestStorage): Promise<{ database: Database; d
   if (kind === "postgres") return testPostgresDatabase();
   if (kind === "memory") return { database: await openDatabase({ kind: "memory" }), remove: async () => {} };
   const dataDir = mkdtempSync(join(tmpdir(), "lp-write-faults-"));
-  return { database: await openDatabase({ kind: "sqlite", file: join(dataDir, "tables.db") }), dataDir, remove: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  return { database: await openDatabase({ kind: "sqlite", file: join(dataDir, "lp.db") }), dataDir, remove: async () => rmSync(dataDir, { recursive: true, force: true }) };
 }
 
 /**

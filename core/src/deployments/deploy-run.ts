@@ -5,7 +5,6 @@ import { LeaseLost, type Lease } from "../db/worker.js";
 import { recordEvent, type EventSink } from "../events/event-sink.js";
 import type { PagesService } from "../pages/pages-service.js";
 import { renderPage } from "../render/render-page.js";
-import type { BatchOp } from "../storage/create-storage.js";
 import type { DeploymentChanges, DeploymentRepository, StoredDeployment } from "./deployment-repository.js";
 import { toDeploymentView, type DeployStep } from "./deployment-view.js";
 import { siteUrl } from "./site-url.js";
@@ -18,7 +17,6 @@ export interface DeployRunDeps {
   owner: string;
   clock: Clock;
   events: EventSink;
-  batch: (ops: readonly BatchOp[]) => Promise<void>;
   pages: PagesService;
   sleep: (ms: number) => Promise<void>;
   stepDelayMs: () => number;
@@ -79,7 +77,7 @@ export async function runDeployment(deps: DeployRunDeps, initial: StoredDeployme
       const done = await save(tx, { status: "succeeded", deploy_step: null, deployed_url: url, deployed_at: at, updated_at: at });
       await repo.activateSite(tx, { account_id: d.account_id, slug: page.slug, page_id: d.page_id, deployment_id: d.id, activated_at: at, url, html, page: renderable });
       await deps.pages.markDeployed(tx, d.account_id, d.page_id, url);
-      await recordEvent(deps.events, tx, { type: "deployment.succeeded", account_id: d.account_id, data: toDeploymentView(done) }, deps.batch);
+      await recordEvent(deps.events, tx, { type: "deployment.succeeded", account_id: d.account_id, data: toDeploymentView(done) });
     });
   } catch (error) {
     if (error instanceof LeaseLost) throw error;
@@ -94,14 +92,14 @@ export async function runDeployment(deps: DeployRunDeps, initial: StoredDeployme
 }
 
 /** Fails a deployment with `code` and `deployment.failed`, in one transaction (`heldBy`: only while that owner holds its lease). */
-export function failDeployment(deps: Pick<DeployRunDeps, "database" | "repo" | "clock" | "events" | "batch">, d: StoredDeployment, code: DeployErrorCode, message: string, options: { heldBy?: string } = {}): Promise<void> {
+export function failDeployment(deps: Pick<DeployRunDeps, "database" | "repo" | "clock" | "events">, d: StoredDeployment, code: DeployErrorCode, message: string, options: { heldBy?: string } = {}): Promise<void> {
   return deps.database.transaction((tx) => failDeploymentIn(tx, deps, d, code, message, options));
 }
 
 /** The failure of {@link failDeployment} written in `tx`. */
 export async function failDeploymentIn(
   tx: Tx,
-  deps: Pick<DeployRunDeps, "repo" | "clock" | "events" | "batch">,
+  deps: Pick<DeployRunDeps, "repo" | "clock" | "events">,
   d: StoredDeployment,
   code: DeployErrorCode,
   message: string,
@@ -109,5 +107,5 @@ export async function failDeploymentIn(
 ): Promise<void> {
   const failed = await deps.repo.updateDeployment(tx, d.id, { status: "failed", error_code: code, error_message: message, updated_at: toTimestamp(deps.clock.now()) }, options);
   if (!failed) throw new LeaseLost(d.id);
-  await recordEvent(deps.events, tx, { type: "deployment.failed", account_id: failed.account_id, data: toDeploymentView(failed) }, deps.batch);
+  await recordEvent(deps.events, tx, { type: "deployment.failed", account_id: failed.account_id, data: toDeploymentView(failed) });
 }

@@ -1,7 +1,7 @@
 import { beforeEach, expect, it } from "vitest";
 import type { Database } from "../db/database.js";
 import { claimDue, finishClaim } from "../db/queue.js";
-import type { KeysetPosition } from "../lists/collection-index.js";
+import type { KeysetPosition } from "../lists/cursor.js";
 import { at, seedAccount, seedProduct, toJob, toPage, untilATransactionWaits, uuidOf } from "../pages/page-records.fixture.js";
 import { createPageRepository, type PageRepository } from "../pages/page-repository.js";
 import { describeDatabases } from "../testing/databases.js";

@@ -3,7 +3,7 @@ import { fromJson, toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import type { QueueTable } from "../db/queue.js";
 import type { DeploymentTables } from "../db/tables/deployments.js";
-import type { KeysetPosition } from "../lists/collection-index.js";
+import type { KeysetPosition } from "../lists/cursor.js";
 import type { RenderablePage } from "../render/renderable-page.js";
 import type { DeploymentRecord, SitePointer, SiteSnapshot } from "./deployment-view.js";
 import type { CheckoutRecord } from "./sites-service.js";

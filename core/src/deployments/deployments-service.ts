@@ -40,8 +40,7 @@ export interface DeploymentsDeps extends ServiceDeps, BackgroundDeps {
 export function createDeploymentsService(deps: DeploymentsDeps) {
   const { database, clock, owner } = deps;
   const repo = createDeploymentRepository(database.dialect);
-  const batch = (ops: Parameters<DeploymentsDeps["batch"]>[0]) => deps.batch(ops);
-  const runDeps: DeployRunDeps = { ...deps, repo, batch };
+  const runDeps: DeployRunDeps = { ...deps, repo };
   const interrupted = (d: StoredDeployment) => toInterruptedMessage("deployment", d.deploy_step);
 
   const worker: Worker = createWorker({
@@ -104,7 +103,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
               active_deployment_id: inserted.active_deployment_id,
             });
           }
-          await recordEvent(deps.events, tx, { type: "deployment.started", account_id: accountId, data: toDeploymentView(d) }, batch);
+          await recordEvent(deps.events, tx, { type: "deployment.started", account_id: accountId, data: toDeploymentView(d) });
           await change?.(tx);
         });
       } catch (error) {
@@ -150,7 +149,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       const d = active ? await repo.readDeployment(tx, active) : null;
       if (!d) return;
       const cancelled = { ...d, status: "failed" as const, error_code: "cancelled" as const, error_message: "The page was deleted during the deployment.", updated_at: toTimestamp(clock.now()) };
-      await recordEvent(deps.events, tx, { type: "deployment.failed", account_id: page.account_id, data: toDeploymentView(cancelled) }, batch);
+      await recordEvent(deps.events, tx, { type: "deployment.failed", account_id: page.account_id, data: toDeploymentView(cancelled) });
     },
 
     /** The deployment worker (its pending runs and idle, for the core). */

@@ -5,7 +5,6 @@ import { recordEvent, type EventSink } from "../events/event-sink.js";
 import { isAccountId } from "../ids.js";
 import { validateCheckoutSubmission, type CheckoutFieldError } from "../render/checkout-submission.js";
 import { renderCheckoutConfirmation } from "../render/system-pages.js";
-import type { BatchOp } from "../storage/create-storage.js";
 import { createDeploymentRepository } from "./deployment-repository.js";
 import type { SiteSnapshot } from "./deployment-view.js";
 
@@ -26,7 +25,6 @@ export interface CheckoutRecord {
 /** What the sites service is built on. */
 export interface SitesDeps {
   database: Database;
-  batch: (ops: readonly BatchOp[]) => Promise<void>;
   clock: Clock;
   ids: IdSource;
   events: EventSink;
@@ -82,7 +80,7 @@ export function createSitesService(deps: SitesDeps) {
       const { account_id: _account, ...data } = record;
       await database.transaction(async (tx) => {
         await repo.insertCheckout(tx, record);
-        await recordEvent(deps.events, tx, { type: "checkout.submitted", account_id: accountId, data }, deps.batch);
+        await recordEvent(deps.events, tx, { type: "checkout.submitted", account_id: accountId, data });
         await change?.(tx);
       });
       return { kind: "ok", html: renderCheckoutConfirmation(site.page, result.values), record };

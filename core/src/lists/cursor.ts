@@ -1,6 +1,11 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { LpError } from "../errors.js";
-import type { KeysetPosition } from "./collection-index.js";
+
+/** Where a page of a keyset listing starts: the sort value and the id of the last item of the page before. */
+export interface KeysetPosition {
+  value: string | number | null;
+  id: string;
+}
 
 /**
  * Opaque cursors: the keyset position, bound to the listing's filters and sort by a fingerprint, and

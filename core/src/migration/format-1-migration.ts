@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DIR_MODE, FILE_MODE, readTextOrNull, syncFolder, writeFileDurably } from "../storage/data-dir-files.js";
-import { DATABASE_FILE, prefixEnd, SCHEMA } from "../storage/sqlite-database.js";
+import { DATABASE_FILE, prefixEnd, SCHEMA } from "./format-2-schema.js";
 import { inTransaction, openSqlite, prepareColumn } from "../storage/sqlite.js";
 import { checkKey, parentOf } from "../storage/keys.js";
 import { loggedChanges } from "./format-1-log.js";

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCore, type Core } from "../core.js";
 import { openDatabase } from "../db/database.js";
 import { createManualClock } from "../deps.js";
-import { createStores } from "../storage/create-storage.js";
 import { postgresAvailable, postgresSkipReason, startPostgresServer, type PostgresServer } from "../testing/postgres-server.js";
 import { useRestarts } from "../testing/restarts.js";
 import { createBuilderLinks } from "./builder-links.js";
@@ -71,11 +70,11 @@ describe.skipIf(!postgresAvailable)("the builder key is shared by the processes 
     await server?.dispose();
   });
 
-  /** A core of a process of its own: its own stores and its own pool on the shared database. */
+  /** A core of a process of its own: its own pool on the shared database. */
   const open = async (url: string): Promise<Core> => {
     const database = await openDatabase({ kind: "postgres", url });
     opened.push(database);
-    const core = await createCore({ stores: createStores("memory"), database, clock: createManualClock(T0), publicUrl: () => "http://lp.test" });
+    const core = await createCore({ database, clock: createManualClock(T0), publicUrl: () => "http://lp.test" });
     opened.push(core);
     return core;
   };

@@ -9,7 +9,6 @@ import type { MediaStore } from "../media/media-store.js";
 import { toProductSnapshot } from "../products/product-view.js";
 import type { ProductsService } from "../products/products-service.js";
 import { defaultTheme, type GlobalTheme } from "../render/theme.js";
-import type { BatchOp } from "../storage/create-storage.js";
 import type { JobChanges, PageRepository, StoredJob } from "./page-repository.js";
 import { toJobAnswer, toPageView, type PageRecord } from "./page-view.js";
 
@@ -33,7 +32,6 @@ export interface GenerationDeps {
   clock: Clock;
   ids: IdSource;
   events: EventSink;
-  batch: (ops: readonly BatchOp[]) => Promise<void>;
   generator: Generator;
   products: ProductsService;
   sleep: (ms: number) => Promise<void>;
@@ -139,7 +137,7 @@ export async function runGeneration(deps: GenerationDeps, initial: StoredJob, le
       );
       if (!done) throw new LeaseLost(job.job_id);
       const page = await repo.insertPageWithFreeSlug(tx, draft, product.title);
-      await recordEvent(deps.events, tx, { type: "page.created", account_id: page.account_id, data: toPageView(page, deps.builderUrl(page.id)) }, deps.batch);
+      await recordEvent(deps.events, tx, { type: "page.created", account_id: page.account_id, data: toPageView(page, deps.builderUrl(page.id)) });
     });
   } catch (error) {
     // Another process has the job now: nothing more is written from here.
@@ -158,7 +156,7 @@ export async function runGeneration(deps: GenerationDeps, initial: StoredJob, le
  * Fails a job with `error` and `page.generation_failed`, in one transaction (`heldBy`: only while that owner
  * holds its lease), then removes the images of the page it had started to draw.
  */
-export async function failJob(deps: Pick<GenerationDeps, "database" | "repo" | "clock" | "events" | "batch" | "media" | "builderUrl">, job: StoredJob, error: { code: string; message: string }, options: { heldBy?: string } = {}): Promise<void> {
+export async function failJob(deps: Pick<GenerationDeps, "database" | "repo" | "clock" | "events" | "media" | "builderUrl">, job: StoredJob, error: { code: string; message: string }, options: { heldBy?: string } = {}): Promise<void> {
   const drawn = job.page_id;
   await deps.database.transaction((tx) => settleFailedIn(tx, deps, job, error, options));
   if (drawn) await deps.media.removePrefix(`pages/${drawn}`);
@@ -167,14 +165,14 @@ export async function failJob(deps: Pick<GenerationDeps, "database" | "repo" | "
 /** The failure of {@link failJob} written in `tx`; the images of the page it had started are the caller's to remove. */
 export async function settleFailedIn(
   tx: Tx,
-  deps: Pick<GenerationDeps, "repo" | "clock" | "events" | "batch" | "builderUrl">,
+  deps: Pick<GenerationDeps, "repo" | "clock" | "events" | "builderUrl">,
   job: StoredJob,
   error: { code: string; message: string },
   options: { heldBy?: string } = {},
 ): Promise<void> {
   const failed = await deps.repo.updateJob(tx, job.job_id, { status: "failed", error, page_id: null, updated_at: toTimestamp(deps.clock.now()) }, options);
   if (!failed) throw new LeaseLost(job.job_id);
-  await recordEvent(deps.events, tx, { type: "page.generation_failed", account_id: failed.account_id, data: toJobAnswer(failed, deps.builderUrl) }, deps.batch);
+  await recordEvent(deps.events, tx, { type: "page.generation_failed", account_id: failed.account_id, data: toJobAnswer(failed, deps.builderUrl) });
 }
 
 function seedTheme(theme: GlobalTheme, design: Record<string, string | undefined>): GlobalTheme {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { formatPrice } from "../generation/format-price.js";
 import { resolveLocale } from "../generation/locales/resolve-locale.js";
-import { createCore, createManualClock, createStores, ensureDevCredentials, productCreateSchema, type Core } from "../index.js";
+import { createCore, createManualClock, ensureDevCredentials, productCreateSchema, type Core } from "../index.js";
 
 /**
  * The content rule and render-time values through the real pipeline: product, generation job,
@@ -12,7 +12,7 @@ let accountId: string;
 
 beforeAll(async () => {
   const clock = createManualClock("2026-05-01T00:00:00.000Z");
-  core = await createCore({ stores: createStores("memory"), clock, publicUrl: () => "http://lp.test", sleep: async () => {} });
+  core = await createCore({ clock, publicUrl: () => "http://lp.test", sleep: async () => {} });
   accountId = (await ensureDevCredentials(core.database, clock, core.ids)).account_id;
 });
 

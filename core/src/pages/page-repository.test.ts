@@ -1,7 +1,7 @@
 import { beforeEach, expect, it } from "vitest";
 import type { Database, Tx } from "../db/database.js";
 import { claimDue, finishClaim } from "../db/queue.js";
-import type { KeysetPosition } from "../lists/collection-index.js";
+import type { KeysetPosition } from "../lists/cursor.js";
 import { describeDatabases } from "../testing/databases.js";
 import { at, seedAccount, seedProduct, toJob, toPage, untilATransactionWaits, uuidOf } from "./page-records.fixture.js";
 import { createPageRepository, pageJobQueue, type PageListOptions, type PageRepository } from "./page-repository.js";

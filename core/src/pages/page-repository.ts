@@ -4,7 +4,7 @@ import { fromJson, toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import type { QueueTable } from "../db/queue.js";
 import type { PageTables } from "../db/tables/pages.js";
-import type { KeysetPosition } from "../lists/collection-index.js";
+import type { KeysetPosition } from "../lists/cursor.js";
 import { toSort } from "../lists/list-query.js";
 import { trimEndChars } from "../trim.js";
 import type { JobRecord, PageRecord } from "./page-view.js";

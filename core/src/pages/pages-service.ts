@@ -43,7 +43,6 @@ export function createPagesService(deps: PagesDeps) {
   const repo = createPageRepository(database.dialect);
   // Signed at every answer: a stored link would expire while its record lives on.
   const builderUrl = (id: string) => deps.builderLinks.url(id);
-  const batch = (ops: Parameters<PagesDeps["batch"]>[0]) => deps.batch(ops);
 
   async function readPage(accountId: string, id: string): Promise<PageRecord | null> {
     return isUuid(id) ? repo.readPage(database.db, id, { accountId }) : null;
@@ -58,7 +57,6 @@ export function createPagesService(deps: PagesDeps) {
   const work = createGenerationWork({
     ...deps,
     repo,
-    batch,
     builderUrl,
     currencyOf: async (accountId) => (await deps.accounts.get(accountId))?.currency ?? "USD",
   });
@@ -188,7 +186,7 @@ export function createPagesService(deps: PagesDeps) {
         if (patch.seo_config) changes.seo_config = applyMergePatch(page.seo_config, patch.seo_config) as SeoConfig;
         const next = (await repo.updatePage(tx, accountId, id, changes))!;
         const view = toPageView(next, builderUrl(id));
-        await recordEvent(deps.events, tx, { type: "page.updated", account_id: accountId, data: view }, batch);
+        await recordEvent(deps.events, tx, { type: "page.updated", account_id: accountId, data: view });
         await change?.(tx);
         return view;
       });
@@ -201,7 +199,7 @@ export function createPagesService(deps: PagesDeps) {
     async markDeployed(tx: Tx, accountId: string, id: string, url: string): Promise<boolean> {
       const page = await repo.updatePage(tx, accountId, id, { status: "published", deployed_url: url, updated_at: toTimestamp(clock.now()) });
       if (!page) return false;
-      await recordEvent(deps.events, tx, { type: "page.updated", account_id: accountId, data: toPageView(page, builderUrl(id)) }, batch);
+      await recordEvent(deps.events, tx, { type: "page.updated", account_id: accountId, data: toPageView(page, builderUrl(id)) });
       return true;
     },
 
@@ -216,7 +214,7 @@ export function createPagesService(deps: PagesDeps) {
         if (!page) throw notFound("page", id);
         await deps.onPageDeleting?.(tx, page);
         await repo.deletePage(tx, accountId, id);
-        await recordEvent(deps.events, tx, { type: "page.deleted", account_id: accountId, data: toPageSummary(page) }, batch);
+        await recordEvent(deps.events, tx, { type: "page.deleted", account_id: accountId, data: toPageSummary(page) });
         await change?.(tx);
       });
       await deps.media.removePrefix(`pages/${id}`);

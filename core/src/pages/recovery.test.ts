@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../db/database.js";
 import { createMediaBlobs, toMediaBlobsPlace } from "../media/media-blobs.js";
 import type { DomainEvent } from "../events/event-sink.js";
-import { createCore, createManualClock, createStores, ensureDevCredentials, type Core } from "../index.js";
+import { createCore, createManualClock, ensureDevCredentials, type Core } from "../index.js";
 import { createManualScheduler } from "../webhooks/scheduler.js";
 
 const START = "2026-05-01T00:00:00.000Z";
@@ -13,7 +13,7 @@ const START = "2026-05-01T00:00:00.000Z";
 /**
  * A process that dies leaves its jobs `processing` and its deployments `deploying`, their rows still claimed
  * under its id. Here the first core's background work is parked on a sleep that never ends (as if the
- * process froze), its stores and database are closed under it, and a second core opens the same folder, as
+ * process froze), its database is closed under it, and a second core opens the same folder, as
  * `lp serve` does after a crash: it takes the rows over before it answers anything.
  */
 describe("recovery after a crash", () => {
@@ -34,9 +34,8 @@ describe("recovery after a crash", () => {
   async function stop(core: Core, kill = false): Promise<void> {
     const at = running.findIndex((r) => r.core === core);
     const [{ database, media }] = running.splice(at, 1);
-    if (kill) await core.drain(0, { persistIndexes: false });
+    if (kill) await core.drain(0);
     else await core.close();
-    await core.stores.dispose();
     await database.close();
     await media.dispose();
   }
@@ -49,11 +48,10 @@ describe("recovery after a crash", () => {
     const scheduler = createManualScheduler(clock);
     let arrived!: () => void;
     parked = new Promise<void>((resolve) => (arrived = resolve));
-    const target = { kind: "sqlite", file: join(dir, "tables.db") } as const;
+    const target = { kind: "sqlite", file: join(dir, "lp.db") } as const;
     const database = await openDatabase(target);
     const media = createMediaBlobs(toMediaBlobsPlace(target, database, { clock }));
     const core = await createCore({
-      stores: createStores("sqlite", dir),
       database,
       media,
       clock,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createCore, createManualClock, createStores, ensureDevCredentials, productCreateSchema } from "../index.js";
+import { createCore, createManualClock, ensureDevCredentials, productCreateSchema } from "../index.js";
 import { toSlug, toUniqueSlug } from "./slug.js";
 
 describe("toSlug", () => {
@@ -37,7 +37,7 @@ describe("toUniqueSlug", () => {
 describe("pages of one product in several languages", () => {
   it("get slugs that say their language", async () => {
     const clock = createManualClock("2026-05-01T00:00:00.000Z");
-    const core = await createCore({ stores: createStores("memory"), clock, publicUrl: () => "http://lp.test", sleep: async () => {} });
+    const core = await createCore({ clock, publicUrl: () => "http://lp.test", sleep: async () => {} });
     const { account_id } = await ensureDevCredentials(core.database, clock, core.ids);
     const product = await core.products.create(account_id, productCreateSchema.parse({ title: "Schöne Eichenlampe", price: 30, product_type: "physical" }));
     const slugs: string[] = [];

@@ -3,7 +3,6 @@ import type { Database } from "../db/database.js";
 import { createCore, type Core } from "../core.js";
 import { createManualClock } from "../deps.js";
 import type { DomainEvent } from "../events/event-sink.js";
-import { createStores } from "../storage/create-storage.js";
 import { describeDatabases } from "../testing/databases.js";
 import { createManualScheduler } from "../webhooks/scheduler.js";
 import { createDeploymentRepository } from "../deployments/deployment-repository.js";
@@ -62,11 +61,10 @@ describeDatabases("work left by a stopped process", ({ kind, open }) => {
     for (const table of ["page_jobs", "deployments"] as const) {
       await database.db.updateTable(table).set({ lease_owner: "a-stopped-process", lease_expires_at: LAPSE }).where("due_at", "is not", null).execute();
     }
-    core = await createCore({ stores: createStores("memory"), database, clock, scheduler, publicUrl: () => "http://lp.test", events: { emit: async (event) => void events.push(event) } });
+    core = await createCore({ database, clock, scheduler, publicUrl: () => "http://lp.test", events: { emit: async (event) => void events.push(event) } });
   });
   afterEach(async () => {
     await core.close();
-    await core.stores.dispose();
   });
 
   const job = () => createPageRepository(database.dialect).readJob(database.db, STOPPED_JOB);

@@ -1,10 +1,7 @@
-import type { Redis } from "ioredis";
-import { createRedisClient, redisCall } from "../storage/redis-client.js";
-
 /**
  * Fixed windows of request counts per key (a client address), for rate limits: a window opens at its key's
- * first hit and lasts `windowMs`. In one process they live in memory; processes sharing a Redis count in
- * Redis, so a limit holds for the cluster, not per process.
+ * first hit and lasts `windowMs`. They live in the process's memory: processes sharing a PostgreSQL database
+ * each count their own (docs/scale-out.md).
  */
 export interface RateWindows {
   /** Counts one hit of `key`: the count in its current window, and the milliseconds until that window ends. */
@@ -39,35 +36,6 @@ export function createLocalRateWindows(now: () => number): RateWindows {
       }
       w.count++;
       return { count: w.count, resetInMs: w.start + w.windowMs - at };
-    },
-  };
-}
-
-// One round trip: the count, a window that expires `windowMs` after its first hit, and what is left of it.
-const HIT = `local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-return {n, ttl}`;
-
-/**
- * Windows in Redis under `prefix` (`<prefix>rate:<key>`), timed by Redis's clock: every process of a
- * cluster counts into the same window. Each key expires with its window, so nothing accumulates. The
- * connection opens at the first hit; Redis unreachable is a 503, like every other Redis outage.
- */
-export function createRedisRateWindows(redis: { url: string; prefix: string }, log?: (line: string) => void): RateWindows {
-  let client: Redis | undefined;
-  const connect = () => (client ??= createRedisClient(redis.url, { name: "rate limits", log }));
-  return {
-    hit(key, windowMs) {
-      return redisCall(async () => {
-        const [count, ttl] = (await connect().eval(HIT, 1, `${redis.prefix}rate:${key}`, String(windowMs))) as [number, number];
-        return { count, resetInMs: Math.max(0, ttl) };
-      });
-    },
-    async close() {
-      await client?.quit().catch(() => client?.disconnect());
-      client = undefined;
     },
   };
 }

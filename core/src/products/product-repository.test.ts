@@ -6,11 +6,18 @@ import { isForeignKeyViolation } from "../db/errors.js";
 import { LpError } from "../errors.js";
 import { createCursorCodec } from "../lists/cursor.js";
 import { toSort } from "../lists/list-query.js";
-import { withinBounds } from "../lists/paginate.js";
 import { describeDatabases } from "../testing/databases.js";
 import { createProductRepository, type ProductRepository } from "./product-repository.js";
 import { matchesText, toProductEntry, type ProductImageRecord, type ProductRecord } from "./product-view.js";
 import { productListSchema, type ProductListQuery } from "./products-service.js";
+
+/** The created bounds as the lists before the tables applied them: exclusive, dates or date-times. */
+function withinBounds(createdAt: string, after?: string, before?: string): boolean {
+  const t = Date.parse(createdAt);
+  if (after !== undefined && !(t > Date.parse(after))) return false;
+  if (before !== undefined && !(t < Date.parse(before))) return false;
+  return true;
+}
 
 const at = (minute: number) => `2026-03-01T10:${String(minute).padStart(2, "0")}:00.000Z`;
 const pid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;

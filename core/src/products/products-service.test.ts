@@ -7,7 +7,6 @@ import { openDatabase, type Database, type DatabaseTarget } from "../db/database
 import { createManualClock } from "../deps.js";
 import type { DomainEvent } from "../events/event-sink.js";
 import { createMediaBlobs, toMediaBlobsPlace } from "../media/media-blobs.js";
-import { createStores } from "../storage/create-storage.js";
 import { useTempDirs } from "../testing/temp-dirs.js";
 import { productListSchema } from "./products-service.js";
 
@@ -31,8 +30,7 @@ async function open(target: DatabaseTarget, options: { events?: DomainEvent[]; u
   const made = createMediaBlobs(toMediaBlobsPlace(target, database, { clock }));
   const blobs = options.wrap?.(made, database) ?? made;
   const events = options.events;
-  const stores = createStores("memory");
-  const core = await createCore({ stores, database, media: blobs, clock, publicUrl: options.url ?? (() => "http://lp.test"), ...(events ? { events: { emit: async (e) => void events.push(e) } } : {}) });
+  const core = await createCore({ database, media: blobs, clock, publicUrl: options.url ?? (() => "http://lp.test"), ...(events ? { events: { emit: async (e) => void events.push(e) } } : {}) });
   for (const account_id of ["acct_a", "acct_b"]) {
     await database.db
       .insertInto("accounts")
@@ -47,7 +45,6 @@ async function open(target: DatabaseTarget, options: { events?: DomainEvent[]; u
     clock,
     async close() {
       await core.close();
-      await stores.dispose();
       await database.close();
       await made.dispose();
     },
@@ -59,7 +56,7 @@ describe("products service over an SQLite file", () => {
 
   it("keeps products, their order, deletions and uploaded bytes across a restart", async () => {
     const dir = temp("products");
-    const target: DatabaseTarget = { kind: "sqlite", file: join(dir, "tables.db") };
+    const target: DatabaseTarget = { kind: "sqlite", file: join(dir, "lp.db") };
     const first = await open(target);
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) {
@@ -89,7 +86,7 @@ describe("products service over an SQLite file", () => {
 
 describe.each([
   ["memory", () => ({ kind: "memory" }) as DatabaseTarget],
-  ["sqlite", (dir: string) => ({ kind: "sqlite", file: join(dir, "tables.db") }) as DatabaseTarget],
+  ["sqlite", (dir: string) => ({ kind: "sqlite", file: join(dir, "lp.db") }) as DatabaseTarget],
 ])("products service (%s)", (_kind, targetIn) => {
   const temp = useTempDirs();
   const target = () => targetIn(temp("products"));

@@ -65,7 +65,7 @@ export function createProductsService(deps: Deps) {
   const repo = createProductRepository({ dialect: database.dialect, cursors: deps.cursors, unreadable: deps.unreadableRows });
   const view = (p: ProductRecord) => toProductView(p, deps.publicUrl());
   const event = (type: "product.created" | "product.updated" | "product.deleted", record: ProductRecord): DomainEvent => ({ type, account_id: record.account_id, data: view(record) });
-  const recordIn = (tx: Tx, e: DomainEvent) => recordEvent(deps.events, tx, e, deps.batch);
+  const recordIn = (tx: Tx, e: DomainEvent) => recordEvent(deps.events, tx, e);
 
   async function read(accountId: string, id: string): Promise<ProductRecord | null> {
     if (!isUuid(id)) return null;

@@ -4,7 +4,7 @@ import { LpError } from "../errors.js";
  * Why the storage refuses writes: what `details.reason` of a 507 or 503 names. `database_unavailable` is the
  * PostgreSQL server unreachable, shutting down or read-only (a standby): it refuses reads too.
  */
-export type StorageFaultReason = "disk_full" | "read_only" | "permission_denied" | "redis_maxmemory" | "database_unavailable";
+export type StorageFaultReason = "disk_full" | "read_only" | "permission_denied" | "database_unavailable";
 
 /**
  * The answer of each reason: 507 for "no room" (it clears when room is made), 503 for the others; an unreachable
@@ -18,7 +18,6 @@ const FAULTS: Record<
   disk_full: { code: "insufficient_storage", retryAfter: 30, says: "disk full", until: "until there is room" },
   read_only: { code: "storage_unavailable", retryAfter: 30, says: "file system read-only", until: "until it is writable again" },
   permission_denied: { code: "storage_unavailable", retryAfter: 30, says: "permission denied", until: "until lp may write there again" },
-  redis_maxmemory: { code: "insufficient_storage", retryAfter: 10, says: "Redis at maxmemory", until: "until Redis has room" },
   database_unavailable: {
     code: "service_unavailable",
     retryAfter: 1,
@@ -33,7 +32,7 @@ const FAULTS: Record<
 const refusedOf = (reason: StorageFaultReason) => FAULTS[reason].refuses ?? "write";
 
 /**
- * A write the storage cannot take now (a full disk, a read-only or forbidden data dir, Redis at `maxmemory`).
+ * A write the storage cannot take now (a full disk, a read-only or forbidden data dir, the database out of reach).
  * Reads go on; the server answers 507 `insufficient_storage` or 503 `storage_unavailable` with
  * `details.reason` and `Retry-After`, and never logs a stack trace for it. The database unreachable
  * (`database_unavailable`) refuses reads as well, and answers 503 `service_unavailable`.
@@ -54,8 +53,8 @@ export class StorageFaultError extends LpError {
 
 /**
  * The fault an error from a storage write means, or null when it is not one (a bug, an outage). File system
- * codes come from Node (`ENOSPC`, `EDQUOT`, `EROFS`, `EACCES`, `EPERM`); Redis answers `OOM` when it is at
- * `maxmemory` with `noeviction`, also inside an aborted transaction (`EXECABORT`).
+ * codes come from Node (`ENOSPC`, `EDQUOT`, `EROFS`, `EACCES`, `EPERM`), also as an error's `cause`;
+ * the database's own codes are read by `db/faults.ts`.
  */
 export function toStorageFault(error: unknown): StorageFaultError | null {
   if (error instanceof StorageFaultError) return error;
@@ -64,15 +63,8 @@ export function toStorageFault(error: unknown): StorageFaultError | null {
   if (code === "ENOSPC" || code === "EDQUOT") return new StorageFaultError("disk_full", code);
   if (code === "EROFS") return new StorageFaultError("read_only", code);
   if (code === "EACCES" || code === "EPERM") return new StorageFaultError("permission_denied", code);
-  if (isRedisOom(error)) return new StorageFaultError("redis_maxmemory", "OOM");
   const cause = (error as { cause?: unknown }).cause;
   return cause && cause !== error ? toStorageFault(cause) : null;
-}
-
-function isRedisOom(error: Error): boolean {
-  if (/^OOM\b/.test(error.message)) return true;
-  if (/^EXECABORT/.test(error.message)) return ((error as { previousErrors?: unknown[] }).previousErrors ?? []).some((e) => e instanceof Error && /^OOM\b/.test(e.message));
-  return false;
 }
 
 /** What `/healthz` reports while writes are refused. */
@@ -86,7 +78,7 @@ export interface StorageFaultState {
 
 /** Options of {@link createStorageHealth}. */
 export interface StorageHealthOptions {
-  /** The data dir, or the Redis URL and prefix: named in every line. */
+  /** The data dir, or the database's address: named in every line. */
   where: string;
   log?: (line: string) => void;
   now?: () => Date;

@@ -1,12 +1,10 @@
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
-// Under core/node_modules: Node resolves the bundle's imports from there up, so the core's own copies
-// (ioredis, nested because bullmq pins another version) are found as well as the root's packages.
+// Under core/node_modules: Node resolves the bundle's imports from there up, the root's packages included.
 const OUT_DIR = join(ROOT, "core/node_modules/.cache/lp-bundles");
 const built = new Map<string, Promise<string>>();
 
@@ -46,7 +44,6 @@ export function bundle(entry: string): Promise<string> {
           "@lp/server": join(ROOT, "server/src/index.ts"),
           "@lp/webhooks": join(ROOT, "packages/webhooks/src/index.ts"),
         },
-        plugins: [fromWorkspace("core", ["ioredis"])],
         logLevel: "error",
         // For profiles (bench/profile-get.ts): bundled frames are mapped back to their source files.
         sourcemap: "external",
@@ -73,19 +70,4 @@ function alive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
-}
-
-/**
- * Leaves `names` external but pointed at the copy a workspace installed: the bundle lives under the root
- * node_modules, from which a dependency npm kept inside that workspace (core's ioredis) does not resolve.
- */
-function fromWorkspace(workspace: string, names: string[]) {
-  const require = createRequire(join(ROOT, workspace, "package.json"));
-  const filter = new RegExp(`^(${names.join("|")})$`);
-  return {
-    name: `from-${workspace}`,
-    setup(build: { onResolve(options: { filter: RegExp }, callback: (args: { path: string }) => { path: string; external: boolean }): void }) {
-      build.onResolve({ filter }, (args) => ({ path: require.resolve(args.path), external: true }));
-    },
-  };
 }

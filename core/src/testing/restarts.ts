@@ -6,7 +6,6 @@ import { createCore, type Core } from "../core.js";
 import { createManualClock } from "../deps.js";
 import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { openDatabase } from "../db/database.js";
-import { createStores } from "../storage/create-storage.js";
 import { createMediaBlobs, toMediaBlobsPlace } from "../media/media-blobs.js";
 import type { EventSink } from "../events/event-sink.js";
 
@@ -60,14 +59,12 @@ export function useRestarts(): Restarts {
       // as after a restart.
       for (const release of shutStores.get(dir)?.splice(0) ?? []) await release();
       const clock = createManualClock("2026-05-01T00:00:00.000Z");
-      const stores = createStores("sqlite", dir);
       // The relational store and its media, in the folder as `lp serve` keeps them.
-      const target = { kind: "sqlite", file: join(dir, "tables.db") } as const;
+      const target = { kind: "sqlite", file: join(dir, "lp.db") } as const;
       const database = await openDatabase(target);
       const media = createMediaBlobs(toMediaBlobsPlace(target, database, { clock }));
-      const core = await createCore({ stores, database, media, clock, events, publicUrl: () => "http://lp.test", sleep: async () => {} });
+      const core = await createCore({ database, media, clock, events, publicUrl: () => "http://lp.test", sleep: async () => {} });
       releaseOf.set(core, async () => {
-        await stores.dispose();
         await media.dispose();
         await database.close();
       });

@@ -7,7 +7,6 @@ import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createCore } from "../core.js";
 import { openDatabase } from "../db/database.js";
 import { createManualClock } from "../deps.js";
-import { createStores } from "../storage/create-storage.js";
 import type { ResolveHost } from "./address-guard.js";
 import { createGuardedPoster } from "./public-lookup.js";
 import { createManualScheduler } from "./scheduler.js";
@@ -39,12 +38,11 @@ describe("--public checks the address actually dialled (DNS rebinding)", () => {
   });
 
   async function boot(publicOnly: boolean, resolveHost?: ResolveHost) {
-    const stores = createStores("sqlite", dir);
     // The tables are kept in the folder too, as `lp serve` keeps them.
-    const database = await openDatabase({ kind: "sqlite", file: join(dir, "tables.db") });
-    const core = await createCore({ stores, database, clock, scheduler: createManualScheduler(clock), publicOnly, publicUrl: () => "http://lp.test", webhooks: { resolveHost } });
+    const database = await openDatabase({ kind: "sqlite", file: join(dir, "lp.db") });
+    const core = await createCore({ database, clock, scheduler: createManualScheduler(clock), publicOnly, publicUrl: () => "http://lp.test", webhooks: { resolveHost } });
     const creds = await ensureDevCredentials(core.database, clock, core.ids);
-    return { core, creds, stop: async () => (await core.close(), await stores.dispose(), await database.close()) };
+    return { core, creds, stop: async () => (await core.close(), await database.close()) };
   }
 
   const hookUrl = () => `http://localhost:${new URL(receiver.url).port}/hooks`;

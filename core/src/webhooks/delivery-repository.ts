@@ -3,7 +3,7 @@ import { fromJson, toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import { renewLease, type QueueTable } from "../db/queue.js";
 import type { WebhookTables } from "../db/tables/webhooks.js";
-import type { KeysetPosition } from "../lists/collection-index.js";
+import type { KeysetPosition } from "../lists/cursor.js";
 import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
 import type { KeysetPage, KeysetQuery } from "./endpoint-repository.js";
 import { toNewDelivery, type AttemptRecord, type DeliveryRecord, type DeliveryStatus, type EndpointRecord, type EventRecord } from "./records.js";

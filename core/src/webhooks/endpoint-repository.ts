@@ -2,7 +2,7 @@ import type { Selectable } from "kysely";
 import { fromJson, toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import type { WebhookTables } from "../db/tables/webhooks.js";
-import type { KeysetPosition } from "../lists/collection-index.js";
+import type { KeysetPosition } from "../lists/cursor.js";
 import type { EndpointRecord } from "./records.js";
 
 type EndpointRow = Selectable<WebhookTables["webhook_endpoints"]>;

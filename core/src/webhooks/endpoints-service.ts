@@ -4,7 +4,7 @@ import type { Database, Tx } from "../db/database.js";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import { LpError, notFound, validationError } from "../errors.js";
 import { isPrefixedId } from "../ids.js";
-import type { KeysetPosition } from "../lists/collection-index.js";
+import type { KeysetPosition } from "../lists/cursor.js";
 import type { CursorCodec } from "../lists/cursor.js";
 import type { Page } from "../lists/list-query.js";
 import type { AddressGuard } from "./address-guard.js";

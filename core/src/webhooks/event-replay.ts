@@ -4,7 +4,7 @@ import type { ChangeMark } from "../db/change-mark.js";
 import type { Database } from "../db/database.js";
 import { LpError, notFound } from "../errors.js";
 import { isPrefixedId } from "../ids.js";
-import type { KeysetPosition } from "../lists/collection-index.js";
+import type { KeysetPosition } from "../lists/cursor.js";
 import type { DeliveryRepository } from "./delivery-repository.js";
 import type { EndpointRecord } from "./records.js";
 import { toNewDelivery } from "./records.js";

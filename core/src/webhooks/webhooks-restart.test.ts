@@ -7,7 +7,6 @@ import { ensureDevCredentials } from "../accounts/dev-credentials.js";
 import { createCore } from "../core.js";
 import { openDatabase, type Database } from "../db/database.js";
 import { createManualClock, type ManualClock } from "../deps.js";
-import { createStores } from "../storage/create-storage.js";
 import type { FetchLike } from "./http-attempt.js";
 import { createManualScheduler } from "./scheduler.js";
 import { deliveryListSchema, endpointCreateSchema, endpointUpdateSchema } from "./schemas.js";
@@ -32,13 +31,12 @@ describe("webhook durability across restarts (SQLite storage)", () => {
 
   /** A core over the same folder, as `lp serve` builds one at each start. */
   async function boot(fetch?: FetchLike) {
-    const stores = createStores("sqlite", dir);
     // The tables are kept in the folder too, as `lp serve` keeps them.
-    const database = await openDatabase({ kind: "sqlite", file: join(dir, "tables.db") });
+    const database = await openDatabase({ kind: "sqlite", file: join(dir, "lp.db") });
     const scheduler = createManualScheduler(clock);
-    const core = await createCore({ stores, database, clock, scheduler, fetch, publicUrl: () => "http://lp.test" });
+    const core = await createCore({ database, clock, scheduler, fetch, publicUrl: () => "http://lp.test" });
     const creds = await ensureDevCredentials(core.database, clock, core.ids);
-    return { core, stores, database, scheduler, creds, stop: async () => (await core.close(), await stores.dispose(), await database.close()) };
+    return { core, database, scheduler, creds, stop: async () => (await core.close(), await database.close()) };
   }
 
   /** The deliveries as stored: status, attempts made, and whether one is due. */
@@ -74,7 +72,6 @@ describe("webhook durability across restarts (SQLite storage)", () => {
       { status: "pending", attempts: 0, due: true, leased: false },
       { status: "pending", attempts: 0, due: true, leased: false },
     ]);
-    await first.stores.dispose();
     await first.database.close();
     expect(eventsOf(receiver)).toEqual([]);
 
@@ -127,7 +124,6 @@ describe("webhook durability across restarts (SQLite storage)", () => {
     // As a process killed in the middle of the attempt leaves it: claimed, its lease running for 30 s more.
     const lapse = new Date(clock.now().getTime() + 30_000).toISOString();
     await first.database.db.updateTable("webhook_deliveries").set({ lease_owner: "killed-process", lease_expires_at: lapse }).execute();
-    await first.stores.dispose();
     await first.database.close();
 
     const second = await boot();

@@ -1,7 +1,6 @@
 import {
   createCore,
   createManualClock,
-  createStores,
   pageCreateSchema,
   productCreateSchema,
   productListSchema,
@@ -37,7 +36,7 @@ const probe = defineRoute({
 });
 
 async function probeApp() {
-  const core = await createCore({ stores: createStores("memory"), clock: createManualClock("2026-03-01T10:00:00.000Z"), publicUrl: () => "http://lp.test" });
+  const core = await createCore({ clock: createManualClock("2026-03-01T10:00:00.000Z"), publicUrl: () => "http://lp.test" });
   const { app } = createApp({ core, settings: { simulate: false, adminKey: null, publicUrl: () => "http://lp.test" }, log: null, extraRoutes: [probe] });
   return { app, close: () => core.close() };
 }

@@ -30,8 +30,8 @@ const ERROR_STATUSES: Record<string, string> = {
   "415": "Unsupported media type",
   "422": "Idempotency key reused with another request",
   "500": "Internal error (internal_error), or a stored record that cannot be read (record_unreadable, naming its id in details.id)",
-  "503": "Service unavailable: the shared store (Redis) is down or restarting (service_unavailable), or the storage refuses writes (storage_unavailable; details.reason read_only or permission_denied); send again after Retry-After",
-  "507": "Insufficient storage (insufficient_storage): the disk is full (details.reason disk_full) or Redis is at maxmemory (redis_maxmemory); reads still work; send again after Retry-After",
+  "503": "Service unavailable: the database cannot be reached (service_unavailable; details.reason database_unavailable), or the storage refuses writes (storage_unavailable; details.reason read_only or permission_denied); send again after Retry-After",
+  "507": "Insufficient storage (insufficient_storage): the disk or the database is full (details.reason disk_full); reads still work; send again after Retry-After",
 };
 
 /**

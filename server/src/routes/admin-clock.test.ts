@@ -6,15 +6,7 @@ const START = "2026-03-01T10:00:00.000Z";
 const at = (ms: number) => new Date(Date.parse(START) + ms).toISOString();
 
 // A manual clock is refused on Redis storage: there the suite checks only that refusal.
-const onRedis = defaultTestStorage() === "redis";
-
-describe.runIf(onRedis)("/_admin/clock on Redis", () => {
-  it("refuses a manual clock, naming the storages that take one", async () => {
-    await expect(createTestApp({ manualClock: true })).rejects.toThrow(/manual clock works with memory or sqlite storage only/);
-  });
-});
-
-describe.skipIf(onRedis)("/_admin/clock (DESIGN §15)", () => {
+describe("/_admin/clock (DESIGN §15)", () => {
   let t: TestApp | WebhookTestApp;
   afterEach(async () => {
     await t?.close();

@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createCore, openDatabase, createMediaBlobs, toMediaBlobsPlace, type Database, type DatabaseTarget, createManualClock, createManualScheduler, createManualTime, createStores, ensureDevCredentials, type CoreDeps, type StorageKind, type Stores } from "@lp/core";
+import { createCore, openDatabase, createMediaBlobs, toMediaBlobsPlace, type Database, type DatabaseTarget, createManualClock, createManualScheduler, createManualTime, ensureDevCredentials, type CoreDeps } from "@lp/core";
 import { createApp } from "../app.js";
 import type { RouteDef } from "../http/route.js";
 import { createConformanceCheck } from "./response-conformance.js";
 // Test harnesses of the core are not exported from @lp/core: reached by path, as tests reach them.
-import { testRedisStores } from "../../../core/src/testing/test-redis-stores.js";
 import { testPostgresDatabase } from "../../../core/src/testing/test-postgres.js";
 
 /** Options of {@link createTestApp}. */
@@ -15,19 +14,17 @@ export interface TestAppOptions {
   storage?: TestStorage;
   start?: string;
   /** More core dependencies (webhook fetch, retry schedule, timeouts). */
-  coreDeps?: Partial<Omit<CoreDeps, "stores" | "clock" | "publicUrl">>;
+  coreDeps?: Partial<Omit<CoreDeps, "database" | "clock" | "publicUrl">>;
   /**
    * Check every answer `call` gets against the response schema `/v1/openapi.json` documents for its route
    * and status (on by default); a mismatch throws, naming both. Off only for suites that break the server
    * on purpose.
    */
   conformance?: boolean;
-  /** The embedded SQLite store in this folder (kept by `close()`), e.g. a small tmpfs for a test of a full disk. */
+  /** The embedded SQLite store (`lp.db` and `media/`) in this folder (kept by `close()`), e.g. a small tmpfs for a test of a full disk. */
   dataDir?: string;
   /** The relational store to use instead of a fresh one; closed by `close()`. */
   database?: Database;
-  /** Stores to use instead of fresh ones (e.g. with a storage error injected); disposed by `close()`. */
-  stores?: Stores;
   /**
    * The clock of `lp serve --clock manual` instead of the frozen one: `/_admin/clock` moves it, and
    * background pauses and retries wait on it (then `release()` and `scheduler` do nothing).
@@ -39,19 +36,15 @@ export interface TestAppOptions {
 
 /**
  * A complete app over fresh storage with a frozen clock and the dev credentials, for tests that go
- * through `app.request()`. `fs` storage lives in a temporary folder removed by `close()`; `redis` under a
- * fresh key prefix of the test run's redis-server (see test-redis.ts), removed by `close()`.
+ * through `app.request()`. `sqlite` storage lives in a temporary folder removed by `close()`; `postgres` in a
+ * schema of its own on the run's PostgreSQL server (test-postgres.ts), dropped by `close()`.
  */
 export async function createTestApp(options: TestAppOptions = {}) {
-  const wanted = options.stores?.kind ?? (options.dataDir ? "sqlite" : (options.storage ?? defaultTestStorage()));
-  // On PostgreSQL the key-value stores of the areas not yet on tables stay in memory.
-  const kind: StorageKind = wanted === "postgres" ? "memory" : wanted;
-  const postgres = wanted === "postgres" && !options.database ? await testPostgresDatabase() : null;
-  const dir = kind === "sqlite" && !options.dataDir && !options.stores ? mkdtempSync(join(tmpdir(), "lp-test-")) : undefined;
-  const redis = kind === "redis" && !options.stores ? await testRedisStores() : null;
-  const stores = options.stores ?? redis?.stores ?? createStores(kind, dir ?? options.dataDir);
+  const kind = options.dataDir ? "sqlite" : (options.storage ?? defaultTestStorage());
+  const postgres = kind === "postgres" && !options.database ? await testPostgresDatabase() : null;
+  const dir = kind === "sqlite" && !options.dataDir && !options.database ? mkdtempSync(join(tmpdir(), "lp-test-")) : undefined;
   const databaseDir = dir ?? options.dataDir;
-  const target: DatabaseTarget = kind === "sqlite" && databaseDir ? { kind: "sqlite", file: join(databaseDir, "tables.db") } : { kind: "memory" };
+  const target: DatabaseTarget = kind === "sqlite" && databaseDir ? { kind: "sqlite", file: join(databaseDir, "lp.db") } : { kind: "memory" };
   const database = options.database ?? postgres?.database ?? (await openDatabase(target));
   const start = options.start ?? "2026-03-01T10:00:00.000Z";
   const manualTime = options.manualClock ? createManualTime(start) : undefined;
@@ -66,7 +59,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const sleep = () => (closing ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve)));
   // Webhook retries wait on this scheduler, which moves only when a test advances it (with the clock).
   const scheduler = createManualScheduler(clock);
-  const core = await createCore({ stores, database, media, clock, sleep, scheduler, manualTime, publicUrl: () => publicUrl, ...options.coreDeps });
+  const core = await createCore({ database, media, clock, sleep, scheduler, manualTime, publicUrl: () => publicUrl, ...options.coreDeps });
   const creds = await ensureDevCredentials(database, clock, core.ids);
   const adminKey = "lpadm_test_key";
   const afterReset = async () => void (await ensureDevCredentials(database, clock, core.ids));
@@ -135,11 +128,9 @@ export async function createTestApp(options: TestAppOptions = {}) {
       closing = true;
       for (const resolve of waiting.splice(0)) resolve();
       await core.close();
-      await stores.dispose();
       await media.dispose();
       await database.close();
       await postgres?.remove();
-      await redis?.remove();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -147,22 +138,22 @@ export async function createTestApp(options: TestAppOptions = {}) {
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 
-/** The storage `createTestApp()` uses when none is asked for: `LP_TEST_STORAGE`, else memory. */
 /** The stores a test app can run on. */
-export type TestStorage = StorageKind | "postgres";
+export type TestStorage = "memory" | "sqlite" | "postgres";
 
+/** The storage `createTestApp()` uses when none is asked for: `LP_TEST_STORAGE`, else memory. */
 export function defaultTestStorage(): TestStorage {
   const wanted = process.env.LP_TEST_STORAGE;
   if (wanted === undefined || wanted === "") return "memory";
-  if (wanted === "memory" || wanted === "sqlite" || wanted === "postgres" || wanted === "redis") return wanted;
+  if (wanted === "memory" || wanted === "sqlite" || wanted === "postgres") return wanted;
   throw new Error(`LP_TEST_STORAGE must be memory, sqlite or postgres, not ${JSON.stringify(wanted)}`);
 }
 
 /**
- * The storage kinds a suite that matters for storage runs on: memory and fs, or only Redis when the run is
- * the Redis one (`LP_TEST_STORAGE=redis`, the `redis` project of vitest.config.ts).
+ * The storage kinds a suite that matters for storage runs on: memory and sqlite, or only PostgreSQL when the
+ * run is the PostgreSQL one (`LP_TEST_STORAGE=postgres`, the `postgres` project of vitest.config.ts).
  */
 export function testStorages(): TestStorage[] {
   const wanted = defaultTestStorage();
-  return wanted === "redis" || wanted === "postgres" ? [wanted] : ["memory", "sqlite"];
+  return wanted === "postgres" ? ["postgres"] : ["memory", "sqlite"];
 }

@@ -30,7 +30,6 @@ const FAULT_TEXT: Record<string, string> = {
   disk_full: "the disk is full",
   read_only: "the file system is read-only",
   permission_denied: "lp may not write to its data dir",
-  redis_maxmemory: "Redis is at maxmemory",
 };
 
 const LIVE_LABEL = { connecting: "connecting", open: "live", stopped: "offline", ended: "logged out" } as const;
