@@ -32,10 +32,11 @@ export async function checkLedger(api: CrashApi, ledger: Ledger): Promise<CheckR
 
   await forEachLimited([...ledger.jobs], 8, async (jobId) => {
     checked.jobs++;
-    const r = await api.call("GET", `pages/jobs/${jobId}`);
+    // A job the killed process had not begun is due, and runs after the restart: it must finish, not stay.
+    const r = await settled(() => api.call("GET", `pages/jobs/${jobId}`), (answer) => answer.json?.data?.status !== "processing");
     if (r.status !== 200) return fail(`job ${jobId}: GET answered ${r.status}`);
     const job = r.json.data;
-    if (job.status === "processing") return fail(`job ${jobId} is still processing after the restart (step ${job.step})`);
+    if (job.status === "processing") return fail(`job ${jobId} is still processing ${SETTLE_MS / 1000} s after the restart (step ${job.step})`);
     ledger.jobsToPoll.delete(jobId);
     if (job.status === "failed" && !JOB_FAILURES.includes(job.error?.code)) fail(`job ${jobId} failed with ${JSON.stringify(job.error)}`);
     if (job.status === "completed" && !ledger.pages.has(job.page_id)) ledger.pages.set(job.page_id, { id: job.page_id, deleted: "no", busy: false });
@@ -56,10 +57,10 @@ export async function checkLedger(api: CrashApi, ledger: Ledger): Promise<CheckR
   await forEachLimited(ledger.deployments, 8, async ({ id, pageId }) => {
     if (ledger.pages.get(pageId)?.deleted !== "no") return;
     checked.deployments++;
-    const r = await api.call("GET", `pages/${pageId}/deployments/${id}`);
+    const r = await settled(() => api.call("GET", `pages/${pageId}/deployments/${id}`), (answer) => answer.json?.data?.status !== "deploying");
     if (r.status !== 200) return fail(`deployment ${id}: GET answered ${r.status}`);
     const d = r.json.data;
-    if (d.status === "deploying") return fail(`deployment ${id} is still deploying after the restart (step ${d.deploy_step})`);
+    if (d.status === "deploying") return fail(`deployment ${id} is still deploying ${SETTLE_MS / 1000} s after the restart (step ${d.deploy_step})`);
     if (d.status === "failed" && d.error_code !== "worker_terminated") fail(`deployment ${id} failed with ${d.error_code}: ${d.error_message}`);
     if (d.status === "succeeded") succeeded.add(pageId);
   });
@@ -87,4 +88,17 @@ function checkProduct(entry: ProductEntry, data: any, fail: (what: string) => vo
   entry.title = data.title;
   entry.unconfirmedTitles = [];
   entry.images = new Set(urls);
+}
+
+/** How long work left due by the kill may take to finish after the restart. */
+const SETTLE_MS = 15_000;
+
+/** `read`'s answer once `done` holds for it, or its last answer after {@link SETTLE_MS}. */
+async function settled<T>(read: () => Promise<T>, done: (answer: T) => boolean): Promise<T> {
+  const deadline = Date.now() + SETTLE_MS;
+  for (;;) {
+    const answer = await read();
+    if (done(answer) || Date.now() >= deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
