@@ -37,12 +37,11 @@ describe("release rehearsal (packed tarballs in an empty project)", () => {
     expect(packed["@lp/cli"]!.files).toEqual(expect.arrayContaining(["dist/fixtures/trigger.json", "dist/fixtures/products.json", "dist/fixtures/images/apron.png", "dist/dashboard-ui/manifest.json", "dist/testing.d.ts"]));
   });
 
-  it("installs with the README's allowScripts: every install script it allows, and those packages load on this Node", async () => {
+  it("installs with the README's allowScripts: every install script it allows (none today), and those packages load on this Node", async () => {
     const allowed = readmeAllowScripts();
     const { packages } = JSON.parse(readFileSync(join(dir, "node_modules/.package-lock.json"), "utf8")) as { packages: Record<string, { hasInstallScript?: boolean }> };
     const withScripts = Object.keys(packages).filter((path) => packages[path]!.hasInstallScript);
     const nameOf = (path: string) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
-    expect(withScripts.length, install).toBeGreaterThan(0);
     expect(withScripts.filter((path) => allowed[nameOf(path)] !== true), install).toEqual([]);
     expect(install).not.toContain("not yet covered by allowScripts");
     // Nothing compiled: the embedded store is node:sqlite, and no other package needs a compiler.

@@ -200,7 +200,14 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
      * (PostgreSQL), so concurrent edits of one product run one after the other.
      */
     async read(q: Queries, accountId: string, id: string, options: { lock?: boolean } = {}): Promise<ProductRecord | null> {
-      let query = q
+      // The row lock is taken by a statement of its own, before the product and its images are read: under
+      // READ COMMITTED, a statement that waited for the lock sees the locked row as committed since, but the
+      // rows it joined as they were when it began (a concurrent edit's images would be lost).
+      if (options.lock && pg) {
+        const held = await q.selectFrom("products").select("id").where("id", "=", id).where("account_id", "=", accountId).forUpdate().executeTakeFirst();
+        if (!held) return null;
+      }
+      const query = q
         .selectFrom("products as p")
         .leftJoin("product_images as i", "i.product_id", "p.id")
         .select(productColumns.map((column) => `p.${column}` as const))
@@ -211,7 +218,6 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
         .orderBy("i.display_order")
         .orderBy("i.created_at")
         .orderBy("i.id");
-      if (options.lock && pg) query = query.forUpdate(["p"]);
       const rows = await query.execute();
       const first = rows[0];
       if (!first) return null;

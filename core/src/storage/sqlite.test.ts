@@ -5,7 +5,7 @@ import { inTransaction, openSqlite, prepareArrays, prepareColumn, pragmaValue, s
 
 const tempDir = useTempDirs();
 
-describe("node:sqlite, as the stores use it", () => {
+describe("node:sqlite, as lp uses it", () => {
   it("answers rows as arrays and single columns as values, blobs as Buffers", () => {
     const db = openSqlite(":memory:");
     try {
@@ -51,13 +51,13 @@ describe("node:sqlite, as the stores use it", () => {
     expect(() => openSqlite(file, { mustExist: true })).toThrow(/does not exist/);
   });
 
-  it("prints nothing on stderr on this Node, the writer thread included (Node 22 warns that SQLite is experimental)", async () => {
+  it("prints nothing on stderr on this Node, through the query layer too (Node 22 warns that SQLite is experimental)", async () => {
     const dir = tempDir("quiet");
-    const script = `import("${new URL("../testing/sqlite-drivers.ts", import.meta.url).pathname}").then(async ({ openSqliteDrivers }) => {
-      const drivers = openSqliteDrivers(process.argv[1]);
-      await drivers.records.setItem("a:b", "{}", {});
-      console.log(await drivers.records.getItem("a:b", {}));
-      await drivers.close();
+    const script = `import("${new URL("../db/database.ts", import.meta.url).pathname}").then(async ({ openDatabase }) => {
+      const database = await openDatabase({ kind: "sqlite", file: process.argv[1] + "/lp.db" });
+      const row = await database.db.selectFrom("settings").select("name").executeTakeFirst();
+      console.log(JSON.stringify(row ?? {}));
+      await database.close();
     })`;
     const child = spawn(process.execPath, ["--import", "tsx", "-e", script, dir], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
