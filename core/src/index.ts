@@ -9,6 +9,7 @@ export { clockMoveSchema, durationText, toDurationMs, type ClockMove } from "./t
 export { openDatabase, type Database, type DatabaseTarget, type Dialect } from "./db/database.js";
 export { createMediaBlobs, toMediaBlobsPlace, type MediaBlobsPlace } from "./media/media-blobs.js";
 export type { ChangeMark } from "./db/change-mark.js";
+export { toDatabaseFault } from "./db/faults.js";
 export { secureDataDir } from "./storage/secure-data-dir.js";
 export { createLocalRateWindows, type RateWindows } from "./ports/rate-windows.js";
 export type { EventSink, DomainEvent } from "./events/event-sink.js";

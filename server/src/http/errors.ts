@@ -1,5 +1,5 @@
 import { ERROR_STATUS, type ErrorEnvelope } from "@lp/contract";
-import { LpError, type ErrorCode } from "@lp/core";
+import { LpError, toDatabaseFault, type ErrorCode } from "@lp/core";
 import { HTTPResponse } from "h3";
 import { internalErrorLog } from "./internal-error-log.js";
 
@@ -26,12 +26,16 @@ function headersFor(error: LpError, plane: "account" | "app" | "admin" | "none")
 }
 
 /**
- * Turns any thrown value into the error envelope. Unknown errors become `internal_error` without their
+ * Turns any thrown value into the error envelope; a fault of the database (db/faults.ts) is its 503 or 507.
+ * Unknown errors become `internal_error` without their
  * cause, which is logged with the request id instead (its stack once per cause a minute, then a count).
  */
 export function toErrorResponse(error: unknown, requestId: string, plane: "account" | "app" | "admin" | "none" = "none"): HTTPResponse {
   let lp: LpError;
+  // A database fault no statement saw (the pool found no server to connect to) is the same 503 as one it saw.
+  const fault = error instanceof LpError ? null : toDatabaseFault(error);
   if (error instanceof LpError) lp = error;
+  else if (fault) lp = fault;
   else {
     internalErrorLog.report(`[lp] ${requestId} internal error:`, error);
     lp = new LpError("internal_error", "Something went wrong on our side. Quote the request id when reporting it.");
