@@ -20,6 +20,11 @@ export async function checkLedger(api: CrashApi, ledger: Ledger): Promise<CheckR
   const checked = { products: 0, jobs: 0, pages: 0, deployments: 0, sites: 0 };
   const fail = (what: string) => void violations.push(what);
 
+  // Work the kill left due (not yet begun) runs after the restart, and changes what the checks below read (a
+  // deployment's success sets its page's address): it finishes first, then everything is read once.
+  await forEachLimited([...ledger.jobs], 8, async (jobId) => void (await settled(() => api.call("GET", `pages/jobs/${jobId}`), (answer) => answer.json?.data?.status !== "processing")));
+  await forEachLimited(ledger.deployments, 8, async ({ id, pageId }) => void (await settled(() => api.call("GET", `pages/${pageId}/deployments/${id}`), (answer) => answer.json?.data?.status !== "deploying")));
+
   await forEachLimited([...ledger.products.values()], 8, async (entry) => {
     checked.products++;
     const r = await api.call("GET", `products/${entry.id}`);
