@@ -44,7 +44,7 @@ export interface Database {
 
 /**
  * Tells the processes sharing a database that rows of a queue table may have become due, so their workers
- * claim now rather than at their next timer. On PostgreSQL it is `NOTIFY` (channel `lp_due_<table>`), heard by
+ * claim now rather than at their next timer. On PostgreSQL it is `NOTIFY` (channel `lp_due_<schema>_<table>`), heard by
  * one listening connection per process; on SQLite (one process per file) it does nothing.
  */
 export interface Wakeups {
@@ -105,15 +105,22 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
 /** {@link Wakeups} over PostgreSQL's NOTIFY, and LISTEN on one connection of its own (db/notify.ts), opened at the first listen. */
 function createPostgresWakeups(db: Kysely<Tables>, url: string): Wakeups & { close(): Promise<void> } {
   let notifier: Notifier | null = null;
-  const channel = (table: string) => `lp_due_${table}`;
+  // Channels are the database's, not a schema's: each lp database (a schema) names its own, so lp databases in
+  // schemas of one PostgreSQL database never wake each other's workers.
+  const schema = sql<{ schema: string }>`select current_schema() as schema`
+    .execute(db)
+    .then((r) => (r.rows[0]?.schema ?? "public").toLowerCase().replace(/[^a-z0-9_]/g, "_"))
+    .catch(() => "public");
+  const channel = async (table: string) => `lp_due_${await schema}_${table}`.slice(0, 63);
   const report = (error: unknown) => console.error(`[lp] wake-ups of other processes: ${error instanceof Error ? error.message : String(error)}`);
   return {
     announce(table) {
-      sql`select pg_notify(${channel(table)}, '')`.execute(db).catch(() => {});
+      void channel(table).then((name) => sql`select pg_notify(${name}, '')`.execute(db)).catch(() => {});
     },
     listen(table, handler) {
       notifier ??= createNotifier({ dialect: "postgres" }, { url });
-      notifier.listen(channel(table), () => handler()).catch(report);
+      const listening = notifier;
+      void channel(table).then((name) => listening.listen(name, () => handler())).catch(report);
     },
     close: async () => notifier?.close(),
   };
