@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { Kysely, sql, type Dialect as KyselyDialect, type Transaction } from "kysely";
@@ -105,6 +106,8 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
 /** {@link Wakeups} over PostgreSQL's NOTIFY, and LISTEN on one connection of its own (db/notify.ts), opened at the first listen. */
 function createPostgresWakeups(db: Kysely<Tables>, url: string): Wakeups & { close(): Promise<void> } {
   let notifier: Notifier | null = null;
+  // Names this process's announcements, so that its listener leaves them out.
+  const self = randomBytes(9).toString("base64url");
   // Channels are the database's, not a schema's: each lp database (a schema) names its own, so lp databases in
   // schemas of one PostgreSQL database never wake each other's workers.
   const schema = sql<{ schema: string }>`select current_schema() as schema`
@@ -115,12 +118,13 @@ function createPostgresWakeups(db: Kysely<Tables>, url: string): Wakeups & { clo
   const report = (error: unknown) => console.error(`[lp] wake-ups of other processes: ${error instanceof Error ? error.message : String(error)}`);
   return {
     announce(table) {
-      void channel(table).then((name) => sql`select pg_notify(${name}, '')`.execute(db)).catch(() => {});
+      void channel(table).then((name) => sql`select pg_notify(${name}, ${self})`.execute(db)).catch(() => {});
     },
     listen(table, handler) {
       notifier ??= createNotifier({ dialect: "postgres" }, { url });
       const listening = notifier;
-      void channel(table).then((name) => listening.listen(name, () => handler())).catch(report);
+      // This process's own announcements come back too: its workers claimed already when they announced.
+      void channel(table).then((name) => listening.listen(name, (payload) => payload !== self && handler())).catch(report);
     },
     close: async () => notifier?.close(),
   };
