@@ -51,7 +51,7 @@ export interface Database {
 export interface Wakeups {
   /** Sent after a commit that made rows of `table` due (best effort: a lost one only waits for the next timer). */
   announce(table: string): void;
-  /** Calls `handler` whenever a process announces `table` (this one included), and once after a reconnection. */
+  /** Calls `handler` whenever a process announces `table` (other than this one: its own workers claimed when it announced), and once after a reconnection. */
   listen(table: string, handler: () => void): void;
 }
 
@@ -110,11 +110,17 @@ function createPostgresWakeups(db: Kysely<Tables>, url: string): Wakeups & { clo
   const self = randomBytes(9).toString("base64url");
   // Channels are the database's, not a schema's: each lp database (a schema) names its own, so lp databases in
   // schemas of one PostgreSQL database never wake each other's workers.
-  const schema = sql<{ schema: string }>`select current_schema() as schema`
-    .execute(db)
-    .then((r) => (r.rows[0]?.schema ?? "public").toLowerCase().replace(/[^a-z0-9_]/g, "_"))
-    .catch(() => "public");
-  const channel = async (table: string) => `lp_due_${await schema}_${table}`.slice(0, 63);
+  // Asked at the first announce or listen, not at the opening: a database that never wakes a worker makes no
+  // query for it.
+  let schema: Promise<string> | null = null;
+  const channel = async (table: string) => {
+    schema ??= sql<{ schema: string }>`select current_schema() as schema`
+      .execute(db)
+      .then((r) => (r.rows[0]?.schema ?? "public").toLowerCase().replace(/[^a-z0-9_]/g, "_"));
+    // A failed question is asked again at the next use rather than remembered as another schema's name.
+    const name = await schema.catch((error: unknown) => ((schema = null), Promise.reject(error)));
+    return `lp_due_${name}_${table}`.slice(0, 63);
+  };
   const report = (error: unknown) => console.error(`[lp] wake-ups of other processes: ${error instanceof Error ? error.message : String(error)}`);
   return {
     announce(table) {
