@@ -16,6 +16,7 @@ import { runAccessLog } from "./scenarios/access-log.js";
 import { runRestartList } from "./scenarios/restart-list.js";
 import { runCreatedDelivered } from "./scenarios/created-delivered.js";
 import { runMixedLoad } from "./scenarios/mixed-load.js";
+import { runPostgres } from "./scenarios/postgres.js";
 
 const ctx = createContext(process.argv.slice(2));
 const started = performance.now();
@@ -26,6 +27,8 @@ const scenarios: [string, typeof runReads][] = [
   ["get-one", runGetOne],
   ["reads", runReads],
   ["writes", runWrites],
+  // lp on PostgreSQL: statements per request, GET and POST under load, the database's CPU per request.
+  ["postgres", runPostgres],
   // Products POSTed and their product.created deliveries to a local receiver: sqlite against memory.
   ["created-delivered", runCreatedDelivered],
   ["startup", runStartup],
@@ -43,7 +46,7 @@ const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".
 try {
   for (const [name, run] of scenarios) if (!only || only.includes(name)) rows.push(...(await run(ctx)));
 } finally {
-  ctx.cleanup();
+  await ctx.cleanup();
 }
 const seconds = (performance.now() - started) / 1000;
 const mode = ctx.quick ? " (--quick: 2 s runs, 20k records stand in for 100k)" : "";

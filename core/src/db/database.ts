@@ -3,9 +3,10 @@ import { chmodSync, existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { Kysely, sql, type Dialect as KyselyDialect, type Transaction } from "kysely";
 import { createNotifier, type Notifier } from "./notify.js";
-import { openSqlite } from "../storage/sqlite.js";
+import { openSqlite, type SqliteDatabase } from "../storage/sqlite.js";
 import { toDatabaseFault } from "./faults.js";
 import { migrateToLatest } from "./migrate.js";
+import { loadMemorySchema, rememberMemorySchema } from "./memory-schema.js";
 import { createSchemaIntrospector } from "./postgres-introspector.js";
 import { createNodeSqliteDialect } from "./sqlite-dialect.js";
 import { hookedDialect, registerHooks } from "./statement-hooks.js";
@@ -68,9 +69,14 @@ export interface OpenDatabaseOptions {
  * alone. PostgreSQL runs on a pool; `bigint` and JSON columns come back as numbers and text, as on SQLite.
  */
 export async function openDatabase(target: DatabaseTarget, options: OpenDatabaseOptions = {}): Promise<Database> {
-  const { db, dialect } = target.kind === "postgres" ? await openPostgres(target.url, target.maxConnections ?? 10) : openSqliteKysely(target);
+  const { db, dialect, sqlite } = target.kind === "postgres" ? { ...(await openPostgres(target.url, target.maxConnections ?? 10)), sqlite: null } : openSqliteKysely(target);
   try {
-    if (options.migrate !== false) await migrateToLatest(db, dialect);
+    // A process's later memory databases load the schema its first one was migrated to (memory-schema.ts).
+    const memory = target.kind === "memory" ? sqlite : null;
+    if (options.migrate !== false && !(memory && loadMemorySchema(memory))) {
+      await migrateToLatest(db, dialect);
+      if (memory) rememberMemorySchema(memory);
+    }
   } catch (error) {
     await db.destroy().catch(() => {});
     throw error;
@@ -150,7 +156,7 @@ export function afterCommit(q: Queries, callback: () => void): void {
   else callback();
 }
 
-function openSqliteKysely(target: { kind: "sqlite"; file: string } | { kind: "memory" }): { db: Kysely<Tables>; dialect: Dialect } {
+function openSqliteKysely(target: { kind: "sqlite"; file: string } | { kind: "memory" }): { db: Kysely<Tables>; dialect: Dialect; sqlite: SqliteDatabase } {
   const file = target.kind === "memory" ? ":memory:" : target.file;
   const created = file !== ":memory:" && !existsSync(file);
   const sqlite = openSqlite(file, { busyTimeoutMs: 5000 });
@@ -167,7 +173,7 @@ function openSqliteKysely(target: { kind: "sqlite"; file: string } | { kind: "me
     sqlite.close();
     throw toOpenRefusal(file, error);
   }
-  return { db: hooked(createNodeSqliteDialect(sqlite)), dialect: "sqlite" };
+  return { db: hooked(createNodeSqliteDialect(sqlite)), dialect: "sqlite", sqlite };
 }
 
 /** What to do about a disk that refuses an SQLite file at its opening. */

@@ -12,11 +12,11 @@ export function createNodeSqliteDialect(db: SqliteDatabase): SqliteDialect {
   const database: KyselySqliteDatabase = {
     close: () => db.close(),
     prepare(sql: string): KyselySqliteStatement {
-      const statement = statements.get(sql);
+      const { statement, reader } = statements.get(sql);
       if (sql === "rollback") return rollbackOf(statement);
       const bind = (parameters: ReadonlyArray<unknown>) => parameters.map(toSqliteValue);
       return {
-        reader: returnsRows(statement, sql),
+        reader,
         all: (parameters) => statement.all(...bind(parameters)),
         run: (parameters) => statement.run(...bind(parameters)),
         iterate: (parameters) => statement.iterate(...bind(parameters)),
@@ -49,23 +49,25 @@ function rollbackOf(statement: ReturnType<SqliteDatabase["prepare"]>): KyselySql
 const STATEMENT_CACHE_SIZE = 500;
 
 /**
- * Prepared statements by their SQL text, the least recently used dropped past {@link STATEMENT_CACHE_SIZE}:
- * Kysely compiles each query to the same text every time, and preparing it again costs more than running it
- * (a primary-key read: about 4 µs prepared once, 15 µs more when prepared each time, on this machine).
+ * Prepared statements by their SQL text, with whether each returns rows, the least recently used dropped past
+ * {@link STATEMENT_CACHE_SIZE}: Kysely compiles each query to the same text every time, and preparing it again
+ * costs more than running it (a primary-key read: about 4 µs prepared once, 15 µs more when prepared each time,
+ * on this machine).
  */
 function createStatementCache(db: SqliteDatabase) {
-  const cache = new Map<string, ReturnType<SqliteDatabase["prepare"]>>();
+  const cache = new Map<string, { statement: ReturnType<SqliteDatabase["prepare"]>; reader: boolean }>();
   return {
     get(sql: string) {
-      let statement = cache.get(sql);
-      if (statement) {
+      let entry = cache.get(sql);
+      if (entry) {
         cache.delete(sql);
       } else {
-        statement = db.prepare(sql);
+        const statement = db.prepare(sql);
+        entry = { statement, reader: returnsRows(statement, sql) };
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
       }
-      cache.set(sql, statement);
-      return statement;
+      cache.set(sql, entry);
+      return entry;
     },
   };
 }

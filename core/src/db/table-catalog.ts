@@ -9,9 +9,13 @@ export type ColumnKind = "text" | "text?" | "int" | "int?" | "real" | "real?" | 
 
 /**
  * The tables a whole-database copy moves: every table of the schema but `media`, whose bytes go through
- * the media blobs (files beside an SQLite database, the table on PostgreSQL).
+ * the media blobs (files beside an SQLite database, the table on PostgreSQL), and `product_totals`, which the
+ * database's triggers keep from the products as they are written.
  */
-export type CatalogTable = Exclude<keyof Tables, "media">;
+export type CatalogTable = Exclude<keyof Tables, "media" | "product_totals">;
+
+/** The tables of the schema a whole-database copy leaves out ({@link CatalogTable}). */
+export const UNCOPIED_TABLES: readonly string[] = ["media", "product_totals"];
 
 /** A table's columns by name, each with its kind, and its primary key (what orders its rows). */
 export interface TableSpec<T extends CatalogTable> {

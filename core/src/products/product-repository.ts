@@ -150,24 +150,26 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
   }
 
   /**
-   * Locks the account's row until the transaction ends (PostgreSQL; SQLite runs one transaction at a time)
-   * and answers its quotas; null for an unknown account. Every write that takes quota locks it first.
+   * The account's quotas and what its products take of them (`product_totals`, kept by triggers on `products`);
+   * null for an unknown account. With `lock` the account's row is held until the transaction ends (PostgreSQL;
+   * SQLite runs one transaction at a time): every write that takes quota locks it first, so concurrent ones
+   * into one account count one after the other. The totals are read by a statement of their own, after the
+   * lock: under READ COMMITTED a statement that waited for a lock sees the locked row as committed since, but
+   * a row it joined as it was when the statement began (concurrent creates would all pass the quota).
    */
-  async function lockAccount(tx: Tx, accountId: string) {
-    let query = tx.selectFrom("accounts").select(["product_quota", "media_quota_bytes"]).where("account_id", "=", accountId);
+  async function quotasOf(q: Queries, accountId: string, lock: boolean) {
+    let query = q.selectFrom("accounts").select(["product_quota", "media_quota_bytes"]).where("account_id", "=", accountId);
     // NO KEY: rows that only reference the account (its pages, tokens) are not held up by the lock.
-    if (pg) query = query.forNoKeyUpdate();
-    return (await query.executeTakeFirst()) ?? null;
+    if (lock && pg) query = query.forNoKeyUpdate();
+    const account = await query.executeTakeFirst();
+    if (!account) return null;
+    const totals = await usage(q, accountId);
+    return { account, used: { products: totals.products, bytes: () => totals.bytes } };
   }
 
   async function usage(q: Queries, accountId: string): Promise<ProductUsageTotals> {
-    const row = await q
-      .selectFrom("products")
-      .select([sql<number>`count(*)`.as("products"), sql<number>`cast(coalesce(sum(media_bytes), 0) as bigint)`.as("bytes")])
-      .where("account_id", "=", accountId)
-      .where("deleted_at", "is", null)
-      .executeTakeFirstOrThrow();
-    return { products: Number(row.products), bytes: Number(row.bytes) };
+    const row = await q.selectFrom("product_totals").select(["products", "media_bytes"]).where("account_id", "=", accountId).executeTakeFirst();
+    return { products: Number(row?.products ?? 0), bytes: Number(row?.media_bytes ?? 0) };
   }
 
   async function insert(tx: Tx, record: ProductRecord): Promise<void> {
@@ -185,12 +187,9 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
      * 403 `quota_exceeded` (nothing written); an unknown account is the foreign key's refusal.
      */
     async createWithinQuota(tx: Tx, record: ProductRecord): Promise<void> {
-      const account = await lockAccount(tx, record.account_id);
-      if (account) {
-        const used = await usage(tx, record.account_id);
-        const refusal = productRoomRefusal(account, { products: used.products, bytes: () => used.bytes }, 1, uploadBytes(record.images));
-        if (refusal) throw refusal;
-      }
+      const quotas = await quotasOf(tx, record.account_id, true);
+      const refusal = quotas && productRoomRefusal(quotas.account, quotas.used, 1, uploadBytes(record.images));
+      if (refusal) throw refusal;
       await insert(tx, record);
     },
 
@@ -262,9 +261,8 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
       const row = toProductRow(record);
       const growth = row.media_bytes - before.media_bytes;
       if (growth > 0) {
-        const account = await lockAccount(tx, record.account_id);
-        const used = await usage(tx, record.account_id);
-        const refusal = account && productRoomRefusal(account, { products: used.products, bytes: () => used.bytes }, 0, growth);
+        const quotas = await quotasOf(tx, record.account_id, true);
+        const refusal = quotas && productRoomRefusal(quotas.account, quotas.used, 0, growth);
         if (refusal) throw refusal;
       }
       const { title, description, price, original_price, delivery_price, product_type, search_text, media_bytes, updated_at } = row;
@@ -310,10 +308,8 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
      * account is unknown. Lets a write refuse before it stores any upload.
      */
     async quotaRefusal(q: Queries, accountId: string, claim: { products: number; bytes: number }): Promise<LpError | null> {
-      const account = await q.selectFrom("accounts").select(["product_quota", "media_quota_bytes"]).where("account_id", "=", accountId).executeTakeFirst();
-      if (!account) return null;
-      const used = await usage(q, accountId);
-      return productRoomRefusal(account, { products: used.products, bytes: () => used.bytes }, claim.products, claim.bytes);
+      const quotas = await quotasOf(q, accountId, false);
+      return quotas && productRoomRefusal(quotas.account, quotas.used, claim.products, claim.bytes);
     },
 
     /**

@@ -6,6 +6,7 @@ import { pagesMigration } from "./0003-pages.js";
 import { deploymentsMigration } from "./0004-deployments.js";
 import { webhooksMigration } from "./0005-webhooks.js";
 import { idempotencyMigration } from "./0006-idempotency.js";
+import { productTotalsMigration } from "./0007-product-totals.js";
 
 /**
  * Every migration of the schema, by name; Kysely's migrator runs those a database lacks in name order.
@@ -19,5 +20,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "0004-deployments": deploymentsMigration(dialect),
     "0005-webhooks": webhooksMigration(dialect),
     "0006-idempotency": idempotencyMigration(dialect),
+    "0007-product-totals": productTotalsMigration(dialect),
   };
 }

@@ -1,4 +1,4 @@
-/** Rows of products and their images (migration 0002). */
+/** Rows of products and their images (migration 0002), and their accounts' totals (0007). */
 export interface ProductTables {
   products: {
     id: string;
@@ -30,5 +30,11 @@ export interface ProductTables {
     /** An upload's size, counted against the account's media quota; null for an image given as a URL. */
     bytes: number | null;
     created_at: string;
+  };
+  /** What an account's products not deleted take of its quotas, kept by triggers on `products` (migration 0007). */
+  product_totals: {
+    account_id: string;
+    products: number;
+    media_bytes: number;
   };
 }
