@@ -9,6 +9,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 const SLOW_SUITES: [RegExp, number][] = [
   [/^test\/quality\//, 60],
   [/^test\/crash\/index-agreement/, 45],
+  [/^test\/crash\/crash-loop-postgres/, 40],
   [/^server\/src\/dashboard\/dashboard(-console)?\.browser/, 35],
   [/^test\/cluster\/process-kill/, 35],
   [/^core\/src\/webhooks\/webhooks-cluster/, 30],

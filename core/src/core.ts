@@ -64,6 +64,12 @@ export interface CoreDeps {
   scheduler?: Scheduler;
   /** Webhook retry delays in ms; DESIGN §9's schedule by default. */
   retrySchedule?: readonly number[];
+  /**
+   * How long a claim of background work (a generation job, a deployment, a webhook delivery) holds unless
+   * renewed: a stopped process's work is taken over by another within it. 30 s by default; shorter in tests
+   * that kill processes sharing PostgreSQL and wait for the takeover.
+   */
+  leaseMs?: number;
   /** Refuse webhook urls on private, loopback, link-local and metadata addresses (`--public`). */
   publicOnly?: boolean;
   /** Names this lp in the store's format marker (`lp 1.2.3`). */
@@ -73,7 +79,7 @@ export interface CoreDeps {
   /** Starts a repeating timer (the storage fault's minute count and probe); injected by tests. */
   every?: (ms: number, run: () => void) => () => void;
   /** Finer webhook settings (timeouts, DNS), mostly for tests. */
-  webhooks?: Omit<WebhookOptions, "fetch" | "scheduler" | "retrySchedule" | "publicOnly">;
+  webhooks?: Omit<WebhookOptions, "fetch" | "scheduler" | "retrySchedule" | "publicOnly" | "leaseMs">;
 }
 
 /** Pauses per step of background work (0: none). */
@@ -108,9 +114,9 @@ export async function createCore(given: CoreDeps) {
   const mediaBlobs = guardMediaBlobs(deps.media ?? createMediaBlobs({ kind: "memory" }), storageHealth);
   const media = createMediaStore(mediaBlobs, deps.publicUrl, deriveOgImage);
   const accounts = createAccountsService({ database, clock, ids });
-  const { fetch, scheduler, retrySchedule, publicOnly } = deps;
+  const { fetch, scheduler, retrySchedule, publicOnly, leaseMs } = deps;
   // Endpoints, events and deliveries live in the database; its worker claims due deliveries, in any process.
-  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, database, cursors, clock, ids });
+  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, leaseMs, database, cursors, clock, ids });
   // Every service emits to the webhook engine (and to an injected sink as well, when one is given).
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
   const base = { database, clock, ids, cursors, events, publicUrl: deps.publicUrl };
@@ -126,6 +132,7 @@ export async function createCore(given: CoreDeps) {
     owner: ids.uuid(),
     scheduler: deps.scheduler ?? realScheduler,
     concurrency: manualTime ? MANUAL_JOB_CONCURRENCY / 2 : undefined,
+    leaseMs,
     onError: deps.onBackgroundError ?? logBackgroundError,
     sleep,
   };

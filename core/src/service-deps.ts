@@ -27,6 +27,8 @@ export interface BackgroundDeps {
   scheduler: Scheduler;
   /** Runs at once per worker (the worker's default when not given). */
   concurrency?: number;
+  /** How long a worker's claim holds unless renewed (the worker's default, 30 s, when not given). */
+  leaseMs?: number;
   /** Where a run's failure is reported (`generation <job id>`, `deployment <id>`). */
   onError: (name: string, error: unknown) => void;
   sleep: (ms: number) => Promise<void>;

@@ -65,6 +65,12 @@ export interface ServeOptions {
   clockStart?: string;
   /** Webhook retry schedule in milliseconds (kept for the delivery engine). */
   retrySchedule?: number[];
+  /**
+   * How long a claim of background work (a job, a deployment, a webhook delivery) holds unless renewed;
+   * default 30 s (DESIGN §12). Not a flag of `lp serve`: for tests that kill one of the processes sharing a
+   * PostgreSQL database and need its work taken over in seconds (`LP_SERVE_LEASE_MS` of `testing/serve-main.ts`).
+   */
+  leaseMs?: number;
   /** Spread every deployment over about this long (three steps), so polling loops can be exercised. */
   deployDelayMs?: number;
   /** Pause per generation step, likewise. */
@@ -213,6 +219,7 @@ async function boot(options: ServeOptions, host: string, database: Database, med
     publicUrl: () => publicUrl,
     generator: generatorFromEnv(options.env ?? process.env),
     retrySchedule: options.retrySchedule,
+    leaseMs: options.leaseMs,
     publicOnly: options.publicOnly,
     webhooks: { maxEndpoints: options.maxEndpoints, eventRetentionMs: options.eventRetentionMs },
     delays: {

@@ -50,6 +50,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
     clock,
     scheduler: deps.scheduler,
     concurrency: deps.concurrency,
+    leaseMs: deps.leaseMs,
     async run(id, lease) {
       const d = await repo.readDeployment(database.db, id);
       if (d?.status === "deploying") {

@@ -9,6 +9,7 @@ import { pageJobQueue, type StoredJob } from "./page-repository.js";
 export interface GenerationWorkDeps extends GenerationDeps {
   scheduler: Scheduler;
   concurrency?: number;
+  leaseMs?: number;
   onError: (name: string, error: unknown) => void;
 }
 
@@ -29,6 +30,7 @@ export function createGenerationWork(deps: GenerationWorkDeps) {
     clock: deps.clock,
     scheduler: deps.scheduler,
     concurrency: deps.concurrency,
+    leaseMs: deps.leaseMs,
     async run(jobId, lease) {
       const job = await repo.readJob(database.db, jobId);
       if (job?.status === "processing") {

@@ -31,6 +31,8 @@ export function postgresSkipReason(suite: string): string {
 /** A PostgreSQL server started for tests in a temporary directory, on a free port of loopback. */
 export interface PostgresServer {
   port: number;
+  /** Its directory: the cluster in `data/`, the log in `server.log` (what a failed test keeps to look at). */
+  dir: string;
   /** The address of database `name` (default `postgres`). */
   url(name?: string): string;
   /** A new empty database, and its address. */
@@ -108,6 +110,7 @@ export async function startPostgresServer(startOptions: StartPostgresOptions = {
   const url = (name = "postgres") => `postgres://postgres@127.0.0.1:${port}/${name}`;
   const server: PostgresServer = {
     port,
+    dir,
     url,
     async createDatabase() {
       const name = `lp_test_${process.pid}_${++next}`;

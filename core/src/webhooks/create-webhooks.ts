@@ -43,6 +43,8 @@ export interface WebhookOptions {
   verificationTimeoutMs?: number;
   /** Attempts in flight at once in this process, across endpoints (default `DELIVERY_CONCURRENCY`). */
   concurrency?: number;
+  /** How long a claim of a delivery holds unless renewed; default `DELIVERY_LEASE_MS` (30 s). */
+  leaseMs?: number;
   /** Monotonic milliseconds for latency; `performance.now` by default. */
   monotonic?: () => number;
   /** Where background failures are reported. Default: stderr. */
@@ -88,6 +90,7 @@ export function createWebhooks(deps: WebhookDeps) {
     send: { post, guard, timeoutMs: deps.deliveryTimeoutMs ?? 15_000, monotonic },
     retrySchedule: deps.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
     concurrency: deps.concurrency,
+    leaseMs: deps.leaseMs,
     onError,
   });
   let open = true;

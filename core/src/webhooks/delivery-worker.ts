@@ -29,6 +29,8 @@ export interface DeliveryWorkerDeps {
   send: SendDeps;
   retrySchedule: readonly number[];
   concurrency?: number;
+  /** How long a claim of a delivery holds unless renewed; default {@link DELIVERY_LEASE_MS}. */
+  leaseMs?: number;
   onError: (what: string, error: unknown) => void;
 }
 
@@ -115,7 +117,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
     owner,
     clock,
     scheduler: deps.scheduler,
-    leaseMs: DELIVERY_LEASE_MS,
+    leaseMs: deps.leaseMs ?? DELIVERY_LEASE_MS,
     concurrency: deps.concurrency ?? DELIVERY_CONCURRENCY,
     claim,
     run,
