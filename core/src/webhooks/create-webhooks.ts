@@ -129,6 +129,11 @@ export function createWebhooks(deps: WebhookDeps) {
     replay: (endpointId: string, window: ReplayWindow, change?: ChangeMark) => replays.replay(endpointId, window, change),
     /** Starts taking due deliveries (what a previous run left too) and the retention of events. */
     async start(): Promise<void> {
+      // On SQLite the database is this process's alone (its data dir is locked): an attempt a stopped process
+      // held is due again now, not at its lease's end (a retry, as any attempt cut short is).
+      if (database.dialect === "sqlite") {
+        await database.db.updateTable("webhook_deliveries").set({ lease_owner: null, lease_expires_at: null }).where("lease_owner", "is not", null).execute();
+      }
       retention.start();
       wake();
     },
