@@ -3,13 +3,14 @@ import { exportData, importData, resetData, type ImportDocument } from "./db/dat
 import { cryptoIds, systemClock, toTimestamp, type Clock, type IdSource } from "./deps.js";
 import type { EventSink } from "./events/event-sink.js";
 import { createIdempotency } from "./idempotency/idempotency.js";
-import { sweepIdempotencyKeys } from "./idempotency/sweep-schedule.js";
+import { startSweeps, type Sweep } from "./db/sweep-schedule.js";
 import { createCursorCodec } from "./lists/cursor.js";
 import { createMediaStore } from "./media/media-store.js";
 import { createMediaBlobs } from "./media/media-blobs.js";
 import type { Storage } from "unstorage";
 import { deriveOgImage } from "./generation/page-images.js";
 import { createLocalRateWindows, type RateWindows } from "./ports/rate-windows.js";
+import { createDatabaseRateWindows } from "./ports/database-rate-windows.js";
 import { createProductsService } from "./products/products-service.js";
 import { createTemplateGenerator } from "./generation/template-generator.js";
 import type { Generator } from "./generation/generation-input.js";
@@ -49,7 +50,10 @@ export interface CoreDeps {
   ids?: IdSource;
   /** Where failures of background work (generation jobs, deployments) are reported; stderr by default. */
   onBackgroundError?: (name: string, error: unknown) => void;
-  /** Counts of rate-limited requests (checkout posts), in this process's memory by default. */
+  /**
+   * Counts of rate-limited requests (checkout posts). By default in the database on PostgreSQL (shared by
+   * every process), in this process's memory on SQLite and memory (one process).
+   */
   rateWindows?: RateWindows;
   events?: EventSink;
   /** Writes page copy; the offline template generator by default. */
@@ -104,8 +108,10 @@ export async function createCore(given: CoreDeps) {
   // Rows a read cannot take as their resource (edited by hand, torn) are named in the log once each.
   const unreadableRows = createUnreadableRows({ where: place.file ?? place.where, log: coreDeps.log });
   const deps = coreDeps;
-  // Rate-limit windows (checkout posts), counted in this process (docs/scale-out.md).
-  const rateWindows = deps.rateWindows ?? createLocalRateWindows(() => clock.now().getTime());
+  // Rate-limit windows (checkout posts): counted in the database when processes share it, so the limit is the
+  // service's (docs/scale-out.md); a process alone on its file counts in memory, exact and with no write.
+  const sharedWindows = !deps.rateWindows && database.kind === "postgres" ? createDatabaseRateWindows(database, clock) : null;
+  const rateWindows = deps.rateWindows ?? sharedWindows ?? createLocalRateWindows(() => clock.now().getTime());
   // Keys of what must verify after a restart (cursors, builder links): settings written once, whoever starts first.
   const settings = createAccountRepository({ database, clock });
   const secret = async (name: string) => Buffer.from(await settings.readOrCreateSetting(name, () => ids.bytes(32).toString("base64")), "base64");
@@ -167,7 +173,10 @@ export async function createCore(given: CoreDeps) {
     throw error;
   }
 
-  const sweeper = sweepIdempotencyKeys(idempotency, coreDeps.log ?? ((line) => console.error(line)), manualTime?.scheduler);
+  // Rows whose time is over are removed now and then: Idempotency-Key records, and the ended rate windows.
+  const sweeps: Sweep[] = [{ what: "expired Idempotency-Key record", sweep: idempotency.sweep }];
+  if (sharedWindows) sweeps.push({ what: "ended rate window", sweep: sharedWindows.sweep, report: false });
+  const sweeper = startSweeps(sweeps, coreDeps.log ?? ((line) => console.error(line)), manualTime?.scheduler);
   // What an advance of a manual clock waits for after each timer: deliveries, jobs not paused on it, a sweep.
   const idleWork = { onIdle: async () => (await webhooks.onIdle(), await sweeper.idle()) };
   const time = createTimeControl(clock, manualTime ? { time: manualTime, settle: settleOnClock(manualTime, background, idleWork) } : null);

@@ -6,7 +6,7 @@ export * from "./validation.js";
 export * from "./core.js";
 export { createManualTime, MAX_ADVANCE_MS, type ManualTime, type TimeControl } from "./time/manual-time.js";
 export { clockMoveSchema, durationText, toDurationMs, type ClockMove } from "./time/schemas.js";
-export { openDatabase, type Database, type DatabaseTarget, type Dialect } from "./db/database.js";
+export { openDatabase, type Database, type DatabaseTarget, type Dialect, type Wakeups, type AnnouncedChange } from "./db/database.js";
 export { createMediaBlobs, toMediaBlobsPlace, type MediaBlobsPlace } from "./media/media-blobs.js";
 export type { ChangeMark } from "./db/change-mark.js";
 export { toDatabaseFault } from "./db/faults.js";

@@ -34,7 +34,8 @@ import { defaultConnectionLimits, type ConnectionLimits } from "./http/connectio
 import { listenOn, preloadListhen } from "./http/listen.js";
 import { toSafeNodeHandler } from "./http/node-handler.js";
 import { PUBLIC_CHECKOUT_RATE_LIMIT, type RateLimit } from "./http/rate-limit.js";
-import { createDashboardHub } from "./dashboard/hub.js";
+import { createDatabaseKeys } from "./dashboard/database-keys.js";
+import { createDashboardHub, toChangeAnnouncer } from "./dashboard/hub.js";
 import type { RequestLog } from "./journal/request-log.js";
 
 /**
@@ -206,16 +207,20 @@ async function boot(options: ServeOptions, host: string, database: Database, med
   const chosen = wanted === 0 ? await pickFreePort(host) : wanted;
   const given = options.publicUrl === undefined ? undefined : trimEndChars(options.publicUrl, "/");
   let publicUrl = given ?? toUrl(host, chosen);
-  // The dashboard goes with the admin API: same switch (--no-admin), same trust.
-  const dashboard = options.admin === false ? undefined : createDashboardHub();
+  // The dashboard goes with the admin API: same switch (--no-admin), same trust. Processes sharing a database
+  // keep its login tokens and sessions there, on the core's clock, and tell each other of their changes.
+  const clock = typeof options.clock === "object" ? options.clock : undefined;
+  const dashboard =
+    options.admin === false ? undefined : createDashboardHub(shared ? { keys: createDatabaseKeys(database, clock ?? systemClock), shared: database.wakeups } : {});
   const core = await createCore({
     database,
     media,
-    clock: typeof options.clock === "object" ? options.clock : undefined,
+    clock,
     manualTime: options.clock === "manual" ? createManualTime(options.clockStart ?? new Date()) : undefined,
     writtenBy: options.writtenBy,
     log: options.storageLog,
-    events: dashboard?.sink,
+    // Without a dashboard here, this process's changes still reach the other processes' dashboards.
+    events: dashboard?.sink ?? (shared ? toChangeAnnouncer(database.wakeups) : undefined),
     publicUrl: () => publicUrl,
     generator: generatorFromEnv(options.env ?? process.env),
     retrySchedule: options.retrySchedule,

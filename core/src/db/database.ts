@@ -46,14 +46,32 @@ export interface Database {
 
 /**
  * Tells the processes sharing a database that rows of a queue table may have become due, so their workers
- * claim now rather than at their next timer. On PostgreSQL it is `NOTIFY` (channel `lp_due_<schema>_<table>`), heard by
- * one listening connection per process; on SQLite (one process per file) it does nothing.
+ * claim now rather than at their next timer, and what changed, so their dashboards' live streams follow every
+ * process's changes. On PostgreSQL it is `NOTIFY` (channels `lp_due_<schema>_<table>` and
+ * `lp_changes_<schema>`), heard by one listening connection per process; on SQLite (one process per file) it
+ * does nothing.
  */
 export interface Wakeups {
   /** Sent after a commit that made rows of `table` due (best effort: a lost one only waits for the next timer). */
   announce(table: string): void;
   /** Calls `handler` whenever a process announces `table` (other than this one: its own workers claimed when it announced), and once after a reconnection. */
   listen(table: string, handler: () => void): void;
+  /**
+   * Sent after the commit of a change (best effort: a lost one only means another process's dashboard shows it
+   * at its next refresh). Resolves once sent or given up on; never rejects.
+   */
+  announceChange(change: AnnouncedChange): Promise<void>;
+  /**
+   * Calls `handler` with each change another process announced (never this process's own: it told its
+   * listeners itself). Resolves once this process listens (a failure is reported on stderr, never rejected).
+   */
+  listenChanges(handler: (change: AnnouncedChange) => void): Promise<void>;
+}
+
+/** A change as processes tell each other of it: the event's type and account (what a live view refreshes on). */
+export interface AnnouncedChange {
+  type: string;
+  account_id: string;
 }
 
 /** Options of {@link openDatabase}. */
@@ -81,7 +99,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
     await db.destroy().catch(() => {});
     throw error;
   }
-  const wakeups = target.kind === "postgres" ? createPostgresWakeups(db, target.url) : { announce() {}, listen() {}, close: async () => {} };
+  const wakeups = target.kind === "postgres" ? createPostgresWakeups(db, target.url) : { announce() {}, listen() {}, announceChange: async () => {}, listenChanges: async () => {}, close: async () => {} };
   return {
     dialect,
     kind: target.kind,
@@ -119,27 +137,61 @@ function createPostgresWakeups(db: Kysely<Tables>, url: string): Wakeups & { clo
   // Asked at the first announce or listen, not at the opening: a database that never wakes a worker makes no
   // query for it.
   let schema: Promise<string> | null = null;
-  const channel = async (table: string) => {
+  const schemaName = async () => {
     schema ??= sql<{ schema: string }>`select current_schema() as schema`
       .execute(db)
       .then((r) => (r.rows[0]?.schema ?? "public").toLowerCase().replace(/[^a-z0-9_]/g, "_"));
     // A failed question is asked again at the next use rather than remembered as another schema's name.
-    const name = await schema.catch((error: unknown) => ((schema = null), Promise.reject(error)));
-    return `lp_due_${name}_${table}`.slice(0, 63);
+    return schema.catch((error: unknown) => ((schema = null), Promise.reject(error)));
   };
+  const channel = async (table: string) => `lp_due_${await schemaName()}_${table}`.slice(0, 63);
+  const changesChannel = async () => `lp_changes_${await schemaName()}`.slice(0, 63);
   const report = (error: unknown) => console.error(`[lp] wake-ups of other processes: ${error instanceof Error ? error.message : String(error)}`);
+  const listening = () => (notifier ??= createNotifier({ dialect: "postgres" }, { url }));
   return {
     announce(table) {
       void channel(table).then((name) => sql`select pg_notify(${name}, ${self})`.execute(db)).catch(() => {});
     },
     listen(table, handler) {
-      notifier ??= createNotifier({ dialect: "postgres" }, { url });
-      const listening = notifier;
+      const notifications = listening();
       // This process's own announcements come back too: its workers claimed already when they announced.
-      void channel(table).then((name) => listening.listen(name, (payload) => payload !== self && handler())).catch(report);
+      void channel(table).then((name) => notifications.listen(name, (payload) => payload !== self && handler())).catch(report);
+    },
+    async announceChange(change) {
+      const payload = JSON.stringify({ from: self, type: change.type, account_id: change.account_id });
+      // NOTIFY takes at most 8000 bytes; a type and an id are far below, and anything longer is not one.
+      if (payload.length > 4000) return;
+      await changesChannel()
+        .then((name) => sql`select pg_notify(${name}, ${payload})`.execute(db))
+        .then(() => {}, () => {});
+    },
+    async listenChanges(handler) {
+      const notifications = listening();
+      await changesChannel()
+        .then((name) =>
+          notifications.listen(name, (payload) => {
+            // After a reconnection (null) there is nothing to pass on: what was lost shows at the next refresh.
+            const change = payload === null ? null : toAnnouncedChange(payload, self);
+            if (change) handler(change);
+          }),
+        )
+        .then(() => {}, report);
     },
     close: async () => notifier?.close(),
   };
+}
+
+/** The change a `lp_changes_<schema>` payload names, unless this process sent it (it told its own listeners) or it is not one. */
+function toAnnouncedChange(payload: string, self: string): AnnouncedChange | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  const { from, type, account_id } = (parsed ?? {}) as Record<string, unknown>;
+  if (from === self || typeof type !== "string" || typeof account_id !== "string") return null;
+  return { type, account_id };
 }
 
 // The callbacks of each transaction of `Database.transaction` under way, by its `Tx`.

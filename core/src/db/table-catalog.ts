@@ -9,13 +9,23 @@ export type ColumnKind = "text" | "text?" | "int" | "int?" | "real" | "real?" | 
 
 /**
  * The tables a whole-database copy moves: every table of the schema but `media`, whose bytes go through
- * the media blobs (files beside an SQLite database, the table on PostgreSQL), and `product_totals`, which the
- * database's triggers keep from the products as they are written.
+ * the media blobs (files beside an SQLite database, the table on PostgreSQL), `product_totals`, which the
+ * database's triggers keep from the products as they are written, and the short-lived state of the running
+ * service ({@link SHORT_LIVED_TABLES}), which is not its data.
  */
-export type CatalogTable = Exclude<keyof Tables, "media" | "product_totals">;
+export type CatalogTable = Exclude<keyof Tables, "media" | "product_totals" | ShortLivedTable>;
+
+/**
+ * Tables of short-lived state (migration 0008): rate-limit windows and the dashboard's login tokens and
+ * sessions. A copy leaves them out, and a reset or an import keeps them, so resetting the data from the
+ * dashboard does not end its own session.
+ */
+export const SHORT_LIVED_TABLES = ["rate_windows", "dashboard_keys"] as const;
+/** A table of {@link SHORT_LIVED_TABLES}. */
+export type ShortLivedTable = (typeof SHORT_LIVED_TABLES)[number];
 
 /** The tables of the schema a whole-database copy leaves out ({@link CatalogTable}). */
-export const UNCOPIED_TABLES: readonly string[] = ["media", "product_totals"];
+export const UNCOPIED_TABLES: readonly string[] = ["media", "product_totals", ...SHORT_LIVED_TABLES];
 
 /** A table's columns by name, each with its kind, and its primary key (what orders its rows). */
 export interface TableSpec<T extends CatalogTable> {

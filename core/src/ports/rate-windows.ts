@@ -1,7 +1,8 @@
 /**
  * Fixed windows of request counts per key (a client address), for rate limits: a window opens at its key's
- * first hit and lasts `windowMs`. They live in the process's memory: processes sharing a PostgreSQL database
- * each count their own (docs/scale-out.md).
+ * first hit and lasts `windowMs`. {@link createLocalRateWindows} keeps them in the process's memory (memory
+ * and SQLite storage: one process); processes sharing a PostgreSQL database count together in its
+ * `rate_windows` table (`database-rate-windows.ts`, docs/scale-out.md).
  */
 export interface RateWindows {
   /** Counts one hit of `key`: the count in its current window, and the milliseconds until that window ends. */

@@ -1,6 +1,6 @@
 import type { ChangeMark } from "../db/change-mark.js";
 import type { Clock, IdSource } from "../deps.js";
-import type { Database } from "../db/database.js";
+import { afterCommit, type Database } from "../db/database.js";
 import type { DomainEvent, EventSink } from "../events/event-sink.js";
 import type { CursorCodec } from "../lists/cursor.js";
 import { createAddressGuard, dnsResolveHost, type ResolveHost } from "./address-guard.js";
@@ -160,8 +160,8 @@ export type Webhooks = ReturnType<typeof createWebhooks>;
 
 /**
  * A sink that hands every event to each of `sinks` in turn. In a change's transaction (`record`), the sinks
- * that store events record it there; the others are told at once (on SQLite, whatever they read of the
- * change waits for its transaction to end).
+ * that store events record it there; the others are told once it has committed (never of a change rolled
+ * back), so what they read of the change, or tell other processes to read, is there on either engine.
  */
 export function combineSinks(...sinks: EventSink[]): EventSink {
   return {
@@ -169,7 +169,7 @@ export function combineSinks(...sinks: EventSink[]): EventSink {
     async record(tx, event) {
       for (const sink of sinks) {
         if (sink.record) await sink.record(tx, event);
-        else void sink.emit(event).catch(() => {});
+        else afterCommit(tx, () => void sink.emit(event).catch(() => {}));
       }
     },
   };

@@ -21,7 +21,8 @@ export interface DashboardSession {
 
 /**
  * Login tokens and sessions of the dashboard, kept only as hashes with an expiry in `keys` (this process's
- * memory by default: a restart logs everyone out). Login tokens are single-use, even when two requests race.
+ * memory by default: a restart logs everyone out; the database's `dashboard_keys` when processes share
+ * PostgreSQL). Login tokens are single-use, even when two requests race, on one process or several.
  */
 export function createDashboardAccess(keys: ExpiringKeys = createExpiringKeys()) {
   // Writes of tokens minted synchronously (the URL `lp serve` prints), awaited before a redeem here.

@@ -1,8 +1,8 @@
 /**
- * Short-lived values under opaque keys, each with its own time to live, in this process's memory: the
- * dashboard's login tokens and sessions (a restart logs everyone out). Asynchronous, so a store shared by
- * several processes can take its place without changing its callers. `take` reads and removes in one step,
- * so a single-use value is used once.
+ * Short-lived values under opaque keys, each with its own time to live: the dashboard's login tokens and
+ * sessions. {@link createExpiringKeys} keeps them in this process's memory (a restart logs everyone out);
+ * processes sharing PostgreSQL keep them in its `dashboard_keys` table (`database-keys.ts`), hence
+ * asynchronous. `take` reads and removes in one step, so a single-use value is used once.
  */
 export interface ExpiringKeys {
   put(key: string, value: string, ttlMs: number): Promise<void>;

@@ -1,11 +1,22 @@
-import type { DomainEvent, EventSink } from "@lp/core";
+import type { AnnouncedChange, DomainEvent, EventSink, Wakeups } from "@lp/core";
 import { createDashboardAccess, type DashboardAccess } from "./access.js";
+import type { ExpiringKeys } from "./expiring-keys.js";
 import { createRequestLog, type RequestLog } from "../journal/request-log.js";
 
 /** A change the core reported, as the dashboard's live stream passes it on. */
-export interface DashboardChange {
-  type: string;
-  account_id: string;
+export type DashboardChange = AnnouncedChange;
+
+/** How the processes sharing a PostgreSQL database tell each other of their changes (the database's wake-ups). */
+export type SharedChanges = Pick<Wakeups, "announceChange" | "listenChanges">;
+
+/** Options of {@link createDashboardHub}. */
+export interface DashboardHubOptions {
+  /** Entries of the request log (default 500). */
+  capacity?: number;
+  /** Where login tokens and sessions are kept: this process's memory by default, the database when processes share one. */
+  keys?: ExpiringKeys;
+  /** With processes sharing a database: each change is told to the others, and theirs reach this live stream. */
+  shared?: SharedChanges;
 }
 
 /**
@@ -18,9 +29,10 @@ export interface DashboardHub {
   requests: RequestLog;
   /**
    * Give this to `createCore({ events })`: the live stream follows the core's own events, background
-   * changes included (those of this process; other processes' changes reach it in a later step).
+   * changes included, once their transaction committed; with `shared`, it also tells other processes of them.
    */
   sink: EventSink;
+  /** Calls `listener` with each change of this process and, with `shared`, of every other process (each once). */
   onChange(listener: (change: DashboardChange) => void): () => void;
   /** Registers something to end when the server closes (open event streams). */
   onClose(callback: () => void): () => void;
@@ -28,22 +40,29 @@ export interface DashboardHub {
   close(): void;
   /** Whether {@link close} was called: the server is stopping. */
   readonly closed: boolean;
-  /** Forgets the login tokens and sessions (after the drain). */
+  /** Forgets the login tokens and sessions kept in memory (after the drain); a database keeps its own. */
   dispose(): Promise<void>;
 }
 
 /** Builds a {@link DashboardHub}. */
-export function createDashboardHub(options: { capacity?: number } = {}): DashboardHub {
-  const access = createDashboardAccess();
+export function createDashboardHub(options: DashboardHubOptions = {}): DashboardHub {
+  const access = createDashboardAccess(options.keys);
   const listeners = new Set<(change: DashboardChange) => void>();
   const closers = new Set<() => void>();
   let closed = false;
+  const tell = (change: DashboardChange) => {
+    for (const listener of listeners) listener(change);
+  };
+  // Another process's changes: its own listeners heard them, this process's hear them from its notification.
+  void options.shared?.listenChanges((change) => listeners.size > 0 && tell(change));
+  const announcer = options.shared ? toChangeAnnouncer(options.shared) : null;
   return {
     access,
     requests: createRequestLog(options.capacity),
     sink: {
       async emit(event: DomainEvent) {
-        for (const listener of listeners) listener({ type: event.type, account_id: event.account_id });
+        tell({ type: event.type, account_id: event.account_id });
+        await announcer?.emit(event);
       },
     },
     onChange(listener) {
@@ -64,4 +83,13 @@ export function createDashboardHub(options: { capacity?: number } = {}): Dashboa
     },
     dispose: () => access.close(),
   };
+}
+
+/**
+ * An event sink that tells the other processes sharing the database of each change (best effort), so their
+ * dashboards follow it: the hub's sink does it, and a process without a dashboard (`--no-admin`) gives the core
+ * this one, so its changes still reach the others' dashboards.
+ */
+export function toChangeAnnouncer(shared: SharedChanges): EventSink {
+  return { emit: (event) => shared.announceChange({ type: event.type, account_id: event.account_id }) };
 }

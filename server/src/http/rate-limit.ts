@@ -17,7 +17,7 @@ export interface RateLimiter {
 
 /**
  * A fixed-window limiter over the core's rate windows (`core.rateWindows`): in memory for one process, in
- * Redis for processes that share one, so the limit is the cluster's. `name` keeps limits apart.
+ * the database for processes that share PostgreSQL, so the limit is the service's. `name` keeps limits apart.
  */
 export function createRateLimiter(limit: RateLimit, windows: RateWindows, name = "checkout"): RateLimiter {
   return {

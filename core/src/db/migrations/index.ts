@@ -7,6 +7,7 @@ import { deploymentsMigration } from "./0004-deployments.js";
 import { webhooksMigration } from "./0005-webhooks.js";
 import { idempotencyMigration } from "./0006-idempotency.js";
 import { productTotalsMigration } from "./0007-product-totals.js";
+import { sharedStateMigration } from "./0008-shared-state.js";
 
 /**
  * Every migration of the schema, by name; Kysely's migrator runs those a database lacks in name order.
@@ -21,5 +22,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     "0005-webhooks": webhooksMigration(dialect),
     "0006-idempotency": idempotencyMigration(dialect),
     "0007-product-totals": productTotalsMigration(dialect),
+    "0008-shared-state": sharedStateMigration(dialect),
   };
 }
