@@ -254,7 +254,7 @@ describeDatabases("the deployment repository", ({ open }) => {
     expect(first.items.map((c) => c.id)).toEqual([uuidOf(5, 4), uuidOf(5, 3), uuidOf(5, 2)]);
     expect(first.items[0]).toEqual({ id: uuidOf(5, 4), account_id: A, page_id: PAGE, deployment_id: dep(1), values: { full_name: "Buyer 4", phone: "+33 1 23" }, created_at: at(3) });
     const second = await repo.listCheckouts(database.db, A, { limit: 3, after: first.next! });
-    expect(second).toEqual({ items: [expect.objectContaining({ id: uuidOf(5, 1) })], next: null });
+    expect(second).toEqual({ items: [expect.objectContaining({ id: uuidOf(5, 1) })], hasMore: false, next: null });
     expect((await repo.listCheckouts(database.db, A, { pageId: PAGE, limit: 10 })).items.map((c) => c.id)).toEqual([uuidOf(5, 4), uuidOf(5, 3), uuidOf(5, 1)]);
     expect((await repo.listCheckouts(database.db, B, { limit: 10 })).items).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { fromJson, toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import type { QueueTable } from "../db/queue.js";
 import type { DeploymentTables } from "../db/tables/deployments.js";
-import type { KeysetPosition } from "../lists/cursor.js";
+import { selectKeysetPage, type KeysetPage, type KeysetQuery } from "../lists/keyset-page.js";
 import type { RenderablePage } from "../render/renderable-page.js";
 import type { DeploymentRecord, SitePointer, SiteSnapshot } from "./deployment-view.js";
 import type { CheckoutRecord } from "./sites-service.js";
@@ -40,12 +40,6 @@ export interface SiteActivation {
 /** What a live address serves, with the files of its deployment. */
 export interface LiveSite extends SiteSnapshot {
   pointer: Required<SitePointer>;
-}
-
-/** A page of a listing, and the position the next one starts after (null at the end). */
-export interface ListPage<T> {
-  items: T[];
-  next: KeysetPosition | null;
 }
 
 // A start that finds the page busy reads which deployment holds it; should that one settle in between, the
@@ -112,18 +106,12 @@ export function createDeploymentRepository(dialect: Dialect) {
       q: Queries,
       accountId: string,
       pageId: string,
-      options: { status?: DeploymentRecord["status"]; after?: KeysetPosition; limit: number },
-    ): Promise<ListPage<StoredDeployment>> {
+      options: KeysetQuery & { status?: DeploymentRecord["status"] },
+    ): Promise<KeysetPage<StoredDeployment>> {
       let query = q.selectFrom("deployments").selectAll().where("page_id", "=", pageId).where("account_id", "=", accountId);
       if (options.status !== undefined) query = query.where("status", "=", options.status);
-      if (options.after) {
-        const { value, id } = options.after;
-        query = query.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(String(value), id)));
-      }
-      const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(options.limit + 1).execute();
-      const items = rows.slice(0, options.limit).map(toStoredDeployment);
-      const last = items[items.length - 1];
-      return { items, next: rows.length > options.limit && last ? { value: last.created_at, id: last.id } : null };
+      const page = await selectKeysetPage(query, { key: "created_at", tiebreak: "id", descending: true, position: (row) => ({ value: row.created_at, id: row.id }) }, options);
+      return { ...page, items: page.items.map(toStoredDeployment) };
     },
 
     /**
@@ -228,17 +216,11 @@ export function createDeploymentRepository(dialect: Dialect) {
     },
 
     /** An account's checkout posts, newest first (ties by id), those of one page when given, the `limit` after `after`. */
-    async listCheckouts(q: Queries, accountId: string, options: { pageId?: string; after?: KeysetPosition; limit: number }): Promise<ListPage<CheckoutRecord>> {
+    async listCheckouts(q: Queries, accountId: string, options: KeysetQuery & { pageId?: string }): Promise<KeysetPage<CheckoutRecord>> {
       let query = q.selectFrom("checkouts").selectAll().where("account_id", "=", accountId);
       if (options.pageId !== undefined) query = query.where("page_id", "=", options.pageId);
-      if (options.after) {
-        const { value, id } = options.after;
-        query = query.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(String(value), id)));
-      }
-      const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(options.limit + 1).execute();
-      const items = rows.slice(0, options.limit).map((row): CheckoutRecord => ({ ...row, values: fromJson(row.values) }));
-      const last = items[items.length - 1];
-      return { items, next: rows.length > options.limit && last ? { value: last.created_at, id: last.id } : null };
+      const page = await selectKeysetPage(query, { key: "created_at", tiebreak: "id", descending: true, position: (row) => ({ value: row.created_at, id: row.id }) }, options);
+      return { ...page, items: page.items.map((row): CheckoutRecord => ({ ...row, values: fromJson(row.values) })) };
     },
   };
 }

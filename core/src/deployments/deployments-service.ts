@@ -7,6 +7,7 @@ import { toTimestamp } from "../deps.js";
 import { LpError, notFound } from "../errors.js";
 import { recordEvent } from "../events/event-sink.js";
 import { isUuid } from "../ids.js";
+import { toPagination } from "../lists/keyset-page.js";
 import { perPageSchema, type Page } from "../lists/list-query.js";
 import { isLeaseLost, isStarted, takeOverAtStart, toInterruptedMessage, type Takeover } from "../pages/interrupted-work.js";
 import type { PageRecord } from "../pages/page-view.js";
@@ -130,7 +131,7 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
       const page = await repo.listDeployments(database.db, accountId, pageId, { status: q.status, after, limit: q.per_page });
       return {
         data: page.items.map(toDeploymentView),
-        pagination: { next_cursor: page.next ? deps.cursors.encode(page.next, binding) : null, has_more: page.next !== null },
+        pagination: toPagination(page, deps.cursors, binding),
       };
     },
 

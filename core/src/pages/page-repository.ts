@@ -4,7 +4,7 @@ import { fromJson, toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import type { QueueTable } from "../db/queue.js";
 import type { PageTables } from "../db/tables/pages.js";
-import type { KeysetPosition } from "../lists/cursor.js";
+import { selectKeysetPage, type KeysetPage, type KeysetQuery } from "../lists/keyset-page.js";
 import { toSort } from "../lists/list-query.js";
 import { trimEndChars } from "../trim.js";
 import type { JobRecord, PageRecord } from "./page-view.js";
@@ -32,16 +32,7 @@ export type JobChanges = Partial<Pick<StoredJob, "status" | "step" | "step_detai
 };
 
 /** One page of GET /pages, as its query (`pageListSchema`) gives it, from the position after `after`. */
-export interface PageListOptions extends Pick<PageListQuery, "sort" | "status" | "product_id" | "q" | "created_after" | "created_before"> {
-  after?: KeysetPosition;
-  limit: number;
-}
-
-/** A page of pages, and the position the next one starts after (null at the end). */
-export interface PageListPage {
-  items: PageSummary[];
-  next: KeysetPosition | null;
-}
+export interface PageListOptions extends Pick<PageListQuery, "sort" | "status" | "product_id" | "q" | "created_after" | "created_before">, KeysetQuery {}
 
 // Numbered variants of a slug are found by the range of text that starts with its stem; `~` sorts after
 // every character a slug can have ([a-z0-9-], compared byte by byte on both engines).
@@ -149,9 +140,8 @@ export function createPageRepository(dialect: Dialect) {
      * One page of GET /pages: filtered, in the sort's order (ties by id, in the same direction; slugs are
      * unique, so the slug order needs none), the `limit` pages after `after`.
      */
-    async listPages(q: Queries, accountId: string, options: PageListOptions): Promise<PageListPage> {
+    async listPages(q: Queries, accountId: string, options: PageListOptions): Promise<KeysetPage<PageSummary>> {
       const { field, descending } = toSort(options.sort) as { field: "created_at" | "updated_at" | "slug"; descending: boolean };
-      const direction = descending ? "desc" : "asc";
       let query = q
         .selectFrom("pages")
         .select(["id", "slug", "status", "product", "deployed_url", "created_at", "updated_at"])
@@ -164,16 +154,12 @@ export function createPageRepository(dialect: Dialect) {
       }
       if (options.created_after !== undefined) query = query.where("created_at", ">", toInstant(options.created_after));
       if (options.created_before !== undefined) query = query.where("created_at", "<", toInstant(options.created_before));
-      if (options.after) {
-        const value = String(options.after.value);
-        const id = options.after.id;
-        const beyond = descending ? "<" : ">";
-        query = field === "slug" ? query.where("slug", beyond, value) : query.where((eb) => eb(eb.refTuple(field, "id"), beyond, eb.tuple(value, id)));
-      }
-      query = query.orderBy(field, direction);
-      if (field !== "slug") query = query.orderBy("id", direction);
-      const rows = await query.limit(options.limit + 1).execute();
-      const items = rows.slice(0, options.limit).map((row): PageSummary => {
+      const page = await selectKeysetPage(
+        query,
+        { key: field, tiebreak: field === "slug" ? null : "id", descending, position: (row) => ({ value: row[field], id: row.id }) },
+        options,
+      );
+      const items = page.items.map((row): PageSummary => {
         const product = fromJson<PageRecord["product"]>(row.product);
         return {
           id: row.id,
@@ -185,8 +171,7 @@ export function createPageRepository(dialect: Dialect) {
           updated_at: row.updated_at,
         };
       });
-      const last = items[items.length - 1];
-      return { items, next: rows.length > options.limit && last ? { value: last[field], id: last.id } : null };
+      return { ...page, items };
     },
 
     /**

@@ -8,6 +8,7 @@ import { recordEvent } from "../events/event-sink.js";
 import type { Generator } from "../generation/generation-input.js";
 import { storePageImages } from "../generation/page-images.js";
 import { isUuid } from "../ids.js";
+import { toPagination } from "../lists/keyset-page.js";
 import type { Page } from "../lists/list-query.js";
 import type { MediaStore } from "../media/media-store.js";
 import type { ProductsService } from "../products/products-service.js";
@@ -171,7 +172,7 @@ export function createPagesService(deps: PagesDeps) {
       const binding = { sort: q.sort, filters };
       const after = q.cursor ? deps.cursors.decode(q.cursor, binding) : undefined;
       const page = await repo.listPages(database.db, accountId, { ...filters, sort: q.sort, after, limit: q.per_page });
-      return { data: page.items, pagination: { next_cursor: page.next ? deps.cursors.encode(page.next, binding) : null, has_more: page.next !== null } };
+      return { data: page.items, pagination: toPagination(page, deps.cursors, binding) };
     },
 
     /** Applies a checked merge patch (`pageUpdateSchema`'s output), with `page.updated`, in one transaction. */

@@ -5,6 +5,7 @@ import type { Tables } from "../db/tables.js";
 import { columnProblem, readJsonColumn, UnreadableRowError, type ColumnRule, type UnreadableRows } from "../db/unreadable-rows.js";
 import { LpError } from "../errors.js";
 import type { CursorCodec } from "../lists/cursor.js";
+import { selectKeysetPage, toPagination } from "../lists/keyset-page.js";
 import { toSort, type Page } from "../lists/list-query.js";
 import { productRoomRefusal } from "./product-quotas.js";
 import type { ProductImageRecord, ProductRecord, StoredCheckoutField } from "./product-view.js";
@@ -335,8 +336,7 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
       if (pg && needle?.includes("\0")) return { data: [], pagination: { next_cursor: null, has_more: false } };
       const createdAfter = toCreatedBound(query.created_after, "after");
       const createdBefore = toCreatedBound(query.created_before, "before");
-      const direction = descending ? "desc" : "asc";
-      const rows = await q
+      const listed = q
         .selectFrom("products")
         .select(productColumns)
         .select([
@@ -348,30 +348,25 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
         .$if(query.product_type !== undefined, (b) => b.where("product_type", "=", query.product_type!))
         .$if(needle !== undefined, (b) => b.where(contains(needle!)))
         .$if(createdAfter !== undefined, (b) => b.where("created_at", ">", createdAfter!))
-        .$if(createdBefore !== undefined, (b) => b.where("created_at", "<", createdBefore!))
-        // The bound on the key alone lets the index seek to the cursor; the pair breaks ties by id.
-        .$if(after !== undefined, (b) =>
-          b.where(
-            descending
-              ? sql<boolean>`${key} <= ${after!.value} and (${key}, id) < (${after!.value}, ${after!.id})`
-              : sql<boolean>`${key} >= ${after!.value} and (${key}, id) > (${after!.value}, ${after!.id})`,
-          ),
-        )
-        .orderBy(key, direction)
-        .orderBy("id", direction)
-        .limit(query.per_page + 1)
-        .execute();
-      const hasMore = rows.length > query.per_page;
-      const page = hasMore ? rows.slice(0, query.per_page) : rows;
-      // The page goes on from its last row whose sort key is of the sort's type: a damaged one is left out.
-      const last = page.findLast((row) => typeof row.sort_value === (field === "price" ? "number" : "string"));
+        .$if(createdBefore !== undefined, (b) => b.where("created_at", "<", createdBefore!));
+      const page = await selectKeysetPage(
+        listed,
+        {
+          key,
+          tiebreak: "id",
+          descending,
+          // The page goes on from its last row whose sort key is of the sort's type: a damaged one is left out.
+          position: (row) => (typeof row.sort_value === (field === "price" ? "number" : "string") ? { value: row.sort_value, id: row.id } : undefined),
+        },
+        { after, limit: query.per_page },
+      );
       return {
-        data: page.flatMap(({ sort_value: _, ...item }) => {
+        data: page.items.flatMap(({ sort_value: _, ...item }) => {
           const problem = columnProblem(item, LISTED_RULES);
           if (problem) return (unreadable(item.id, problem), []);
           return [{ ...item, product_type: item.product_type as ProductListItem["product_type"] }];
         }),
-        pagination: { next_cursor: hasMore && last ? deps.cursors.encode({ value: last.sort_value, id: last.id }, binding) : null, has_more: hasMore },
+        pagination: toPagination(page, deps.cursors, binding),
       };
     },
   };

@@ -330,7 +330,7 @@ describeDatabases("the webhook delivery repository", ({ open }) => {
     expect(ids(await deliveries.eventsSince(database.db, { ...window, applicationId: "app_1" }))).toEqual(["evt_02", "evt_04"]);
     expect(ids(await deliveries.eventsSince(database.db, { from: at(0), to: at(9), limit: 10, applicationId: "app_2", types: ["product.created"] }))).toEqual(["evt_03"]);
     const first = await deliveries.eventsSince(database.db, { from: at(0), to: at(9), limit: 2 });
-    expect(first).toEqual({ items: [events[0], events[1]], hasMore: true });
+    expect(first).toEqual({ items: [events[0], events[1]], hasMore: true, next: { value: events[1].timestamp, id: events[1].id } });
     const second = await deliveries.eventsSince(database.db, { from: at(0), to: at(9), limit: 3, after: { value: at(2), id: "evt_02" } });
     expect(ids(second)).toEqual(["evt_03", "evt_04", "evt_05"]);
     expect(second.hasMore).toBe(true);

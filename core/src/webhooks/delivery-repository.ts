@@ -3,9 +3,8 @@ import { fromJson, toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import { renewLease, type QueueTable } from "../db/queue.js";
 import type { WebhookTables } from "../db/tables/webhooks.js";
-import type { KeysetPosition } from "../lists/cursor.js";
+import { selectKeysetPage, type KeysetPage, type KeysetQuery } from "../lists/keyset-page.js";
 import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
-import type { KeysetPage, KeysetQuery } from "./endpoint-repository.js";
 import { toNewDelivery, type AttemptRecord, type DeliveryRecord, type DeliveryStatus, type EndpointRecord, type EventRecord } from "./records.js";
 
 type DeliveryRow = Selectable<WebhookTables["webhook_deliveries"]>;
@@ -200,13 +199,8 @@ export function createDeliveryRepository(dialect: Dialect) {
       let query = q.selectFrom("webhook_deliveries").selectAll().where("endpoint_id", "=", endpointId);
       if (page.status) query = query.where("status", "=", page.status);
       if (page.event_type) query = query.where("event_type", "=", page.event_type);
-      const after = page.after;
-      if (after) {
-        const at = String(after.value);
-        query = query.where((eb) => eb.or([eb("created_at", "<", at), eb.and([eb("created_at", "=", at), eb("id", "<", after.id)])]));
-      }
-      const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(page.limit + 1).execute();
-      return { items: await load(q, rows.slice(0, page.limit)), hasMore: rows.length > page.limit };
+      const listed = await selectKeysetPage(query, { key: "created_at", tiebreak: "id", descending: true, position: (row) => ({ value: row.created_at, id: row.id }) }, page);
+      return { ...listed, items: await load(q, listed.items) };
     },
 
     /**
@@ -396,13 +390,8 @@ export function createDeliveryRepository(dialect: Dialect) {
           eb.exists(eb.selectFrom("application_accounts as a").select("a.account_id").whereRef("a.account_id", "=", "events.account_id").where("a.application_id", "=", appId)),
         );
       }
-      const after: KeysetPosition | undefined = window.after;
-      if (after) {
-        const at = String(after.value);
-        query = query.where((eb) => eb.or([eb("events.created_at", ">", at), eb.and([eb("events.created_at", "=", at), eb("events.id", ">", after.id)])]));
-      }
-      const rows = await query.orderBy("events.created_at").orderBy("events.id").limit(window.limit + 1).execute();
-      return { items: rows.slice(0, window.limit).map(toEventRecord), hasMore: rows.length > window.limit };
+      const listed = await selectKeysetPage(query, { key: "events.created_at", tiebreak: "events.id", descending: false, position: (row) => ({ value: row.created_at, id: row.id }) }, window);
+      return { ...listed, items: listed.items.map(toEventRecord) };
     },
 
     /**

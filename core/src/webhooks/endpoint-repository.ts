@@ -2,23 +2,10 @@ import type { Selectable } from "kysely";
 import { fromJson, toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import type { WebhookTables } from "../db/tables/webhooks.js";
-import type { KeysetPosition } from "../lists/cursor.js";
+import { selectKeysetPage, type KeysetPage, type KeysetQuery } from "../lists/keyset-page.js";
 import type { EndpointRecord } from "./records.js";
 
 type EndpointRow = Selectable<WebhookTables["webhook_endpoints"]>;
-
-/** A page of a keyset listing: the rows, and whether more follow the last. */
-export interface KeysetPage<T> {
-  items: T[];
-  hasMore: boolean;
-}
-
-/** What a keyset listing asks: the page's size and, after the first page, the last row it showed. */
-export interface KeysetQuery {
-  /** The previous page's last row: its `created_at` as `value`, and its id. */
-  after?: KeysetPosition;
-  limit: number;
-}
 
 /**
  * What an endpoint change may set; absent fields are left as stored. `events` replaces the subscriptions
@@ -111,14 +98,9 @@ export function createEndpointRepository(dialect: Dialect) {
 
     /** The application's endpoints, newest first (`created_at`, then id), a page at a time. */
     async list(q: Queries, applicationId: string, page: KeysetQuery): Promise<KeysetPage<EndpointRecord>> {
-      let query = q.selectFrom("webhook_endpoints").selectAll().where("application_id", "=", applicationId);
-      const after = page.after;
-      if (after) {
-        const at = String(after.value);
-        query = query.where((eb) => eb.or([eb("created_at", "<", at), eb.and([eb("created_at", "=", at), eb("id", "<", after.id)])]));
-      }
-      const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(page.limit + 1).execute();
-      return { items: await withEvents(q, rows.slice(0, page.limit)), hasMore: rows.length > page.limit };
+      const query = q.selectFrom("webhook_endpoints").selectAll().where("application_id", "=", applicationId);
+      const listed = await selectKeysetPage(query, { key: "created_at", tiebreak: "id", descending: true, position: (row) => ({ value: row.created_at, id: row.id }) }, page);
+      return { ...listed, items: await withEvents(q, listed.items) };
     },
 
     /**

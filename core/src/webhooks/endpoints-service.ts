@@ -4,13 +4,13 @@ import type { Database, Tx } from "../db/database.js";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import { LpError, notFound, validationError } from "../errors.js";
 import { isPrefixedId } from "../ids.js";
-import type { KeysetPosition } from "../lists/cursor.js";
-import type { CursorCodec } from "../lists/cursor.js";
+import type { CursorCodec, KeysetPosition } from "../lists/cursor.js";
+import { toPagination, type KeysetPage } from "../lists/keyset-page.js";
 import type { Page } from "../lists/list-query.js";
 import type { AddressGuard } from "./address-guard.js";
 import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
 import type { DeliveryRepository } from "./delivery-repository.js";
-import type { EndpointChanges, EndpointRepository, KeysetPage } from "./endpoint-repository.js";
+import type { EndpointChanges, EndpointRepository } from "./endpoint-repository.js";
 import type { EventRecorder } from "./event-recorder.js";
 import { toOrderedId } from "./ordered-id.js";
 import { toDeliveryView, toEndpointView, type EndpointRecord, type EventRecord } from "./records.js";
@@ -97,10 +97,9 @@ export function createEndpointsService(deps: EndpointsDeps) {
     return { ...rest, ...(error ? { error } : {}), endpoint: toEndpointView(next) };
   }
 
-  /** A keyset page: the cursor decoded against the listing's binding, the next one made from the page's last row. */
-  async function keysetPage<R extends { id: string; created_at: string }, T>(
+  /** A keyset page: the cursor decoded against the listing's binding, the next one made from where the page ends. */
+  async function keysetPage<R, T>(
     cursor: string | undefined,
-    perPage: number,
     filters: Record<string, unknown>,
     read: (after: KeysetPosition | undefined) => Promise<KeysetPage<R>>,
     view: (row: R) => T,
@@ -108,10 +107,8 @@ export function createEndpointsService(deps: EndpointsDeps) {
     const binding = { sort: "-created_at", filters };
     const after = cursor ? deps.cursors.decode(cursor, binding) : undefined;
     if (after && typeof after.value !== "string") throw new LpError("invalid_cursor", "The cursor is not valid for this listing: malformed. Start again without a cursor.");
-    const { items, hasMore } = await read(after);
-    const last = items[items.length - 1];
-    const next = hasMore && last ? deps.cursors.encode({ value: last.created_at, id: last.id }, binding) : null;
-    return { data: items.map(view), pagination: { next_cursor: next, has_more: hasMore } };
+    const page = await read(after);
+    return { data: page.items.map(view), pagination: toPagination(page, deps.cursors, binding) };
   }
 
   return {
@@ -151,7 +148,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
     },
 
     list: (appId: string, q: EndpointListQuery) =>
-      keysetPage(q.cursor, q.per_page, { application_id: appId }, (after) => endpoints.list(database.db, appId, { after, limit: q.per_page }), toEndpointView),
+      keysetPage(q.cursor, { application_id: appId }, (after) => endpoints.list(database.db, appId, { after, limit: q.per_page }), toEndpointView),
 
     get: async (appId: string, id: string) => toEndpointView(await requireEndpoint(appId, id)),
 
@@ -228,7 +225,6 @@ export function createEndpointsService(deps: EndpointsDeps) {
       await requireEndpoint(appId, id);
       return keysetPage(
         q.cursor,
-        q.per_page,
         { endpoint_id: id, status: q.status, event_type: q.event_type },
         (after) => deliveries.list(database.db, id, { status: q.status, event_type: q.event_type, after, limit: q.per_page }),
         toDeliveryView,

@@ -102,9 +102,8 @@ export function createEventReplay(deps: ReplayDeps) {
         });
         replayed += page.items.length;
         if (page.items.length > 0) deps.wake();
-        const last = page.items[page.items.length - 1];
-        if (!page.hasMore || !last) break;
-        after = { value: last.timestamp, id: last.id };
+        if (!page.next) break;
+        after = page.next;
       }
       return answer(replayed);
     },
