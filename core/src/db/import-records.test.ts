@@ -128,7 +128,7 @@ describeDatabases("format-2 records into the tables", ({ kind, open, target }) =
     }
     const endpoints = createEndpointRepository(database.dialect);
     for (const [, e] of entriesOf(records, /^webhooks:endpoints:/)) expect(await endpoints.get(db, e.id)).toEqual(e);
-    const deliveries = createDeliveryRepository(database.dialect);
+    const deliveries = createDeliveryRepository();
     for (const [, d] of entriesOf(records, /^webhooks:deliveries:/)) expect(await deliveries.get(db, d.id)).toEqual(d);
 
     // The service's own keys, as settings; the records of indexes and journals are not kept.

@@ -4,6 +4,7 @@ import { afterCommit, type Database } from "../db/database.js";
 import type { DomainEvent, EventSink } from "../events/event-sink.js";
 import type { CursorCodec } from "../lists/cursor.js";
 import { createAddressGuard, dnsResolveHost, type ResolveHost } from "./address-guard.js";
+import { createDeliveryClaims } from "./delivery-claims.js";
 import { createDeliveryRepository } from "./delivery-repository.js";
 import { createDeliveryWorker } from "./delivery-worker.js";
 import { createEndpointRepository } from "./endpoint-repository.js";
@@ -77,11 +78,13 @@ export function createWebhooks(deps: WebhookDeps) {
   const scheduler = deps.scheduler ?? realScheduler;
   const retentionMs = deps.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS;
   const endpoints = createEndpointRepository(database.dialect);
-  const deliveries = createDeliveryRepository(database.dialect);
+  const deliveries = createDeliveryRepository();
+  const claims = createDeliveryClaims(database.dialect);
   const worker = createDeliveryWorker({
     database,
     endpoints,
     deliveries,
+    claims,
     clock,
     ids,
     scheduler,
@@ -102,6 +105,7 @@ export function createWebhooks(deps: WebhookDeps) {
     database,
     endpoints,
     deliveries,
+    claims,
     recorder,
     guard,
     cursors: deps.cursors,

@@ -2,7 +2,9 @@ import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { Database } from "../db/database.js";
 import { CLAIM_ENDED, createWorker, type ClaimFunction, type Lease, type Worker } from "../db/worker.js";
 import { toAttemptOutcome, toEndpointAfterAttempt, toGate } from "./attempt-outcome.js";
-import { DELIVERY_LEASE_MS, DELIVERY_QUEUE, type ClaimedDelivery, type DeliveryRepository, type DeliveryState } from "./delivery-repository.js";
+import { DELIVERY_LEASE_MS, DELIVERY_QUEUE, type ClaimedDelivery, type DeliveryClaims } from "./delivery-claims.js";
+import type { DeliveryRepository } from "./delivery-repository.js";
+import type { DeliveryState } from "./delivery-rows.js";
 import type { EndpointRepository } from "./endpoint-repository.js";
 import type { PostResult } from "./http-attempt.js";
 import type { DeliveryRecord, EndpointRecord } from "./records.js";
@@ -21,6 +23,7 @@ export interface DeliveryWorkerDeps {
   database: Database;
   endpoints: EndpointRepository;
   deliveries: DeliveryRepository;
+  claims: DeliveryClaims;
   clock: Clock;
   ids: IdSource;
   scheduler: Scheduler;
@@ -42,13 +45,13 @@ export interface DeliveryWorkerDeps {
  * delivery whose endpoint is paused or unverified is held (no due time), one of a disabled endpoint skipped.
  */
 export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
-  const { database, endpoints, deliveries, clock, owner } = deps;
+  const { database, endpoints, deliveries, claims, clock, owner } = deps;
   const iso = (ms: number) => toTimestamp(new Date(ms));
   // What the last claim answered per delivery (its record and whether it probes), for the run that follows it.
   const claimed = new Map<string, ClaimedDelivery>();
 
   const claim: ClaimFunction = async (db, _table, options) => {
-    const taken = await db.transaction((tx) => deliveries.claimDue(tx, options));
+    const taken = await db.transaction((tx) => claims.claimDue(tx, options));
     for (const c of taken) claimed.set(c.delivery.id, c);
     return taken.map((c) => c.delivery.id);
   };
@@ -83,7 +86,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
       const at = toTimestamp(clock.now());
       const skip = gate.kind === "skip";
       const state: DeliveryState = { ...delivery, status: skip ? "skipped" : "pending", skipped_reason: skip ? gate.reason : null, next_attempt_at: null, updated_at: at };
-      await deliveries.releaseClaim(tx, delivery.id, owner, state);
+      await claims.releaseClaim(tx, delivery.id, owner, state);
       return null;
     });
   }
@@ -102,12 +105,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
       const outcome = toAttemptOutcome(delivery, result, started, nowMs, deps.retrySchedule, deps.ids.random);
       const attempts = outcome.changes.attempts!;
       const state: DeliveryState = { ...delivery, ...outcome.changes, updated_at: at };
-      if (!(await deliveries.recordAttempt(tx, delivery.id, owner, attempts[attempts.length - 1], state))) return;
+      if (!(await claims.recordAttempt(tx, delivery.id, owner, attempts[attempts.length - 1], state))) return;
       const after = toEndpointAfterAttempt(endpoint, outcome, probe, nowMs);
       if (!after) return;
       await endpoints.update(tx, endpointId, { ...after, updated_at: at });
-      if (after.status === "disabled") await deliveries.skipDue(tx, endpointId, "endpoint_disabled", at);
-      else if (isWaiting(after.circuit, at)) await deliveries.deferDue(tx, endpointId, after.circuit.opens_until!, at);
+      if (after.status === "disabled") await claims.skipDue(tx, endpointId, "endpoint_disabled", at);
+      else if (isWaiting(after.circuit, at)) await claims.deferDue(tx, endpointId, after.circuit.opens_until!, at);
     });
   }
 

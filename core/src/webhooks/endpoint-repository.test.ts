@@ -2,6 +2,7 @@ import { beforeEach, expect, it } from "vitest";
 import type { Database } from "../db/database.js";
 import { isForeignKeyViolation } from "../db/errors.js";
 import { describeDatabases } from "../testing/databases.js";
+import { createDeliveryClaims } from "./delivery-claims.js";
 import { createDeliveryRepository } from "./delivery-repository.js";
 import { createEndpointRepository, type EndpointRepository } from "./endpoint-repository.js";
 import { circuitAfterFailure } from "./retry-policy.js";
@@ -166,12 +167,13 @@ describeDatabases("the webhook endpoint repository", ({ open }) => {
   });
 
   it("deletes an endpoint with its subscriptions, deliveries and attempts, for its own application only", async () => {
-    const deliveries = createDeliveryRepository(database.dialect);
+    const deliveries = createDeliveryRepository();
+    const claims = createDeliveryClaims(database.dialect);
     await insert(toTestEndpoint("we_01"), toTestEndpoint("we_02"));
     const [first] = await database.transaction((tx) => deliveries.recordEvent(tx, toTestEvent("evt_01"), [toTestEndpoint("we_01"), toTestEndpoint("we_02")]));
     await database.transaction(async (tx) => {
-      await deliveries.claimDue(tx, { now: at(1), owner: "p1", leaseUntil: at(2), limit: 10 });
-      await deliveries.recordAttempt(tx, first.id, "p1", { number: 1, trigger: "scheduled", started_at: at(1), status_code: 200, latency_ms: 5, outcome: "succeeded", error: null, response_body: null, truncated: false }, { ...first, status: "succeeded", next_attempt_at: null, scheduled_attempts: 1, updated_at: at(1) });
+      await claims.claimDue(tx, { now: at(1), owner: "p1", leaseUntil: at(2), limit: 10 });
+      await claims.recordAttempt(tx, first.id, "p1", { number: 1, trigger: "scheduled", started_at: at(1), status_code: 200, latency_ms: 5, outcome: "succeeded", error: null, response_body: null, truncated: false }, { ...first, status: "succeeded", next_attempt_at: null, scheduled_attempts: 1, updated_at: at(1) });
     });
     expect(await endpoints.remove(database.db, "we_01", "app_2")).toBe(false);
     expect(await endpoints.remove(database.db, "we_01", "app_1")).toBe(true);

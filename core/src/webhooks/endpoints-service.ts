@@ -9,6 +9,7 @@ import { toPagination, type KeysetPage } from "../lists/keyset-page.js";
 import type { Page } from "../lists/list-query.js";
 import type { AddressGuard } from "./address-guard.js";
 import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
+import type { DeliveryClaims } from "./delivery-claims.js";
 import type { DeliveryRepository } from "./delivery-repository.js";
 import type { EndpointChanges, EndpointRepository } from "./endpoint-repository.js";
 import type { EventRecorder } from "./event-recorder.js";
@@ -23,6 +24,7 @@ export interface EndpointsDeps {
   database: Database;
   endpoints: EndpointRepository;
   deliveries: DeliveryRepository;
+  claims: DeliveryClaims;
   recorder: EventRecorder;
   guard: AddressGuard;
   cursors: CursorCodec;
@@ -48,7 +50,7 @@ export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
  * lock: the delivery worker (in any process) records circuits on the same row.
  */
 export function createEndpointsService(deps: EndpointsDeps) {
-  const { database, endpoints, deliveries, clock, ids } = deps;
+  const { database, endpoints, deliveries, claims, clock, ids } = deps;
   const now = () => toTimestamp(clock.now());
 
   async function requireEndpoint(appId: string, id: string): Promise<EndpointRecord> {
@@ -90,7 +92,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
       () => (ok ? { status: "active", disabled_reason: null, circuit: closedCircuit(), last_verification: result } : { last_verification: result }),
       mark,
       // What the endpoint held while paused or unverified is due now.
-      async (tx) => void (ok && (await deliveries.releaseHeld(tx, endpoint.id, now()))),
+      async (tx) => void (ok && (await claims.releaseHeld(tx, endpoint.id, now()))),
     );
     if (ok) deps.wake();
     const { at: _at, error, ...rest } = result;
@@ -239,7 +241,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
         const endpoint = await lockEndpoint(tx, appId, id);
         const at = now();
         // An open circuit lets nothing out before its probe: the retry is due then.
-        const marked = await deliveries.markForRetry(tx, id, deliveryId, at, isWaiting(endpoint.circuit, at) ? endpoint.circuit.opens_until! : at);
+        const marked = await claims.markForRetry(tx, id, deliveryId, at, isWaiting(endpoint.circuit, at) ? endpoint.circuit.opens_until! : at);
         if (!marked) throw notFound("delivery", deliveryId);
         await mark?.(tx);
         return marked.delivery;

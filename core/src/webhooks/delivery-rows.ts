@@ -1,0 +1,136 @@
+import type { Insertable, Selectable } from "kysely";
+import { fromJson, toJson } from "../db/column-types.js";
+import type { Queries } from "../db/database.js";
+import type { WebhookTables } from "../db/tables/webhooks.js";
+import type { AttemptRecord, DeliveryRecord, EventRecord } from "./records.js";
+
+type DeliveryRow = Selectable<WebhookTables["webhook_deliveries"]>;
+type EventRow = Selectable<WebhookTables["events"]>;
+type AttemptRow = Selectable<WebhookTables["delivery_attempts"]>;
+
+/** The state of a delivery an attempt (or a decision not to send) leaves; `next_attempt_at` becomes its due time. */
+export type DeliveryState = Pick<DeliveryRecord, "status" | "scheduled_attempts" | "auto_retry" | "next_trigger" | "next_attempt_at" | "skipped_reason" | "updated_at">;
+
+/** Rows of a fan-out inserted by one statement: well under either engine's limit on bound parameters. */
+const INSERT_CHUNK = 500;
+
+/** Deliveries' rows as records, with their events and attempts, in the order of `rows`. */
+export async function loadDeliveries(q: Queries, rows: DeliveryRow[]): Promise<DeliveryRecord[]> {
+  if (rows.length === 0) return [];
+  const eventIds = [...new Set(rows.map((r) => r.event_id))];
+  const [events, attempts] = await Promise.all([
+    q.selectFrom("events").selectAll().where("id", "in", eventIds).execute(),
+    q.selectFrom("delivery_attempts").selectAll().where("delivery_id", "in", rows.map((r) => r.id)).orderBy("delivery_id").orderBy("number").execute(),
+  ]);
+  const eventById = new Map(events.map((e) => [e.id, toEventRecord(e)]));
+  const attemptsOf = new Map<string, AttemptRecord[]>();
+  for (const a of attempts) {
+    const list = attemptsOf.get(a.delivery_id);
+    if (list) list.push(toAttemptRecord(a));
+    else attemptsOf.set(a.delivery_id, [toAttemptRecord(a)]);
+  }
+  return rows.map((row) => toDeliveryRecord(row, eventById.get(row.event_id)!, attemptsOf.get(row.id) ?? []));
+}
+
+/** The delivery with its attempts and event; with `endpointId`, only if it is that endpoint's. */
+export async function readDelivery(q: Queries, id: string, endpointId?: string): Promise<DeliveryRecord | null> {
+  let query = q.selectFrom("webhook_deliveries").selectAll().where("id", "=", id);
+  if (endpointId !== undefined) query = query.where("endpoint_id", "=", endpointId);
+  const row = await query.executeTakeFirst();
+  return row ? (await loadDeliveries(q, [row]))[0] : null;
+}
+
+/** Stores deliveries as their records give them (a pending one due at its `next_attempt_at`, claimed by no one). */
+export async function insertDeliveries(q: Queries, deliveries: readonly DeliveryRecord[]): Promise<void> {
+  for (let i = 0; i < deliveries.length; i += INSERT_CHUNK) {
+    await q.insertInto("webhook_deliveries").values(deliveries.slice(i, i + INSERT_CHUNK).map(toDeliveryRow)).execute();
+  }
+}
+
+/** An event's row. */
+export function toEventRow(e: EventRecord): EventRow {
+  return { id: e.id, type: e.type, account_id: e.account_id, environment: e.environment, data: toJson(e.data), created_at: e.timestamp };
+}
+
+/** An event's row as the body every delivery of it carries. */
+export function toEventRecord(row: EventRow): EventRecord {
+  return { id: row.id, type: row.type, timestamp: row.created_at, account_id: row.account_id, environment: row.environment, data: fromJson(row.data) };
+}
+
+/** The columns of a delivery's state, its due time among them. */
+export function toStateColumns(state: DeliveryState) {
+  return {
+    status: state.status,
+    scheduled_attempts: state.scheduled_attempts,
+    auto_retry: state.auto_retry ? 1 : 0,
+    next_trigger: state.next_trigger,
+    skipped_reason: state.skipped_reason,
+    updated_at: state.updated_at,
+    // Only a pending delivery has an attempt to make.
+    due_at: state.status === "pending" ? state.next_attempt_at : null,
+  };
+}
+
+/** An attempt's row, as one of the delivery `deliveryId`. */
+export function toAttemptRow(deliveryId: string, a: AttemptRecord): AttemptRow {
+  return {
+    delivery_id: deliveryId,
+    number: a.number,
+    trigger: a.trigger,
+    started_at: a.started_at,
+    status_code: a.status_code,
+    latency_ms: a.latency_ms,
+    outcome: a.outcome,
+    error: a.error,
+    response_body: a.response_body,
+    truncated: a.truncated ? 1 : 0,
+  };
+}
+
+function toDeliveryRow(d: DeliveryRecord): Insertable<WebhookTables["webhook_deliveries"]> {
+  return {
+    id: d.id,
+    endpoint_id: d.endpoint_id,
+    event_id: d.event_id,
+    application_id: d.application_id,
+    event_type: d.event_type,
+    created_at: d.created_at,
+    ...toStateColumns(d),
+    lease_owner: null,
+    lease_expires_at: null,
+  };
+}
+
+function toDeliveryRecord(row: DeliveryRow, payload: EventRecord, attempts: AttemptRecord[]): DeliveryRecord {
+  return {
+    id: row.id,
+    application_id: row.application_id,
+    endpoint_id: row.endpoint_id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    status: row.status,
+    attempts,
+    scheduled_attempts: row.scheduled_attempts,
+    auto_retry: row.auto_retry === 1,
+    next_trigger: row.next_trigger,
+    next_attempt_at: row.due_at,
+    skipped_reason: row.skipped_reason,
+    payload,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+function toAttemptRecord(row: AttemptRow): AttemptRecord {
+  return {
+    number: row.number,
+    trigger: row.trigger,
+    started_at: row.started_at,
+    status_code: row.status_code,
+    latency_ms: row.latency_ms,
+    outcome: row.outcome,
+    error: row.error,
+    response_body: row.response_body,
+    truncated: row.truncated === 1,
+  };
+}
