@@ -4,7 +4,8 @@ import { LpError, type ValidationIssue } from "../errors.js";
 import { fromJson, toJson } from "./column-types.js";
 import type { Database, Tx } from "./database.js";
 import { recordProblem, toKeyOf } from "./format-2-records.js";
-import { KIND_NAMES, toFormat3Rows, type LeftOut } from "./format-2-rows.js";
+import { KIND_NAMES, type LeftOut } from "./format-2-row-build.js";
+import { toFormat3Rows } from "./format-2-rows.js";
 import { columnsOf, TABLE_ORDER, tableSpec, type AnyRow, type CatalogTable, type ColumnKind, type TableRows } from "./table-catalog.js";
 import { clearTables, readTableRows, writeTableRows } from "./table-copy.js";
 

@@ -1,7 +1,8 @@
 import type { Storage } from "unstorage";
 import { openSqlite, prepareArrays } from "../storage/sqlite.js";
 import type { Database, Tx } from "./database.js";
-import { toFormat3Rows, type LeftOut } from "./format-2-rows.js";
+import type { LeftOut } from "./format-2-row-build.js";
+import { toFormat3Rows } from "./format-2-rows.js";
 import { writeTableRows } from "./table-copy.js";
 
 /** Records and media of format 2: a format-2 `lp.db`'s `records` and `media` tables, or an export document of version 1. */
