@@ -3,8 +3,9 @@
  * connections): `npx tsx bench/profile-get.ts [mode] [seconds]`. Modes: GET one product `memory|sqlite|bare`
  * (bare h3 from a Map); a deployed site's GET `site` (memory), `site-sqlite`, `site-bare` (bare h3 serving the
  * same bytes); POST product `post` (memory), `post-sqlite`. Prints the self time of the top functions and a
- * per-request breakdown by area of the main thread; on sqlite also the SQLite writer thread's CPU per
- * request (its own profile: `--cpu-prof` writes one per thread). One-off; not in `npm run bench`.
+ * per-request breakdown by area of the main thread, where node:sqlite runs every statement too; the CPU per
+ * request of any other JavaScript thread beside it (`--cpu-prof` writes one profile per thread; lp starts
+ * none of its own). One-off; not in `npm run bench`.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -74,7 +75,7 @@ for (const other of files.filter((f) => f !== main)) {
   const profile = JSON.parse(readFileSync(join(profDir, other), "utf8"));
   // Its areas would be named after the main thread's: only its functions are shown.
   const own = summarise(profile, requests, window).split("\n");
-  lines.push("", `thread ${threadOf(other)} (the SQLite writer): busy CPU per request ${(threadBusyUs(profile, window) / requests).toFixed(1)} µs`, ...own.slice(own.indexOf("µs/req  function (self time)"), own.indexOf("µs/req  function (self time)") + 12));
+  lines.push("", `thread ${threadOf(other)}: busy CPU per request ${(threadBusyUs(profile, window) / requests).toFixed(1)} µs`, ...own.slice(own.indexOf("µs/req  function (self time)"), own.indexOf("µs/req  function (self time)") + 12));
 }
 process.stdout.write(`${lines.join("\n")}\n`);
 rmSync(profDir, { recursive: true, force: true });

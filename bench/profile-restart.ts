@@ -1,10 +1,10 @@
 /**
- * What holds the event loop while a restarted server loads a list index: `npx tsx bench/profile-restart.ts
+ * What holds the event loop while a restarted server answers its first lists: `npx tsx bench/profile-restart.ts
  * [count] [--late=ms]` (default 100000 products, ticks 30 ms late; build first: it runs the built CLI).
- * Writes `count` products into one account's database, which the index loads from newest first, starts
- * `lp serve` under the V8 profiler (`--cpu-prof`, a sample every 250 µs) with a 1 ms timer preloaded that notes every tick more
- * than `late` ms late, lists the products once, then by title (which waits for the whole index), and stops
- * the server. For each late tick after Ready it prints its length, the CPU the server's
+ * Writes `count` products into one account's database, starts `lp serve` under the V8 profiler
+ * (`--cpu-prof`, a sample every 250 µs) with a 1 ms timer preloaded that notes every tick more than `late` ms
+ * late, lists the products once, newest first, then by title (each a keyset query on the database's index of
+ * its sort), and stops the server. For each late tick after Ready it prints its length, the CPU the server's
  * main thread was seen running inside it (its samples other than idle, 250 µs each), and the functions it
  * was running: a late tick with little CPU in it is time the process spent waiting for a core.
  * One-off, not in `npm run bench`.
@@ -106,8 +106,8 @@ try {
   const profile = JSON.parse(readFileSync(join(work, readdirSync(work).find((f) => f.endsWith(".cpuprofile") && f.split(".")[4] === "0")!), "utf8")) as Profile;
   const late = JSON.parse(readFileSync(lateFile, "utf8")) as [number, number][];
   const load = `load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} CPUs`;
-  const how = "index loaded from the database";
-  console.log(`${kind}, ${count} products, ${how}: first list ${res.status} in ${listed.toFixed(1)} ms, by title (whole index) ${sorted.status} in ${whole.toFixed(0)} ms (${load})`);
+  const how = "lists read from the database's indexes";
+  console.log(`${kind}, ${count} products, ${how}: first list ${res.status} in ${listed.toFixed(1)} ms, by title ${sorted.status} in ${whole.toFixed(0)} ms (${load})`);
   console.log(lateTicks(profile, late, server.ready).join("\n") || `no tick more than ${lateMs} ms late after Ready`);
 } finally {
   rmSync(work, { recursive: true, force: true, maxRetries: 5 });

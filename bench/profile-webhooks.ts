@@ -90,7 +90,8 @@ if (alloc) {
     self.set(nameOf(callFrame), (self.get(nameOf(callFrame)) ?? 0) + us);
   }
   process.stdout.write(`${storage}: ${Math.round(result.rate)} deliveries/s, ${result.cpuMs.toFixed(3)} ms CPU per delivery (this process)\n`);
-  // The inspector samples this thread only: the SQLite writer thread's commits are not in these figures.
-  process.stdout.write(`profile: ${file}; the main thread's JavaScript (not the SQLite writer thread)\n`);
+  // The inspector samples this thread, where node:sqlite runs every statement too: the commits are in these
+  // figures, as the native frames of its calls. The receiver is another process, and is not.
+  process.stdout.write(`profile: ${file}; this thread's JavaScript, node:sqlite's statements included (not the receiver's)\n`);
   top(self, busy, "µs");
 }

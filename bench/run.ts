@@ -39,7 +39,7 @@ const scenarios: [string, typeof runReads][] = [
   ["async", runAsyncWork],
   ["hostile-strings", runHostileStrings],
   // The first list of a fresh process on 100k products (after a clean stop and after kill -9), the longest
-  // event-loop block through the whole index and the RSS, on sqlite.
+  // event-loop block through a list by title and the RSS, on sqlite.
   ["restart-list", runRestartList],
 ];
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");

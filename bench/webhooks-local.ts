@@ -1,8 +1,9 @@
 /**
  * The webhook engine with no socket: the bench's engine run (emit → signed attempt → stored outcome,
  * concurrency 4, memory storage) through a fetch that answers 200 at once, in this process. What it costs per
- * delivery is the engine's own work (events, records, group commits, lock, slots, signing, the attempt's
- * record) plus the fetch's Response, without node:http and the socket writes. `bench/profile-webhooks.ts
+ * delivery is the engine's own work (the event and its delivery written in one transaction, the claim, signing,
+ * the attempt and the delivery's next state recorded in another) plus the fetch's Response, without node:http
+ * and the socket writes. `bench/profile-webhooks.ts
  * local` profiles it.
  */
 import { createCore, endpointCreateSchema, ensureDevCredentials } from "@lp/core";

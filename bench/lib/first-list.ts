@@ -56,20 +56,20 @@ function pollHealth(base: string) {
 export interface Restarted {
   firstMs: number;
   secondMs: number;
-  /** A list sorted by title: on a store that lists from an index in memory, it needs the whole index loaded. */
+  /** A list sorted by title (read from the database's index of titles); null when not asked for. */
   wholeMs: number | null;
   health: { max: number; polls: number; failed: number };
   /** From the moment the process reported ready to the end of the polling after its lists. */
   loop: LoopDelay | null;
   /** From the process's start (module loading included) to ready: nothing can wait on it yet. */
   startup: LoopDelay | null;
-  /** Whether the first page was a full one (20 products and more to come): an empty index is no answer. */
+  /** Whether the first page was a full one (20 products and more to come): an empty page is no answer. */
   full: boolean;
 }
 
 /**
  * The first `GET /products?per_page=20` of `server` (started with BENCH_FIRST_LIST=0), `/healthz` polled
- * beside it, then a second list, and with `whole` a list sorted by title (an index in memory loads whole). The
+ * beside it, then a second list, and with `whole` a list sorted by title (another index of the database). The
  * event-loop figures are the process's own: from ready to the end of the polling (judged), and from its
  * start to ready (module loading and start-up, reported beside).
  */

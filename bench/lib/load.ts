@@ -41,7 +41,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
-/** A short unmeasured run so JIT, caches and lazily built indexes are warm before the measured one. */
+/** A short unmeasured run so JIT, caches and prepared statements are warm before the measured one. */
 export async function warmUp(options: LoadOptions): Promise<void> {
   await runLoad({ ...options, seconds: 1 });
 }

@@ -35,7 +35,7 @@ export async function seedThroughCore(core: Core, accountId: string, count: numb
 /**
  * Fills a database with `count` product records before a server opens it: the products service's own record
  * type, written below the service in transactions of 1,000 (a bulk load). Through the service each product is
- * a transaction of its own with its outbox entry, which makes a 100k seed minutes of fsyncs on a slow disk;
+ * a transaction of its own with its event, which makes a 100k seed minutes of fsyncs on a slow disk;
  * what is measured afterwards reads the same rows. The dev credentials are created first, as `lp serve`
  * would, so the server that opens the database finds them. Returns the first id.
  */
