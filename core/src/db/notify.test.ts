@@ -76,6 +76,29 @@ describe.skipIf(!postgresAvailable)("notifications across processes (postgres)",
     expect(work.received).toEqual(["job_1"]);
   });
 
+  it("listens to many channels asked for at once, one statement at a time on its connection (pg warns of queued queries)", async () => {
+    const { sender, sending, listening } = await twoProcesses(await server.createDatabase());
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const inboxes = Array.from({ length: 6 }, () => createInbox());
+      // The connection is up first; the next ones are listened to on it, all asked for at once.
+      await listening.listen(`lp_many_0`, inboxes[0]!.handler);
+      await Promise.all(inboxes.slice(1).map((inbox, i) => listening.listen(`lp_many_${i + 1}`, inbox.handler)));
+      await sender.transaction(async (tx) => {
+        for (let i = 0; i < inboxes.length; i++) await sending.notify(tx, `lp_many_${i}`, `n${i}`);
+      });
+      for (const [i, inbox] of inboxes.entries()) await inbox.until(`n${i}`, (r) => r.includes(`n${i}`));
+      expect(inboxes.map((inbox) => inbox.received)).toEqual(inboxes.map((_, i) => [`n${i}`]));
+      // A warning is emitted on the next tick of the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => /client\.query|already executing/i.test(w))).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("sends nothing for a transaction that rolled back", async () => {
     const { sender, sending, listening } = await twoProcesses(await server.createDatabase());
     const inbox = createInbox();

@@ -86,6 +86,14 @@ function createPostgresListener(url: string, scheduler: Scheduler, onError: (err
   let connectedBefore = false;
   let closed = false;
   const waiters: Array<() => void> = [];
+  // One statement at a time on the listening connection: listens of several channels come at once, and pg
+  // deprecates queueing queries on a client that is running one (pg 9 refuses it).
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = (client: Client, text: string) => {
+    const next = turn.then(() => client.query(text));
+    turn = next.catch(() => {});
+    return next;
+  };
 
   const call = (handler: NotificationHandler, payload: string | null) => {
     try {
@@ -125,7 +133,7 @@ function createPostgresListener(url: string, scheduler: Scheduler, onError: (err
     try {
       await client.connect();
       const channels = [...handlers.keys()];
-      for (const channel of channels) await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+      for (const channel of channels) await inTurn(client, `LISTEN ${client.escapeIdentifier(channel)}`);
       if (current !== client) return;
       if (closed) {
         current = null;
@@ -165,7 +173,7 @@ function createPostgresListener(url: string, scheduler: Scheduler, onError: (err
       const client = await liveClient();
       if (!client || listened.has(channel)) return;
       try {
-        await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+        await inTurn(client, `LISTEN ${client.escapeIdentifier(channel)}`);
         if (client === current && live) {
           listened.add(channel);
           return;
@@ -193,7 +201,7 @@ function createPostgresListener(url: string, scheduler: Scheduler, onError: (err
         if (set.size > 0 || handlers.get(channel) !== set) return;
         handlers.delete(channel);
         const client = current;
-        if (live && client && listened.delete(channel)) await client.query(`UNLISTEN ${client.escapeIdentifier(channel)}`).catch(() => {});
+        if (live && client && listened.delete(channel)) await inTurn(client, `UNLISTEN ${client.escapeIdentifier(channel)}`).catch(() => {});
       };
     },
     async close() {
