@@ -14,8 +14,8 @@ type Store = keyof typeof LIST_P50_MS;
 
 /**
  * Reads: a 20-item list page, one request at a time, at 1,000 and at 100,000 products on each store (sqlite and
- * postgres seeded in bulk below the server, memory through the core), and the footprint of the embedded store
- * at 100,000. GET one product is get-one.ts.
+ * postgres seeded in bulk by a process of their own before the server opens them, memory through the core),
+ * and the footprint of the embedded store's server at 100,000. GET one product is get-one.ts.
  */
 export async function runReads(ctx: BenchContext): Promise<Row[]> {
   const rows: Row[] = [];
@@ -24,9 +24,18 @@ export async function runReads(ctx: BenchContext): Promise<Row[]> {
       const env = await storeEnv(ctx, store, size);
       if (!env) continue;
       ctx.log(`lp (${store}) with ${fmt(size)} products`);
+      // The stores below the process are filled by a process of their own first: the server's footprint is then
+      // what serving takes, not what seeding left in its heap.
+      let seedMs = 0;
+      if (store !== "memory") {
+        const seeder = await startChild<{ seedMs: number }>("bench/servers/seed-sqlite.ts", env, 900_000);
+        await seeder.stop();
+        seedMs = seeder.info.seedMs;
+        env.BENCH_SEED = "0";
+      }
       const server = await startChild<LpInfo>("bench/servers/lp-server.ts", env, 900_000);
       try {
-        // Read once seeded and collected (lp-server.ts runs a gc before it reports), before the listing load.
+        // Read once ready and collected (lp-server.ts runs a gc before it reports), before the listing load.
         const rss = rssMb(server.child.pid!);
         const list = await measureList(server, ctx.seconds, server.loop);
         const judged = size === ctx.large;
@@ -37,7 +46,7 @@ export async function runReads(ctx: BenchContext): Promise<Row[]> {
           target: judged ? `p50 <= ${LIST_P50_MS[store]} ms` : "-",
           met: judged ? list.p50 <= LIST_P50_MS[store] : null,
         });
-        if (judged && store !== "memory") rows.push({ scenario: `seed ${fmt(size)} products (${store}, below the server, transactions of 1,000)`, measured: `${fmt(server.info.seedMs / 1000, 1)} s`, target: "-", met: null });
+        if (judged && store !== "memory") rows.push({ scenario: `seed ${fmt(size)} products (${store}, below the server, transactions of 1,000)`, measured: `${fmt(seedMs / 1000, 1)} s`, target: "-", met: null });
         if (judged && store === "sqlite") rows.push({ scenario: `RSS at ${fmt(size)} products (sqlite)`, measured: `${fmt(rss)} MB`, target: `<= ${RSS_TARGET_MB} MB`, met: rss <= RSS_TARGET_MB });
         if (judged && store === "memory") rows.push({ scenario: `RSS at ${fmt(size)} products (memory: the rows are in the process)`, measured: `${fmt(rss)} MB`, target: "-", met: null });
       } finally {

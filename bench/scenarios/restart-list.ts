@@ -5,8 +5,8 @@ import type { LpInfo } from "../lib/lp-info.js";
 import { describeLoop } from "../lib/loop-delay.js";
 import { fmt, type Row } from "../lib/table.js";
 
-/** The embedded store's targets (issue 39): first list, longest block from ready, footprint. */
-const SQLITE = { list: 20, block: 20, rssMb: 150 };
+/** The embedded store's targets: first list, longest block from ready, footprint (100,000 products, issue 49). */
+const SQLITE = { list: 20, block: 20, rssMb: 120 };
 /** Writes through the API before the kill -9: renamed, deleted, created (in that order). */
 const CHURN = { rename: 100, remove: 100, create: 100 };
 
