@@ -122,13 +122,13 @@ export async function createCore(given: CoreDeps) {
   const accounts = createAccountsService({ database, clock, ids });
   const { fetch, scheduler, retrySchedule, publicOnly, leaseMs } = deps;
   // Endpoints, events and deliveries live in the database; its worker claims due deliveries, in any process.
-  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, leaseMs, database, cursors, clock, ids });
+  const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, leaseMs, database, cursors, clock, ids, unreadableRows });
   // Every service emits to the webhook engine (and to an injected sink as well, when one is given).
   const events = deps.events ? combineSinks(deps.events, webhooks.sink) : webhooks.sink;
-  const base = { database, clock, ids, cursors, events, publicUrl: deps.publicUrl };
+  const base = { database, clock, ids, cursors, events, publicUrl: deps.publicUrl, unreadableRows };
 
-  const products = createProductsService({ ...base, media, unreadableRows });
-  const idempotency = createIdempotency({ database, clock, owner: () => ids.uuid() });
+  const products = createProductsService({ ...base, media });
+  const idempotency = createIdempotency({ database, clock, owner: () => ids.uuid(), unreadableRows });
   await idempotency.recover();
   const delays: Delays = deps.delays ?? { generationStepMs: 0, deploymentStepMs: 0 };
   const sleep = deps.sleep ?? realSleep;
@@ -159,7 +159,7 @@ export async function createCore(given: CoreDeps) {
     pages,
     stepDelayMs: () => delays.deploymentStepMs,
   });
-  const sites = createSitesService({ database, clock, ids, events });
+  const sites = createSitesService({ database, clock, ids, events, unreadableRows });
   const background: BackgroundWork = combineWorkers({ generation: pages.work, deployment: deployments.work });
   // Deliveries left due by a previous run are taken from now on.
   await webhooks.start();

@@ -1,5 +1,6 @@
 import type { Clock, IdSource } from "./deps.js";
 import type { Database } from "./db/database.js";
+import type { UnreadableRows } from "./db/unreadable-rows.js";
 import type { EventSink } from "./events/event-sink.js";
 import type { CursorCodec } from "./lists/cursor.js";
 import type { Scheduler } from "./webhooks/scheduler.js";
@@ -14,6 +15,8 @@ export interface ServiceDeps {
   events: EventSink;
   /** Base of public addresses; a function because the port may be known late. */
   publicUrl: () => string;
+  /** Names in the log, once each, the rows a read cannot take as their resource (`db/unreadable-rows.ts`). */
+  unreadableRows?: UnreadableRows;
 }
 
 /**

@@ -3,6 +3,7 @@ import { toTimestamp, type Clock } from "../deps.js";
 import type { Scheduler, TimerHandle } from "../webhooks/scheduler.js";
 import type { Database } from "./database.js";
 import { claimDue, finishClaim, nextDueAt, renewLease, type ClaimOptions, type QueueTable } from "./queue.js";
+import { isUnreadableRow } from "./unreadable-rows.js";
 
 /** How long a claim holds unless renewed: a killed process's work is taken over within this time. */
 export const DEFAULT_LEASE_MS = 30_000;
@@ -66,6 +67,9 @@ export interface WorkerOptions {
    * ended the claim itself, in the transaction that recorded its work (a change another writer makes after
    * that transaction, such as a row made due again, is then never overwritten by a finish). A run that throws
    * is treated as a process that died: its claim is left to lapse, and the row is taken again, by any process, after it.
+   * A run that throws `UnreadableRowError` met a damaged row it cannot work on: the claim is finished with the
+   * row no longer due (its other columns as they were), and nothing is reported (the read named the row once),
+   * so a damaged row costs one run, never a loop.
    */
   run: (key: string, lease: Lease) => Promise<{ due_at: string | null } | typeof CLAIM_ENDED>;
   /**
@@ -232,7 +236,18 @@ export function createWorker(options: WorkerOptions): Worker {
       if (next !== CLAIM_ENDED && !(await finishClaim(database.db, table, key, owner, next))) throw new LeaseLost(key);
     } catch (error) {
       // Whatever the run threw after its claim was lost, the cause is the loss.
-      onError(key, signal.aborted ? signal.reason : error);
+      if (!signal.aborted && isUnreadableRow(error)) await leaveUnreadable(key);
+      else onError(key, signal.aborted ? signal.reason : error);
+    }
+  }
+
+  /** Ends the claim of a row a run could not read, leaving it not due: it is run again only once made due again. */
+  async function leaveUnreadable(key: string): Promise<void> {
+    try {
+      await finishClaim(database.db, table, key, owner, { due_at: null });
+    } catch (error) {
+      // Left to lapse instead: taken again after the lease, like the run of a process that died.
+      onError(key, error);
     }
   }
 

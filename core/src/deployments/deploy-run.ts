@@ -1,6 +1,7 @@
 import type { DeployErrorCode } from "@lp/contract";
 import { toTimestamp, type Clock } from "../deps.js";
 import type { Database, Tx } from "../db/database.js";
+import { isUnreadableRow } from "../db/unreadable-rows.js";
 import { LeaseLost, type Lease } from "../db/worker.js";
 import { recordEvent, type EventSink } from "../events/event-sink.js";
 import type { PagesService } from "../pages/pages-service.js";
@@ -81,8 +82,9 @@ export async function runDeployment(deps: DeployRunDeps, initial: StoredDeployme
     });
   } catch (error) {
     if (error instanceof LeaseLost) throw error;
-    const failure = error instanceof DeployFailure ? error : new DeployFailure("render_failed", "The deployment failed unexpectedly.");
-    if (!(error instanceof DeployFailure)) console.error(`[lp] deployment ${d.id} failed:`, error);
+    // A damaged page fails the deployment naming it; the read named the row in the log once.
+    const failure = error instanceof DeployFailure ? error : new DeployFailure("render_failed", isUnreadableRow(error) ? error.message : "The deployment failed unexpectedly.");
+    if (!(error instanceof DeployFailure) && !isUnreadableRow(error)) console.error(`[lp] deployment ${d.id} failed:`, error);
     // When the failure cannot be recorded either (the database refuses writes), the first error goes up: the
     // lease then lapses, and whoever takes the deployment over settles it as interrupted.
     await failDeployment(deps, d, failure.code, failure.message, { heldBy: owner }).catch((writeError: unknown) => {

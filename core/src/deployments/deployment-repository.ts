@@ -1,9 +1,12 @@
 import { sql, type Selectable } from "kysely";
-import { fromJson, toJson } from "../db/column-types.js";
+import { DEPLOY_ERROR_CODES, DEPLOY_STEPS, deploymentSchema } from "@lp/contract";
+import { toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import type { QueueTable } from "../db/queue.js";
 import type { DeploymentTables } from "../db/tables/deployments.js";
+import { createRowReader, readReadable, type ColumnRule, type JsonShape, type RowReader, type UnreadableRows } from "../db/unreadable-rows.js";
 import { selectKeysetPage, type KeysetPage, type KeysetQuery } from "../lists/keyset-page.js";
+import { RENDERABLE_PAGE_SHAPE, STEP_TIMES_SHAPE } from "../pages/page-row-rules.js";
 import type { RenderablePage } from "../render/renderable-page.js";
 import type { DeploymentRecord, SitePointer, SiteSnapshot } from "./deployment-view.js";
 import type { CheckoutRecord } from "./sites-service.js";
@@ -42,6 +45,30 @@ export interface LiveSite extends SiteSnapshot {
   pointer: Required<SitePointer>;
 }
 
+/** What a deployment's row must hold (SQLite keeps whatever a hand edit puts in a column). */
+const DEPLOYMENT_RULES: Record<string, ColumnRule> = {
+  page_id: "text",
+  account_id: "text",
+  status: deploymentSchema.shape.status.options,
+  deploy_step: [...DEPLOY_STEPS, null],
+  error_code: [...DEPLOY_ERROR_CODES, null],
+  error_message: "text?",
+  deployed_url: "text?",
+  deployed_at: "text?",
+  simulate: "text?",
+  created_at: "text",
+  updated_at: "text",
+};
+const DEPLOYMENT_DOCUMENTS = { step_times: STEP_TIMES_SHAPE };
+/** What a deployment's files must hold. */
+const SITE_FILE_RULES: Record<string, ColumnRule> = { html: "text" };
+const SITE_FILE_DOCUMENTS = { page: RENDERABLE_PAGE_SHAPE };
+/** What a live address's row must hold. */
+const SITE_RULES: Record<string, ColumnRule> = { page_id: "text", deployment_id: "text", activated_at: "text", url: "text" };
+/** What a checkout post's row must hold: the submitted values, text by field key. */
+const CHECKOUT_RULES: Record<string, ColumnRule> = { page_id: "text", deployment_id: "text", created_at: "text" };
+const CHECKOUT_VALUES: JsonShape = { what: "the submitted fields", fields: {}, is: (value) => Object.values(value as object).every((v) => typeof v === "string") };
+
 // A start that finds the page busy reads which deployment holds it; should that one settle in between, the
 // insert is tried again. Each round ends one way or the other unless deployments start and settle meanwhile.
 const INSERT_ATTEMPTS = 4;
@@ -49,10 +76,25 @@ const INSERT_ATTEMPTS = 4;
 /**
  * Deployments, live sites, their files and checkout posts on the relational schema. Every method takes the
  * queries to run on: the database, or the transaction the change is one of (a deployment's success with
- * its site and its page's address). Row locks are taken on PostgreSQL only.
+ * its site and its page's address). Row locks are taken on PostgreSQL only. A damaged row is read as
+ * `UnreadableRowError` naming it (named once through `unreadable`); lists leave it out.
  */
-export function createDeploymentRepository(dialect: Dialect) {
+export function createDeploymentRepository(dialect: Dialect, unreadable?: UnreadableRows) {
   const pg = dialect === "postgres";
+  const deploymentRows = createRowReader("deployment", "deployments", unreadable);
+  // A deployment's files are its own: a damaged one names the deployment.
+  const fileRows = createRowReader("deployment", "site_files", unreadable);
+  const siteRows = createRowReader("site", "sites", unreadable);
+  const checkoutRows = createRowReader("checkout", "checkouts", unreadable);
+  const toDeployment = (row: DeploymentRow) => toStoredDeployment(deploymentRows, row);
+  const toSnapshot = (row: { deployment_id: string; html: string; page: string }): SiteSnapshot => {
+    const { page } = fileRows.read(row.deployment_id, row, SITE_FILE_RULES, SITE_FILE_DOCUMENTS);
+    return { deployment_id: row.deployment_id, html: row.html, page: page as RenderablePage };
+  };
+  const toPointer = <P extends Required<SitePointer>>(accountId: string, slug: string, row: P): P => {
+    siteRows.check(slug, row, SITE_RULES, `${accountId}/${slug}`);
+    return row;
+  };
 
   async function activeDeployment(q: Queries, accountId: string, pageId: string): Promise<string | null> {
     const row = await q
@@ -98,7 +140,7 @@ export function createDeploymentRepository(dialect: Dialect) {
       if (options.pageId !== undefined) query = query.where("page_id", "=", options.pageId);
       if (options.forUpdate && pg) query = query.forUpdate();
       const row = await query.executeTakeFirst();
-      return row ? toStoredDeployment(row) : null;
+      return row ? toDeployment(row) : null;
     },
 
     /** A page's deployments, newest first (ties by id), filtered by status, the `limit` after `after`. */
@@ -111,7 +153,7 @@ export function createDeploymentRepository(dialect: Dialect) {
       let query = q.selectFrom("deployments").selectAll().where("page_id", "=", pageId).where("account_id", "=", accountId);
       if (options.status !== undefined) query = query.where("status", "=", options.status);
       const page = await selectKeysetPage(query, { key: "created_at", tiebreak: "id", descending: true, position: (row) => ({ value: row.created_at, id: row.id }) }, options);
-      return { ...page, items: page.items.map(toStoredDeployment) };
+      return { ...page, items: readReadable(page.items, toDeployment) };
     },
 
     /**
@@ -134,7 +176,7 @@ export function createDeploymentRepository(dialect: Dialect) {
         .where("id", "=", id);
       if (options.heldBy !== undefined) query = query.where("lease_owner", "=", options.heldBy);
       const row = await query.returningAll().executeTakeFirst();
-      return row ? toStoredDeployment(row) : null;
+      return row ? toDeployment(row) : null;
     },
 
     /** Writes a deployment's files, once: files already written for it are kept as they are (they never change). */
@@ -175,12 +217,8 @@ export function createDeploymentRepository(dialect: Dialect) {
         .where("sites.slug", "=", slug)
         .executeTakeFirst();
       if (!row) return null;
-      return {
-        pointer: { page_id: row.page_id, deployment_id: row.deployment_id, activated_at: row.activated_at, url: row.url },
-        html: row.html,
-        page: fromJson(row.page),
-        deployment_id: row.deployment_id,
-      };
+      const pointer = toPointer(accountId, slug, { page_id: row.page_id, deployment_id: row.deployment_id, activated_at: row.activated_at, url: row.url });
+      return { pointer, ...toSnapshot(row) };
     },
 
     /** Which deployment the address serves, without its files (a reader keeping files by deployment reads this alone). */
@@ -191,13 +229,13 @@ export function createDeploymentRepository(dialect: Dialect) {
         .where("account_id", "=", accountId)
         .where("slug", "=", slug)
         .executeTakeFirst();
-      return row ?? null;
+      return row ? toPointer(accountId, slug, row) : null;
     },
 
     /** A deployment's files, which never change once written. */
     async readSiteFiles(q: Queries, deploymentId: string): Promise<SiteSnapshot | null> {
       const row = await q.selectFrom("site_files").select(["deployment_id", "html", "page"]).where("deployment_id", "=", deploymentId).executeTakeFirst();
-      return row ? { deployment_id: row.deployment_id, html: row.html, page: fromJson(row.page) } : null;
+      return row ? toSnapshot(row) : null;
     },
 
     /** A checkout post. */
@@ -220,7 +258,7 @@ export function createDeploymentRepository(dialect: Dialect) {
       let query = q.selectFrom("checkouts").selectAll().where("account_id", "=", accountId);
       if (options.pageId !== undefined) query = query.where("page_id", "=", options.pageId);
       const page = await selectKeysetPage(query, { key: "created_at", tiebreak: "id", descending: true, position: (row) => ({ value: row.created_at, id: row.id }) }, options);
-      return { ...page, items: page.items.map((row): CheckoutRecord => ({ ...row, values: fromJson(row.values) })) };
+      return { ...page, items: readReadable(page.items, (row): CheckoutRecord => ({ ...row, values: checkoutRows.read(row.id, row, CHECKOUT_RULES, { values: CHECKOUT_VALUES }).values as CheckoutRecord["values"] })) };
     },
   };
 }
@@ -246,7 +284,8 @@ function toDeploymentRow(d: StoredDeployment): Omit<DeploymentRow, "due_at" | "l
   };
 }
 
-function toStoredDeployment(row: DeploymentRow): StoredDeployment {
+function toStoredDeployment(rows: RowReader, row: DeploymentRow): StoredDeployment {
+  const { step_times } = rows.read(row.id, row, DEPLOYMENT_RULES, DEPLOYMENT_DOCUMENTS);
   return {
     id: row.id,
     page_id: row.page_id,
@@ -258,7 +297,7 @@ function toStoredDeployment(row: DeploymentRow): StoredDeployment {
     deployed_url: row.deployed_url,
     deployed_at: row.deployed_at,
     simulate: row.simulate,
-    step_times: fromJson(row.step_times),
+    step_times: step_times as StoredDeployment["step_times"],
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

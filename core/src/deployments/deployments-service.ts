@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ChangeMark } from "../db/change-mark.js";
 import type { Tx } from "../db/database.js";
 import { isForeignKeyViolation } from "../db/errors.js";
+import { isUnreadableRow } from "../db/unreadable-rows.js";
 import { createWorker, type Worker } from "../db/worker.js";
 import { toTimestamp } from "../deps.js";
 import { LpError, notFound } from "../errors.js";
@@ -40,7 +41,7 @@ export interface DeploymentsDeps extends ServiceDeps, BackgroundDeps {
  */
 export function createDeploymentsService(deps: DeploymentsDeps) {
   const { database, clock, owner } = deps;
-  const repo = createDeploymentRepository(database.dialect);
+  const repo = createDeploymentRepository(database.dialect, deps.unreadableRows);
   const runDeps: DeployRunDeps = { ...deps, repo };
   const interrupted = (d: StoredDeployment) => toInterruptedMessage("deployment", d.deploy_step);
 
@@ -144,11 +145,11 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
     /**
      * In the transaction deleting `page`: the deployment in flight is told cancelled (`deployment.failed`).
      * Its row, the others, the site and its files go with the page (foreign keys that cascade); its run finds
-     * its row gone and stops.
+     * its row gone and stops. A damaged one goes with the page unannounced (its row cannot say what it was).
      */
     async onPageDeleting(tx: Tx, page: PageRecord): Promise<void> {
       const active = await repo.activeDeployment(tx, page.account_id, page.id);
-      const d = active ? await repo.readDeployment(tx, active) : null;
+      const d = active ? await repo.readDeployment(tx, active).catch((error: unknown) => (isUnreadableRow(error) ? null : Promise.reject(error))) : null;
       if (!d) return;
       const cancelled = { ...d, status: "failed" as const, error_code: "cancelled" as const, error_message: "The page was deleted during the deployment.", updated_at: toTimestamp(clock.now()) };
       await recordEvent(deps.events, tx, { type: "deployment.failed", account_id: page.account_id, data: toDeploymentView(cancelled) });

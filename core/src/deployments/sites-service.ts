@@ -1,5 +1,6 @@
 import type { ChangeMark } from "../db/change-mark.js";
 import type { Database } from "../db/database.js";
+import type { UnreadableRows } from "../db/unreadable-rows.js";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import { recordEvent, type EventSink } from "../events/event-sink.js";
 import { isAccountId } from "../ids.js";
@@ -28,12 +29,14 @@ export interface SitesDeps {
   clock: Clock;
   ids: IdSource;
   events: EventSink;
+  /** Names in the log, once each, the rows a read cannot take as their resource. */
+  unreadableRows?: UnreadableRows;
 }
 
 /** The live sites: what each address serves, and the checkout posts they receive. */
 export function createSitesService(deps: SitesDeps) {
   const { database } = deps;
-  const repo = createDeploymentRepository(database.dialect);
+  const repo = createDeploymentRepository(database.dialect, deps.unreadableRows);
   // A deployment's files never change once written, so the snapshots of the sites last served are kept
   // parsed (the same object each time: the routes keep its encoded answer beside it), and a GET reads only
   // which deployment the address serves, which a new deployment changes in any process. Bounded by count.

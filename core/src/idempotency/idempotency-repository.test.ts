@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
 import type { Database } from "../db/database.js";
 import { isForeignKeyViolation } from "../db/errors.js";
+import { createUnreadableRows } from "../db/unreadable-rows.js";
 import { describeDatabases } from "../testing/databases.js";
 import type { StoredResponse } from "./idempotency.js";
 import { createIdempotencyRepository, type IdempotencyClaim } from "./idempotency-repository.js";
@@ -41,6 +42,24 @@ describeDatabases("the Idempotency-Key repository", ({ kind, open }) => {
     const database = await withAccounts(await open(), "acct_1", "acct_2");
     return { database, keys: createIdempotencyRepository(database) };
   };
+
+  it("reads a record whose stored headers are of another shape as UnreadableRowError naming the key as sent, the row in the log once", async () => {
+    const lines: string[] = [];
+    const database = await withAccounts(await open(), "acct_1");
+    const keys = createIdempotencyRepository(database, createUnreadableRows({ where: "the test database", log: (line) => lines.push(line) }));
+    expect(await keys.claim(claimAt("p1"))).toEqual({ owned: true });
+    expect(await keys.complete({ ...ref, owner: "p1", response, expiresAt: t0plus1d })).toBe(true);
+    await database.db.updateTable("idempotency_keys").set({ response_headers: '["content-type"]' }).execute();
+    for (let i = 0; i < 2; i++) {
+      await expect(keys.claim(claimAt("p2", t0, { sent: "order-1" }))).rejects.toMatchObject({
+        code: "record_unreadable",
+        details: { resource: "idempotency key", id: "order-1" },
+        problem: "response_headers is not headers",
+      });
+    }
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^storage: unreadable row idempotency_keys\/acct_1\/k1 in the test database: response_headers is not headers; /);
+  });
 
   it("claims a new key and stores its record, claimed and unanswered", async () => {
     const { keys } = await setUp();

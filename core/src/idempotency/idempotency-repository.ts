@@ -1,6 +1,7 @@
-import { fromJson, toJson } from "../db/column-types.js";
+import { toJson } from "../db/column-types.js";
 import type { Database, Queries } from "../db/database.js";
 import type { IdempotencyTables } from "../db/tables/idempotency.js";
+import { createRowReader, type ColumnRule, type JsonShape, type RowReader, type UnreadableRows } from "../db/unreadable-rows.js";
 import type { StoredResponse } from "./idempotency.js";
 
 /** Names one Idempotency-Key record: the principal it belongs to, and the key within it. */
@@ -8,6 +9,8 @@ export interface IdempotencyKeyRef {
   account_id: string;
   /** The service's hash of the request's method, path and Idempotency-Key. */
   key: string;
+  /** The Idempotency-Key as the request sent it: what the error of a damaged record names (the row keeps its hash). */
+  sent?: string;
 }
 
 /** What {@link IdempotencyRepository.claim} is asked. Times are ISO text by the core's clock. */
@@ -41,6 +44,27 @@ export type ClaimOutcome = { owned: true } | { owned: false; entry: IdempotencyE
 
 type Row = IdempotencyTables["idempotency_keys"];
 
+/** What a record's row must hold (SQLite keeps whatever a hand edit puts in a column). */
+const RULES: Record<string, ColumnRule> = {
+  fingerprint: "text",
+  response_status: "integer?",
+  response_body: "text?",
+  claimed_by: "text?",
+  claim_expires_at: "text?",
+  changed_at: "text?",
+  created_at: "text",
+  expires_at: "text",
+};
+/** The stored answer's headers: text by name. */
+const HEADERS: JsonShape = { what: "headers", nullable: true, fields: {}, is: (value) => Object.values(value as object).every((v) => typeof v === "string") };
+
+/**
+ * What a request whose key's record is damaged is told: it is not run, since the record may stand for a change
+ * already made (the key exists so that a request is never made twice), and garbage is never replayed.
+ */
+const DAMAGED_KEY_ADVICE =
+  "The request was not run: it may have made its change already. Read the resource it changes, or send the request with a new Idempotency-Key.";
+
 // A claim whose record vanishes between its two statements (released or swept meanwhile) tries again; the
 // record is only ever removed so it can be written anew, so this ends unless something removes it every time.
 const CLAIM_ATTEMPTS = 8;
@@ -53,12 +77,15 @@ const CLAIM_ATTEMPTS = 8;
  * fingerprint). On PostgreSQL two claims at once of one key serialise on its row: exactly one owns it.
  *
  * `claim`, `markChanged` and `complete` take the queries to run on: the database, or the transaction of
- * the request's change, so its record commits with that change or not at all.
+ * the request's change, so its record commits with that change or not at all. A damaged record is read
+ * as `UnreadableRowError` naming the key as sent (named once through `unreadable`).
  */
-export function createIdempotencyRepository(database: Database) {
+export function createIdempotencyRepository(database: Database, unreadable?: UnreadableRows) {
+  const rows = createRowReader("idempotency key", "idempotency_keys", unreadable, DAMAGED_KEY_ADVICE);
+
   async function read(ref: IdempotencyKeyRef, q: Queries = database.db): Promise<IdempotencyEntry | null> {
     const row = await q.selectFrom("idempotency_keys").selectAll().where("account_id", "=", ref.account_id).where("key", "=", ref.key).executeTakeFirst();
-    return row ? toEntry(row) : null;
+    return row ? toEntry(rows, row, ref.sent ?? ref.key) : null;
   }
 
   return {
@@ -189,9 +216,13 @@ export function createIdempotencyRepository(database: Database) {
 /** The Idempotency-Key repository's methods. */
 export type IdempotencyRepository = ReturnType<typeof createIdempotencyRepository>;
 
-function toEntry(row: Row): IdempotencyEntry {
-  const response =
-    row.response_status === null ? null : { status: row.response_status, headers: fromJson<Record<string, string>>(row.response_headers) ?? {}, body: row.response_body ?? "" };
+function toEntry(rows: RowReader, row: Row, name: string): IdempotencyEntry {
+  const at = `${row.account_id}/${row.key}`;
+  const { response_headers } = rows.read(name, row, RULES, { response_headers: HEADERS }, at);
+  // A status an answer cannot have would be a replay no client could read.
+  if (row.response_status !== null && (row.response_status < 200 || row.response_status > 599)) throw rows.fail(name, `response_status is ${row.response_status}, not an HTTP status`, at);
+  const headers = (response_headers ?? {}) as Record<string, string>;
+  const response = row.response_status === null ? null : { status: row.response_status, headers, body: row.response_body ?? "" };
   return {
     account_id: row.account_id,
     key: row.key,

@@ -1,6 +1,7 @@
 import { sha256Hex, toTimestamp, type Clock } from "../deps.js";
 import type { ChangeMark } from "../db/change-mark.js";
 import type { Database } from "../db/database.js";
+import type { UnreadableRows } from "../db/unreadable-rows.js";
 import { LpError } from "../errors.js";
 import { createIdempotencyRepository, type IdempotencyEntry, type IdempotencyKeyRef } from "./idempotency-repository.js";
 
@@ -52,6 +53,8 @@ export interface IdempotencyDeps {
   clock: Clock;
   /** Names a claimant (a request): only it may mark, complete or release its claim. */
   owner: () => string;
+  /** Names in the log, once each, the records a read cannot take. */
+  unreadableRows?: UnreadableRows;
 }
 
 /**
@@ -61,8 +64,8 @@ export interface IdempotencyDeps {
  * the same key gets `idempotency_key_reused`. Work on the key is the engine's: the primary key decides
  * which of simultaneous requests runs, and the mark of the change commits with the change.
  */
-export function createIdempotency({ database, clock, owner }: IdempotencyDeps) {
-  const repository = createIdempotencyRepository(database);
+export function createIdempotency({ database, clock, owner, unreadableRows }: IdempotencyDeps) {
+  const repository = createIdempotencyRepository(database, unreadableRows);
   const at = (offsetMs = 0) => toTimestamp(new Date(clock.now().getTime() + offsetMs));
 
   return {
@@ -91,7 +94,7 @@ export function createIdempotency({ database, clock, owner }: IdempotencyDeps) {
           issues: [{ path: "header.Idempotency-Key", code, message: "must be 1 to 255 characters" }],
         });
       }
-      const ref: IdempotencyKeyRef = { account_id: scope.account_id, key: sha256Hex(`${scope.method} ${scope.path} ${scope.key}`) };
+      const ref: IdempotencyKeyRef = { account_id: scope.account_id, key: sha256Hex(`${scope.method} ${scope.path} ${scope.key}`), sent: scope.key };
       const fingerprint = sha256Hex(`${scope.method} ${scope.path}\n${rawBody}`);
       const by = owner();
       const now = at();

@@ -1,5 +1,6 @@
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { Database, Tx } from "../db/database.js";
+import { isUnreadableRow } from "../db/unreadable-rows.js";
 import { LeaseLost, type Lease } from "../db/worker.js";
 import { recordEvent, type EventSink } from "../events/event-sink.js";
 import { defaultCheckoutFields } from "../generation/checkout-fields.js";
@@ -142,8 +143,9 @@ export async function runGeneration(deps: GenerationDeps, initial: StoredJob, le
   } catch (error) {
     // Another process has the job now: nothing more is written from here.
     if (error instanceof LeaseLost) throw error;
-    const failure = error instanceof JobFailure ? error : new JobFailure("internal_error", "The generation pipeline failed unexpectedly.");
-    if (!(error instanceof JobFailure)) console.error(`[lp] generation job ${job.job_id} failed:`, error);
+    // A damaged row the run read (its product) fails the job naming it; the read named the row in the log once.
+    const failure = error instanceof JobFailure ? error : isUnreadableRow(error) ? new JobFailure(error.code, error.message) : new JobFailure("internal_error", "The generation pipeline failed unexpectedly.");
+    if (!(error instanceof JobFailure) && !isUnreadableRow(error)) console.error(`[lp] generation job ${job.job_id} failed:`, error);
     // When the failure cannot be recorded either (the database refuses writes), the first error goes up: the
     // job's lease then lapses, and whoever takes the job over settles it as interrupted.
     await failJob(deps, job, { code: failure.code, message: failure.message }, { heldBy: owner }).catch((writeError: unknown) => {

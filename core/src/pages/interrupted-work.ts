@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Database, Tx } from "../db/database.js";
 import { finishClaim, type QueueTable } from "../db/queue.js";
+import { isUnreadableRow } from "../db/unreadable-rows.js";
 import { LeaseLost } from "../db/worker.js";
 
 /** The `worker_terminated` message of work whose run stopped before it finished, naming the step it was at. */
@@ -37,7 +38,8 @@ export interface Takeover {
  * process's: each row is settled by `settle` in one transaction with its claim ended (not due any more), or,
  * when no run of it began, its claim is ended and it stays due for this process's worker. On PostgreSQL,
  * which processes share, nothing is done here: a stopped process's leases lapse and a worker takes the rows
- * then, settling them the same way.
+ * then, settling them the same way. A row `settle` cannot read (`UnreadableRowError`, named in the log once)
+ * has its claim ended and is left not due, as the worker leaves one: a damaged row never stops a start.
  */
 export async function takeOverAtStart(database: Database, table: QueueTable, settle: (tx: Tx, key: string) => Promise<Takeover>): Promise<number> {
   if (database.dialect !== "sqlite") return 0;
@@ -46,11 +48,17 @@ export async function takeOverAtStart(database: Database, table: QueueTable, set
     where lease_owner is not null`.execute(database.db);
   let settled = 0;
   for (const row of rows) {
-    const outcome = await database.transaction(async (tx) => {
-      const found = await settle(tx, row.key);
-      await finishClaim(tx, table, row.key, row.owner, { due_at: found.settled ? null : row.due_at });
-      return found;
-    });
+    const outcome = await database
+      .transaction(async (tx) => {
+        const found = await settle(tx, row.key);
+        await finishClaim(tx, table, row.key, row.owner, { due_at: found.settled ? null : row.due_at });
+        return found;
+      })
+      .catch(async (error: unknown): Promise<Takeover> => {
+        if (!isUnreadableRow(error)) throw error;
+        await finishClaim(database.db, table, row.key, row.owner, { due_at: null });
+        return { settled: false };
+      });
     if (outcome.settled) settled++;
     await outcome.after?.();
   }

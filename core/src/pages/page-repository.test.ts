@@ -1,6 +1,7 @@
 import { beforeEach, expect, it } from "vitest";
 import type { Database, Tx } from "../db/database.js";
 import { claimDue, finishClaim } from "../db/queue.js";
+import { createUnreadableRows } from "../db/unreadable-rows.js";
 import type { KeysetPosition } from "../lists/cursor.js";
 import { describeDatabases } from "../testing/databases.js";
 import { at, seedAccount, seedProduct, toJob, toPage, untilATransactionWaits, uuidOf } from "./page-records.fixture.js";
@@ -33,6 +34,23 @@ describeDatabases("the page repository", ({ open }) => {
     expect(await repo.insertPage(database.db, p)).toEqual({ inserted: true });
     return p;
   }
+
+  it("reads a page or a job whose JSON is of another shape as UnreadableRowError naming it, named once; lists leave it out", async () => {
+    const lines: string[] = [];
+    repo = createPageRepository(database.dialect, createUnreadableRows({ where: "the test database", log: (line) => lines.push(line) }));
+    await seedPage(1);
+    await seedPage(2);
+    // JSON either engine keeps (PostgreSQL checks only that a JSON column holds JSON).
+    await database.db.updateTable("pages").set({ product: '{"id":"x","title":["Oak"],"price":1}' }).where("id", "=", page(2)).execute();
+    await database.db.updateTable("page_jobs").set({ step_times: '["analyzing_product"]' }).where("job_id", "=", job(1)).execute();
+    for (let i = 0; i < 2; i++) {
+      await expect(repo.readPage(database.db, page(2))).rejects.toMatchObject({ code: "record_unreadable", table: "pages", id: page(2), problem: "product.title is a list, not text" });
+      expect((await repo.listPages(database.db, A, { sort: "-created_at", limit: 10 })).items.map((p) => p.id)).toEqual([page(1)]);
+      await expect(repo.readJob(database.db, job(1))).rejects.toMatchObject({ code: "record_unreadable", table: "page_jobs", id: job(1), problem: "step_times is not the steps' times" });
+      expect((await repo.listJobs(database.db, A, { limit: 10 })).map((j) => j.job_id)).toEqual([job(2)]);
+    }
+    expect(lines.map((line) => line.split(":")[1])).toEqual([` unreadable row pages/${page(2)} in the test database`, ` unreadable row page_jobs/${job(1)} in the test database`]);
+  });
 
   it("writes a page and reads it back whole: by id, within its account, and by the job that made it", async () => {
     const p = await seedPage(1);

@@ -1,12 +1,14 @@
 import type { PageSummary } from "@lp/contract";
 import { sql, type Selectable } from "kysely";
-import { fromJson, toJson } from "../db/column-types.js";
+import { toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import type { QueueTable } from "../db/queue.js";
 import type { PageTables } from "../db/tables/pages.js";
+import { createRowReader, readReadable, type RowReader, type UnreadableRows } from "../db/unreadable-rows.js";
 import { selectKeysetPage, type KeysetPage, type KeysetQuery } from "../lists/keyset-page.js";
 import { toSort } from "../lists/list-query.js";
 import { trimEndChars } from "../trim.js";
+import { JOB_DOCUMENTS, JOB_RULES, LISTED_PRODUCT_SHAPE, PAGE_DOCUMENTS, PAGE_LISTED_RULES, PAGE_RULES } from "./page-row-rules.js";
 import type { JobRecord, PageRecord } from "./page-view.js";
 import type { PageListQuery } from "./schemas.js";
 import { toSlug, toUniqueSlug } from "./slug.js";
@@ -46,10 +48,15 @@ const SLUG_ATTEMPTS = 8;
  * Pages and generation jobs on the relational schema. Every method takes the queries to run on: the
  * database, or the transaction a change is one of (a completed job and its page; a deletion and its
  * event), so the caller reads the whole change in one place. Row locks (`forUpdate`) are taken on
- * PostgreSQL only; SQLite runs one transaction at a time.
+ * PostgreSQL only; SQLite runs one transaction at a time. A damaged row (`page-row-rules.ts`) is read as
+ * `UnreadableRowError` naming it, named once through `unreadable`; lists leave it out.
  */
-export function createPageRepository(dialect: Dialect) {
+export function createPageRepository(dialect: Dialect, unreadable?: UnreadableRows) {
   const pg = dialect === "postgres";
+  const pageRows = createRowReader("page", "pages", unreadable);
+  const jobRows = createRowReader("job", "page_jobs", unreadable);
+  const toPage = (row: PageRow) => toPageRecord(pageRows, row);
+  const toJob = (row: JobRow) => toStoredJob(jobRows, row);
 
   async function insertPage(q: Queries, page: PageRecord): Promise<PageInsertResult> {
     // ON CONFLICT rather than a caught error: on PostgreSQL a refused statement would end the transaction.
@@ -99,13 +106,13 @@ export function createPageRepository(dialect: Dialect) {
       if (options.accountId !== undefined) query = query.where("account_id", "=", options.accountId);
       if (options.forUpdate && pg) query = query.forUpdate();
       const row = await query.executeTakeFirst();
-      return row ? toPageRecord(row) : null;
+      return row ? toPage(row) : null;
     },
 
     /** The page a job wrote, if it wrote one: a job taken over after a kill completes with it. */
     async readPageByJob(q: Queries, jobId: string): Promise<PageRecord | null> {
       const row = await q.selectFrom("pages").selectAll().where("job_id", "=", jobId).executeTakeFirst();
-      return row ? toPageRecord(row) : null;
+      return row ? toPage(row) : null;
     },
 
     /** Changes a page's theme, SEO, content or deployment state; the page as it now is, or null when there is none. */
@@ -124,7 +131,7 @@ export function createPageRepository(dialect: Dialect) {
         .where("id", "=", id)
         .returningAll()
         .executeTakeFirst();
-      return row ? toPageRecord(row) : null;
+      return row ? toPage(row) : null;
     },
 
     /**
@@ -133,7 +140,7 @@ export function createPageRepository(dialect: Dialect) {
      */
     async deletePage(q: Queries, accountId: string, id: string): Promise<PageRecord | null> {
       const row = await q.deleteFrom("pages").where("account_id", "=", accountId).where("id", "=", id).returningAll().executeTakeFirst();
-      return row ? toPageRecord(row) : null;
+      return row ? toPage(row) : null;
     },
 
     /**
@@ -156,11 +163,18 @@ export function createPageRepository(dialect: Dialect) {
       if (options.created_before !== undefined) query = query.where("created_at", "<", toInstant(options.created_before));
       const page = await selectKeysetPage(
         query,
-        { key: field, tiebreak: field === "slug" ? null : "id", descending, position: (row) => ({ value: row[field], id: row.id }) },
+        {
+          key: field,
+          tiebreak: field === "slug" ? null : "id",
+          descending,
+          // The page goes on from its last row whose sort key is text: a damaged one is left out.
+          position: (row) => (typeof row[field] === "string" ? { value: row[field], id: row.id } : undefined),
+        },
         options,
       );
-      const items = page.items.map((row): PageSummary => {
-        const product = fromJson<PageRecord["product"]>(row.product);
+      // A damaged row is left out (and named once); a damage in a column the list does not show leaves it in.
+      const items = readReadable(page.items, (row): PageSummary => {
+        const product = pageRows.read(row.id, row, PAGE_LISTED_RULES, { product: LISTED_PRODUCT_SHAPE }).product as PageSummary["product"];
         return {
           id: row.id,
           slug: row.slug,
@@ -236,7 +250,7 @@ export function createPageRepository(dialect: Dialect) {
       if (options.accountId !== undefined) query = query.where("account_id", "=", options.accountId);
       if (options.forUpdate && pg) query = query.forUpdate();
       const row = await query.executeTakeFirst();
-      return row ? toStoredJob(row) : null;
+      return row ? toJob(row) : null;
     },
 
     /**
@@ -260,7 +274,7 @@ export function createPageRepository(dialect: Dialect) {
         .where("job_id", "=", jobId);
       if (options.heldBy !== undefined) query = query.where("lease_owner", "=", options.heldBy);
       const row = await query.returningAll().executeTakeFirst();
-      return row ? toStoredJob(row) : null;
+      return row ? toJob(row) : null;
     },
 
     /** An account's jobs, newest first, those of one page when `pageId` is given (the dashboard's timelines). */
@@ -268,7 +282,7 @@ export function createPageRepository(dialect: Dialect) {
       let query = q.selectFrom("page_jobs").selectAll().where("account_id", "=", accountId);
       if (options.pageId !== undefined) query = query.where("page_id", "=", options.pageId);
       const rows = await query.orderBy("created_at", "desc").orderBy("job_id", "desc").limit(options.limit).execute();
-      return rows.map(toStoredJob);
+      return readReadable(rows, toJob);
     },
   };
 }
@@ -303,18 +317,19 @@ function toPageRow(page: PageRecord): PageRow {
   };
 }
 
-function toPageRecord(row: PageRow): PageRecord {
+function toPageRecord(rows: RowReader, row: PageRow): PageRecord {
+  const documents = rows.read(row.id, row, PAGE_RULES, PAGE_DOCUMENTS);
   return {
     id: row.id,
     account_id: row.account_id,
     slug: row.slug,
     status: row.status,
     language: row.language,
-    product: fromJson(row.product),
-    content: fromJson(row.content),
-    global_theme: fromJson(row.global_theme),
-    seo_config: fromJson(row.seo_config),
-    checkout_fields: fromJson(row.checkout_fields),
+    product: documents.product as PageRecord["product"],
+    content: documents.content as PageRecord["content"],
+    global_theme: documents.global_theme as PageRecord["global_theme"],
+    seo_config: documents.seo_config as PageRecord["seo_config"],
+    checkout_fields: documents.checkout_fields as PageRecord["checkout_fields"],
     hero_image_url: row.hero_image_url,
     deployed_url: row.deployed_url,
     job_id: row.job_id,
@@ -342,7 +357,8 @@ function toJobRow(job: StoredJob): Omit<JobRow, "due_at" | "lease_owner" | "leas
   };
 }
 
-function toStoredJob(row: JobRow): StoredJob {
+function toStoredJob(rows: RowReader, row: JobRow): StoredJob {
+  const documents = rows.read(row.job_id, row, JOB_RULES, JOB_DOCUMENTS);
   return {
     job_id: row.job_id,
     account_id: row.account_id,
@@ -350,12 +366,12 @@ function toStoredJob(row: JobRow): StoredJob {
     step: row.step,
     step_detail: row.step_detail,
     page_id: row.page_id,
-    warnings: fromJson(row.warnings),
+    warnings: documents.warnings as StoredJob["warnings"],
     error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? "" },
     created_at: row.created_at,
     updated_at: row.updated_at,
     completed_at: row.completed_at,
-    request: fromJson(row.request),
-    step_times: fromJson(row.step_times),
+    request: documents.request as StoredJob["request"],
+    step_times: documents.step_times as StoredJob["step_times"],
   };
 }

@@ -41,7 +41,7 @@ export interface PagesDeps extends ServiceDeps, BackgroundDeps {
 /** Pages and their generation jobs, on the relational store (`page-repository.ts`). */
 export function createPagesService(deps: PagesDeps) {
   const { database, clock, ids } = deps;
-  const repo = createPageRepository(database.dialect);
+  const repo = createPageRepository(database.dialect, deps.unreadableRows);
   // Signed at every answer: a stored link would expire while its record lives on.
   const builderUrl = (id: string) => deps.builderLinks.url(id);
 

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from "kysely";
 import { toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import type { Tables } from "../db/tables.js";
-import { columnProblem, readJsonColumn, UnreadableRowError, type ColumnRule, type UnreadableRows } from "../db/unreadable-rows.js";
+import { columnProblem, createRowReader, readJsonColumn, type ColumnRule, type JsonShape, type UnreadableRows } from "../db/unreadable-rows.js";
 import { LpError } from "../errors.js";
 import type { CursorCodec } from "../lists/cursor.js";
 import { selectKeysetPage, toPagination } from "../lists/keyset-page.js";
@@ -122,7 +122,7 @@ const LISTED_RULES: Record<string, ColumnRule> = { ...COLUMN_RULES, first_image_
 const PRODUCT_RULES: Record<string, ColumnRule> = { ...COLUMN_RULES, deleted_at: "text?" };
 /** What each of its images' rows must hold, as the read joins them. */
 const IMAGE_RULES: Record<string, ColumnRule> = { url: "text", media_type: "text", display_order: "integer", media_path: "text?", bytes: "integer?", image_created_at: "text" };
-const CHECKOUT_FIELDS = { is: Array.isArray, what: "a list" };
+const CHECKOUT_FIELDS: JsonShape = { what: "a list", is: Array.isArray, nullable: true };
 
 /** An image as records hold it: `bytes` only on uploads. */
 function toImageRecord(row: Omit<ImageRow, "product_id">): ProductImageRecord {
@@ -139,11 +139,7 @@ function toImageRecord(row: Omit<ImageRow, "product_id">): ProductImageRecord {
 export function createProductRepository(deps: { dialect: Dialect; cursors: CursorCodec; /** Names each damaged row met once in the log. */ unreadable?: UnreadableRows }) {
   const pg = deps.dialect === "postgres";
   /** The error of a product whose rows cannot be read, named in the log once. */
-  const unreadable = (id: string, problem: string) => {
-    const error = new UnreadableRowError("product", "products", id, problem);
-    deps.unreadable?.report(error);
-    return error;
-  };
+  const unreadable = createRowReader("product", "products", deps.unreadable).fail;
   const contains = (needle: string) => (pg ? sql<boolean>`strpos(search_text, ${needle}) > 0` : sql<boolean>`instr(search_text, ${needle}) > 0`);
 
   async function insertImages(tx: Tx, productId: string, images: readonly ProductImageRecord[]) {

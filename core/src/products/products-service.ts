@@ -2,7 +2,6 @@ import type { ProductSummary } from "@lp/contract";
 import type { z } from "zod";
 import type { ChangeMark } from "../db/change-mark.js";
 import type { Tx } from "../db/database.js";
-import type { UnreadableRows } from "../db/unreadable-rows.js";
 import { toTimestamp } from "../deps.js";
 import { notFound, validationError, type ValidationIssue } from "../errors.js";
 import { recordEvent, type DomainEvent } from "../events/event-sink.js";
@@ -18,8 +17,6 @@ import { MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type Produ
 
 interface Deps extends ServiceDeps {
   media: MediaStore;
-  /** Names in the log, once each, the products whose rows cannot be read. */
-  unreadableRows?: UnreadableRows;
 }
 
 /** Query of `GET /products`. */

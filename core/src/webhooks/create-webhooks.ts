@@ -1,6 +1,7 @@
 import type { ChangeMark } from "../db/change-mark.js";
 import type { Clock, IdSource } from "../deps.js";
 import { afterCommit, type Database } from "../db/database.js";
+import type { UnreadableRows } from "../db/unreadable-rows.js";
 import type { DomainEvent, EventSink } from "../events/event-sink.js";
 import type { CursorCodec } from "../lists/cursor.js";
 import { createAddressGuard, dnsResolveHost, type ResolveHost } from "./address-guard.js";
@@ -58,6 +59,8 @@ export interface WebhookDeps extends WebhookOptions {
   cursors: CursorCodec;
   clock: Clock;
   ids: IdSource;
+  /** Names in the log, once each, the rows a read cannot take as their resource. */
+  unreadableRows?: UnreadableRows;
 }
 
 /**
@@ -77,9 +80,9 @@ export function createWebhooks(deps: WebhookDeps) {
   const { database, clock, ids } = deps;
   const scheduler = deps.scheduler ?? realScheduler;
   const retentionMs = deps.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS;
-  const endpoints = createEndpointRepository(database.dialect);
-  const deliveries = createDeliveryRepository();
-  const claims = createDeliveryClaims(database.dialect);
+  const endpoints = createEndpointRepository(database.dialect, deps.unreadableRows);
+  const deliveries = createDeliveryRepository(deps.unreadableRows);
+  const claims = createDeliveryClaims(database.dialect, deps.unreadableRows);
   const worker = createDeliveryWorker({
     database,
     endpoints,

@@ -2,7 +2,8 @@ import { sql } from "kysely";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import { renewLease, type QueueTable } from "../db/queue.js";
 import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
-import { loadDeliveries, readDelivery, toAttemptRow, toStateColumns, type DeliveryState } from "./delivery-rows.js";
+import { isUnreadableRow, type UnreadableRows } from "../db/unreadable-rows.js";
+import { createDeliveryReads, toAttemptRow, toStateColumns, type DeliveryState } from "./delivery-rows.js";
 import type { AttemptRecord, DeliveryRecord } from "./records.js";
 
 /**
@@ -40,10 +41,12 @@ export type RetryMark = { kind: "marked"; delivery: DeliveryRecord } | { kind: "
  * nothing to an endpoint whose circuit is open, across processes; the attempt and the delivery's next state
  * are then recorded by {@link recordAttempt} only if the claim is still the caller's. What an endpoint's
  * change does to the due times of its deliveries (held, released, deferred to a probe, skipped, retried by
- * hand) is here too: each leaves a delivery whose attempt is in flight to record its own result.
+ * hand) is here too: each leaves a delivery whose attempt is in flight to record its own result. A claimed
+ * delivery that cannot be read (`UnreadableRowError`, named once through `unreadable`) is left held.
  */
-export function createDeliveryClaims(dialect: Dialect) {
+export function createDeliveryClaims(dialect: Dialect, unreadable?: UnreadableRows) {
   const pg = dialect === "postgres";
+  const reads = createDeliveryReads(unreadable);
 
   /** Writes a claimed delivery's new state and ends the claim; false (nothing written) when the claim is no longer `owner`'s. */
   async function writeState(tx: Tx, id: string, owner: string, state: DeliveryState): Promise<boolean> {
@@ -149,8 +152,16 @@ export function createDeliveryClaims(dialect: Dialect) {
       if (claimed.length === 0) return [];
       claimed.sort((a, b) => (a.due_at < b.due_at ? -1 : a.due_at > b.due_at ? 1 : a.id < b.id ? -1 : 1));
       const rows = await tx.selectFrom("webhook_deliveries").selectAll().where("id", "in", claimed.map((c) => c.id)).execute();
-      const byId = new Map((await loadDeliveries(tx, rows)).map((d) => [d.id, d]));
-      return claimed.map((c) => ({ delivery: byId.get(c.id)!, probe: c.probe }));
+      const loaded = await reads.load(tx, rows);
+      // A damaged delivery is not attempted: its claim ends with it held (pending, not due), so it takes no
+      // slot of its endpoint and is never claimed again until a retry makes it due. The others go out.
+      const damaged = rows.filter((_, i) => isUnreadableRow(loaded[i])).map((row) => row.id);
+      if (damaged.length > 0) await tx.updateTable("webhook_deliveries").set({ due_at: null, lease_owner: null, lease_expires_at: null }).where("id", "in", damaged).execute();
+      const byId = new Map(loaded.flatMap((d) => (isUnreadableRow(d) ? [] : [[d.id, d] as const])));
+      return claimed.flatMap((c) => {
+        const delivery = byId.get(c.id);
+        return delivery ? [{ delivery, probe: c.probe }] : [];
+      });
     },
 
     /**
@@ -191,7 +202,7 @@ export function createDeliveryClaims(dialect: Dialect) {
         .where("endpoint_id", "=", endpointId)
         .where((eb) => eb.or([eb("lease_owner", "is", null), eb("lease_expires_at", "<=", at)]))
         .executeTakeFirst();
-      const delivery = await readDelivery(q, id, endpointId);
+      const delivery = await reads.read(q, id, endpointId);
       if (!delivery) return null;
       return { kind: Number(result.numUpdatedRows) === 1 ? "marked" : "in_flight", delivery };
     },

@@ -1,6 +1,7 @@
 import type { Queries, Tx } from "../db/database.js";
 import { selectKeysetPage, type KeysetPage, type KeysetQuery } from "../lists/keyset-page.js";
-import { insertDeliveries, loadDeliveries, readDelivery, toAttemptRow, toEventRecord, toEventRow } from "./delivery-rows.js";
+import { readReadable, type UnreadableRows } from "../db/unreadable-rows.js";
+import { createDeliveryReads, insertDeliveries, toAttemptRow, toEventRow } from "./delivery-rows.js";
 import { toNewDelivery, type DeliveryRecord, type DeliveryStatus, type EndpointRecord, type EventRecord } from "./records.js";
 
 /** Filters and page of an endpoint's deliveries list. */
@@ -24,9 +25,11 @@ export interface EventWindow extends KeysetQuery {
  * Events and their deliveries to endpoints, stored and read: an event and its fan-out written in the
  * caller's transaction, a replay's or an export's deliveries added, an endpoint's deliveries listed, the
  * events of a window read for a replay, and old events no delivery carries removed. Claims, attempts and due
- * times are `delivery-claims.ts`'s.
+ * times are `delivery-claims.ts`'s. A damaged delivery (or its event, or an attempt) is read as
+ * `UnreadableRowError` naming it (named once through `unreadable`); lists and replays leave it out.
  */
-export function createDeliveryRepository() {
+export function createDeliveryRepository(unreadable?: UnreadableRows) {
+  const reads = createDeliveryReads(unreadable);
   return {
     /**
      * Stores an event and, in the same transaction, one delivery of it to each of `endpoints` (in the state
@@ -56,7 +59,7 @@ export function createDeliveryRepository() {
     },
 
     /** The delivery with its attempts and event; with `endpointId`, only if it is that endpoint's. */
-    get: readDelivery,
+    get: reads.read,
 
     /** An endpoint's deliveries, newest first (`created_at`, then id), filtered by status and event type, a page at a time. */
     async list(q: Queries, endpointId: string, page: DeliveryListQuery): Promise<KeysetPage<DeliveryRecord>> {
@@ -64,7 +67,7 @@ export function createDeliveryRepository() {
       if (page.status) query = query.where("status", "=", page.status);
       if (page.event_type) query = query.where("event_type", "=", page.event_type);
       const listed = await selectKeysetPage(query, { key: "created_at", tiebreak: "id", descending: true, position: (row) => ({ value: row.created_at, id: row.id }) }, page);
-      return { ...listed, items: await loadDeliveries(q, listed.items) };
+      return { ...listed, items: await reads.loadReadable(q, listed.items) };
     },
 
     /**
@@ -82,7 +85,7 @@ export function createDeliveryRepository() {
         );
       }
       const listed = await selectKeysetPage(query, { key: "events.created_at", tiebreak: "events.id", descending: false, position: (row) => ({ value: row.created_at, id: row.id }) }, window);
-      return { ...listed, items: listed.items.map(toEventRecord) };
+      return { ...listed, items: readReadable(listed.items, reads.toEvent) };
     },
 
     /**

@@ -1,6 +1,7 @@
 import { beforeEach, expect, it } from "vitest";
 import type { Database } from "../db/database.js";
 import { isForeignKeyViolation } from "../db/errors.js";
+import { createUnreadableRows } from "../db/unreadable-rows.js";
 import { describeDatabases } from "../testing/databases.js";
 import { createDeliveryClaims } from "./delivery-claims.js";
 import { createDeliveryRepository } from "./delivery-repository.js";
@@ -36,6 +37,21 @@ describeDatabases("the webhook endpoint repository", ({ open }) => {
     expect(await endpoints.get(database.db, "we_01", "app_1")).toEqual(record);
     expect(await endpoints.get(database.db, "we_01", "app_2")).toBeNull();
     expect(await endpoints.get(database.db, "we_02")).toBeNull();
+  });
+
+  it("reads a damaged endpoint as UnreadableRowError naming it; lists and fan-outs leave it out, named once", async () => {
+    const lines: string[] = [];
+    endpoints = createEndpointRepository(database.dialect, createUnreadableRows({ where: "the test database", log: (line) => lines.push(line) }));
+    await insert(toTestEndpoint("we_01", { created_at: at(1) }), toTestEndpoint("we_02", { created_at: at(2) }));
+    // JSON either engine keeps (PostgreSQL checks only that a JSON column holds JSON).
+    await database.db.updateTable("webhook_endpoints").set({ last_verification: '{"outcome":"maybe"}' }).where("id", "=", "we_02").execute();
+    const audience = { type: "product.created", environment: "production" as const, account_id: "acct_1" };
+    for (let i = 0; i < 2; i++) {
+      await expect(endpoints.get(database.db, "we_02")).rejects.toMatchObject({ code: "record_unreadable", details: { resource: "webhook endpoint", id: "we_02" } });
+      expect((await endpoints.list(database.db, "app_1", { limit: 10 })).items.map((e) => e.id)).toEqual(["we_01"]);
+      expect((await endpoints.subscribers(database.db, audience)).map((e) => e.id)).toEqual(["we_01"]);
+    }
+    expect(lines).toEqual([expect.stringMatching(/^storage: unreadable row webhook_endpoints\/we_02 in the test database: last_verification.outcome is "maybe", not one of succeeded, failed; /)]);
   });
 
   it("refuses an endpoint of an application that does not exist", async () => {

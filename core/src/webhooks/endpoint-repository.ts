@@ -1,11 +1,37 @@
 import type { Selectable } from "kysely";
-import { fromJson, toJson } from "../db/column-types.js";
+import { toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import type { WebhookTables } from "../db/tables/webhooks.js";
+import { createRowReader, readReadable, type ColumnRule, type JsonShape, type RowReader, type UnreadableRows } from "../db/unreadable-rows.js";
 import { selectKeysetPage, type KeysetPage, type KeysetQuery } from "../lists/keyset-page.js";
 import type { EndpointRecord } from "./records.js";
 
 type EndpointRow = Selectable<WebhookTables["webhook_endpoints"]>;
+
+/** What an endpoint's row must hold (SQLite keeps whatever a hand edit puts in a column). */
+const ENDPOINT_RULES: Record<string, ColumnRule> = {
+  application_id: "text",
+  url: "text",
+  environment: ["production", "test"],
+  concurrency_limit: "integer",
+  status: ["pending_verification", "active", "paused", "disabled"],
+  disabled_reason: ["manual", "gone", "circuit_breaker", null],
+  secret: "text",
+  previous_secret: "text?",
+  previous_secret_expires_at: "text?",
+  circuit_state: ["closed", "open", "half_open"],
+  circuit_consecutive_failures: "integer",
+  circuit_reopen_count: "integer",
+  circuit_opens_until: "text?",
+  created_at: "text",
+  updated_at: "text",
+};
+/** The last verification: null before the first. */
+const LAST_VERIFICATION: JsonShape = {
+  what: "a verification's outcome",
+  nullable: true,
+  fields: { outcome: ["succeeded", "failed"], status_code: "integer?", latency_ms: "integer", error: "text?", at: "text" },
+};
 
 /**
  * What an endpoint change may set; absent fields are left as stored. `events` replaces the subscriptions
@@ -25,12 +51,22 @@ export interface EventAudience {
  * per subscribed event type in `webhook_endpoint_events`. Methods that write several rows take a transaction;
  * the others take the database or a transaction. A read-change-write of one endpoint (its circuit after an
  * attempt, a PATCH, a rotation) reads it with {@link lock}, which holds its row on PostgreSQL until the
- * transaction ends; SQLite runs one transaction at a time.
+ * transaction ends; SQLite runs one transaction at a time. A damaged endpoint is read as `UnreadableRowError`
+ * naming it (named once through `unreadable`); lists and fan-outs leave it out.
  */
-export function createEndpointRepository(dialect: Dialect) {
-  /** The endpoints' rows with their subscriptions, in the order of `rows`. */
-  async function withEvents(q: Queries, rows: EndpointRow[]): Promise<EndpointRecord[]> {
-    if (rows.length === 0) return [];
+export function createEndpointRepository(dialect: Dialect, unreadable?: UnreadableRows) {
+  const endpointRows = createRowReader("webhook endpoint", "webhook_endpoints", unreadable);
+
+  /** The endpoints' records, in the order of `rows`; with `skip`, those that are damaged left out, else the first throws. */
+  async function withEvents(q: Queries, rows: EndpointRow[], skip = false): Promise<EndpointRecord[]> {
+    const events = await subscriptionsOf(q, rows);
+    const read = (row: EndpointRow) => toEndpointRecord(row, events.get(row.id) ?? [], endpointRows);
+    return skip ? readReadable(rows, read) : rows.map(read);
+  }
+
+  /** The event types each of the endpoints of `rows` subscribes to, in order. */
+  async function subscriptionsOf(q: Queries, rows: EndpointRow[]): Promise<Map<string, unknown[]>> {
+    if (rows.length === 0) return new Map();
     const subscriptions = await q
       .selectFrom("webhook_endpoint_events")
       .select(["endpoint_id", "event_type"])
@@ -38,13 +74,13 @@ export function createEndpointRepository(dialect: Dialect) {
       .orderBy("endpoint_id")
       .orderBy("position")
       .execute();
-    const events = new Map<string, string[]>();
+    const events = new Map<string, unknown[]>();
     for (const s of subscriptions) {
       const list = events.get(s.endpoint_id);
       if (list) list.push(s.event_type);
       else events.set(s.endpoint_id, [s.event_type]);
     }
-    return rows.map((row) => toEndpointRecord(row, events.get(row.id) ?? []));
+    return events;
   }
 
   async function one(q: Queries, row: EndpointRow | undefined): Promise<EndpointRecord | null> {
@@ -100,7 +136,7 @@ export function createEndpointRepository(dialect: Dialect) {
     async list(q: Queries, applicationId: string, page: KeysetQuery): Promise<KeysetPage<EndpointRecord>> {
       const query = q.selectFrom("webhook_endpoints").selectAll().where("application_id", "=", applicationId);
       const listed = await selectKeysetPage(query, { key: "created_at", tiebreak: "id", descending: true, position: (row) => ({ value: row.created_at, id: row.id }) }, page);
-      return { ...listed, items: await withEvents(q, listed.items) };
+      return { ...listed, items: await withEvents(q, listed.items, true) };
     },
 
     /**
@@ -119,7 +155,8 @@ export function createEndpointRepository(dialect: Dialect) {
         .orderBy("e.created_at")
         .orderBy("e.id")
         .execute();
-      return withEvents(q, rows);
+      // A damaged endpoint is sent nothing, and the change that caused the event goes on.
+      return withEvents(q, rows, true);
     },
 
     /** Applies `changes` to the endpoint and answers it as stored now; null when there is no such endpoint. */
@@ -151,13 +188,16 @@ export function createEndpointRepository(dialect: Dialect) {
 /** The webhook endpoints in the database ({@link createEndpointRepository}). */
 export type EndpointRepository = ReturnType<typeof createEndpointRepository>;
 
-/** An endpoint row and its subscriptions as the record the engine works with. */
-export function toEndpointRecord(row: EndpointRow, events: string[]): EndpointRecord {
+/** An endpoint row and its subscriptions as the record the engine works with, checked by `rows`. */
+function toEndpointRecord(row: EndpointRow, events: unknown[], rows: RowReader): EndpointRecord {
+  const { last_verification } = rows.read(row.id, row, ENDPOINT_RULES, { last_verification: LAST_VERIFICATION });
+  const notText = events.find((type) => typeof type !== "string");
+  if (notText !== undefined) throw rows.fail(row.id, `a subscribed event type is ${typeof notText}, not text`);
   return {
     id: row.id,
     application_id: row.application_id,
     url: row.url,
-    events,
+    events: events as string[],
     environment: row.environment,
     concurrency_limit: row.concurrency_limit,
     status: row.status,
@@ -171,7 +211,7 @@ export function toEndpointRecord(row: EndpointRow, events: string[]): EndpointRe
       reopen_count: row.circuit_reopen_count,
       opens_until: row.circuit_opens_until,
     },
-    last_verification: fromJson(row.last_verification),
+    last_verification: last_verification as EndpointRecord["last_verification"],
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
