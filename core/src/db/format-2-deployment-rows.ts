@@ -1,3 +1,4 @@
+import { toDeploymentRow } from "../deployments/deployment-repository.js";
 import { toJson } from "./column-types.js";
 import type { Format2Record } from "./format-2-records.js";
 import type { RowBuild } from "./format-2-row-build.js";
@@ -25,19 +26,7 @@ export function addDeploymentRows(build: RowBuild, { pages, deleting }: PagesWri
     if (d.status === "deploying") inFlight.add(d.page_id);
     deployments.set(d.id, d);
     add("deployments", {
-      id: d.id,
-      page_id: d.page_id,
-      account_id: d.account_id,
-      status: d.status,
-      deploy_step: d.deploy_step,
-      error_code: d.error_code,
-      error_message: d.error_message,
-      deployed_url: d.deployed_url,
-      deployed_at: d.deployed_at,
-      simulate: d.simulate ?? null,
-      step_times: toJson(d.step_times ?? {}),
-      created_at: d.created_at,
-      updated_at: d.updated_at,
+      ...toDeploymentRow({ ...d, simulate: d.simulate ?? null, step_times: d.step_times ?? {} }),
       due_at: d.status === "deploying" ? d.created_at : null,
       lease_owner: null,
       lease_expires_at: null,

@@ -1,8 +1,8 @@
-import { toNewDelivery, type DeliveryRecord, type EndpointRecord, type EventRecord } from "../webhooks/records.js";
+import { toNewDelivery, type EndpointRecord, type EventRecord } from "../webhooks/records.js";
+import { toAttemptRow, toDeliveryRow } from "../webhooks/delivery-rows.js";
 import { toJson } from "./column-types.js";
 import type { Format2Record } from "./format-2-records.js";
 import type { RowBuild } from "./format-2-row-build.js";
-import type { AnyRow } from "./table-catalog.js";
 
 /**
  * Webhook endpoints of the applications written (with their subscriptions), deliveries with their attempts
@@ -60,18 +60,7 @@ export function addWebhookRows(build: RowBuild, applications: ReadonlySet<string
     for (const a of d.attempts) {
       if (numbers.has(a.number)) continue;
       numbers.add(a.number);
-      add("delivery_attempts", {
-        delivery_id: d.id,
-        number: a.number,
-        trigger: a.trigger,
-        started_at: a.started_at,
-        status_code: a.status_code,
-        latency_ms: a.latency_ms,
-        outcome: a.outcome,
-        error: a.error,
-        response_body: a.response_body,
-        truncated: a.truncated ? 1 : 0,
-      });
+      add("delivery_attempts", toAttemptRow(d.id, a));
     }
   }
 
@@ -89,25 +78,4 @@ export function addWebhookRows(build: RowBuild, applications: ReadonlySet<string
       add("webhook_deliveries", toDeliveryRow(made));
     }
   }
-}
-
-/** A delivery's row: due at its next attempt while pending (only a pending delivery has one to make), unclaimed. */
-function toDeliveryRow(d: Omit<DeliveryRecord, "attempts" | "payload">): AnyRow {
-  return {
-    id: d.id,
-    endpoint_id: d.endpoint_id,
-    event_id: d.event_id,
-    application_id: d.application_id,
-    event_type: d.event_type,
-    status: d.status,
-    scheduled_attempts: d.scheduled_attempts,
-    auto_retry: d.auto_retry ? 1 : 0,
-    next_trigger: d.next_trigger,
-    skipped_reason: d.skipped_reason,
-    created_at: d.created_at,
-    updated_at: d.updated_at,
-    due_at: d.status === "pending" ? d.next_attempt_at : null,
-    lease_owner: null,
-    lease_expires_at: null,
-  };
 }

@@ -266,7 +266,8 @@ export function createDeploymentRepository(dialect: Dialect, unreadable?: Unread
 /** The deployment repository's methods. */
 export type DeploymentRepository = ReturnType<typeof createDeploymentRepository>;
 
-function toDeploymentRow(d: StoredDeployment): Omit<DeploymentRow, "due_at" | "lease_owner" | "lease_expires_at"> {
+/** A deployment's row, without its queue columns (its due time and claim). */
+export function toDeploymentRow(d: StoredDeployment): Omit<DeploymentRow, "due_at" | "lease_owner" | "lease_expires_at"> {
   return {
     id: d.id,
     page_id: d.page_id,

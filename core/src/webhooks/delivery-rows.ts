@@ -162,7 +162,8 @@ export function toAttemptRow(deliveryId: string, a: AttemptRecord): AttemptRow {
   };
 }
 
-function toDeliveryRow(d: DeliveryRecord): Insertable<WebhookTables["webhook_deliveries"]> {
+/** A delivery's row, unclaimed, due at its next attempt when it is pending (its attempts are rows of their own). */
+export function toDeliveryRow(d: Omit<DeliveryRecord, "attempts" | "payload">): Insertable<WebhookTables["webhook_deliveries"]> {
   return {
     id: d.id,
     endpoint_id: d.endpoint_id,
