@@ -1,4 +1,4 @@
-import { SqliteDialect } from "kysely";
+import { SqliteDialect, SqliteQueryCompiler, type QueryCompiler } from "kysely";
 import type { SqliteDatabase as KyselySqliteDatabase, SqliteStatement as KyselySqliteStatement } from "kysely";
 import type { SqliteDatabase, SqliteValue } from "../storage/sqlite.js";
 
@@ -23,7 +23,26 @@ export function createNodeSqliteDialect(db: SqliteDatabase): SqliteDialect {
       };
     },
   };
-  return new SqliteDialect({ database });
+  return new NodeSqliteDialect({ database });
+}
+
+/**
+ * SQLite's dialect with each parameter written `+?`: unary plus, which SQLite defines as a no-op on any value
+ * (the value, its type and its lack of affinity unchanged), where Kysely writes a bare `?`. node:sqlite's
+ * SQLite plans a join again at every run of its prepared statement when one of its comparisons has a bare
+ * parameter for operand, which costs as much as preparing it (the fan-out's three-table read of subscribers:
+ * about 60 µs a run with `?`, 6 µs with `+?`, on this machine); single-table statements run as fast either way.
+ */
+class NodeSqliteDialect extends SqliteDialect {
+  override createQueryCompiler(): QueryCompiler {
+    return new PlusParameterCompiler();
+  }
+}
+
+class PlusParameterCompiler extends SqliteQueryCompiler {
+  protected override getCurrentParameterPlaceholder(): string {
+    return "+?";
+  }
 }
 
 const NO_TRANSACTION = /no transaction is active/;
