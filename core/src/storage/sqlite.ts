@@ -101,7 +101,11 @@ export function prepareColumn<P extends SqliteValue[], R>(db: SqliteDatabase, sq
   };
 }
 
-/** Runs `work` in one transaction: committed when it returns, rolled back when it throws. */
+/**
+ * Runs `work` in one transaction: committed when it returns, rolled back when it throws (unless SQLite rolled
+ * it back itself, as it may on a full disk). `isTransaction` arrived in Node 22.16: before it, the rollback is
+ * tried, and SQLite's answer that no transaction is active means there is nothing to undo.
+ */
 export function inTransaction<T>(db: SqliteDatabase, work: () => T): T {
   db.exec("BEGIN");
   try {
@@ -109,7 +113,13 @@ export function inTransaction<T>(db: SqliteDatabase, work: () => T): T {
     db.exec("COMMIT");
     return result;
   } catch (error) {
-    if (db.isTransaction) db.exec("ROLLBACK");
+    if (db.isTransaction !== false) {
+      try {
+        db.exec("ROLLBACK");
+      } catch (rollback) {
+        if (!/no transaction is active/.test((rollback as Error).message)) throw rollback;
+      }
+    }
     throw error;
   }
 }
