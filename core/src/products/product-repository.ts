@@ -155,9 +155,21 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
    * a row it joined as it was when the statement began (concurrent creates would all pass the quota).
    */
   async function quotasOf(q: Queries, accountId: string, lock: boolean) {
+    if (!pg) {
+      // SQLite runs one transaction at a time: the account and its totals are read by one statement.
+      const row = await q
+        .selectFrom("accounts as a")
+        .leftJoin("product_totals as t", "t.account_id", "a.account_id")
+        .select(["a.product_quota", "a.media_quota_bytes", "t.products", "t.media_bytes"])
+        .where("a.account_id", "=", accountId)
+        .executeTakeFirst();
+      if (!row) return null;
+      const bytes = Number(row.media_bytes ?? 0);
+      return { account: row, used: { products: Number(row.products ?? 0), bytes: () => bytes } };
+    }
     let query = q.selectFrom("accounts").select(["product_quota", "media_quota_bytes"]).where("account_id", "=", accountId);
     // NO KEY: rows that only reference the account (its pages, tokens) are not held up by the lock.
-    if (lock && pg) query = query.forNoKeyUpdate();
+    if (lock) query = query.forNoKeyUpdate();
     const account = await query.executeTakeFirst();
     if (!account) return null;
     const totals = await usage(q, accountId);
