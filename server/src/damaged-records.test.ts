@@ -96,6 +96,16 @@ describe.each(["sqlite", "memory"] as const)("damaged rows on %s", (kind) => {
       expect(get.json.error.message).toContain('display_order is "first", not an integer');
       expect(named(id)).toHaveLength(1);
     });
+
+    it("an image column holding bytes: the product's GET answers record_unreadable naming it", async () => {
+      let t = await open();
+      const id = (await t.call("POST", "products", { body: { title: "Pictured", product_type: "physical", price: 3, images: ["https://img.test/a.png"] } })).json.data.id as string;
+      t = await damage(`UPDATE product_images SET media_path = x'00ff' WHERE product_id = '${id}'`);
+      const get = await t.call("GET", `products/${id}`);
+      expect(get.status).toBe(500);
+      expect(get.json.error).toMatchObject({ code: "record_unreadable", details: { resource: "product", id } });
+      expect(get.json.error.message).toContain("media_path");
+    });
   });
 
   describe("a damaged page row", () => {
