@@ -119,7 +119,7 @@ export async function createCore(given: CoreDeps) {
   const ownMedia = !deps.media;
   const mediaBlobs = guardMediaBlobs(deps.media ?? createMediaBlobs({ kind: "memory" }), storageHealth);
   const media = createMediaStore(mediaBlobs, deps.publicUrl, deriveOgImage);
-  const accounts = createAccountsService({ database, clock, ids });
+  const accounts = createAccountsService({ database, clock, ids, unreadableRows });
   const { fetch, scheduler, retrySchedule, publicOnly, leaseMs } = deps;
   // Endpoints, events and deliveries live in the database; its worker claims due deliveries, in any process.
   const webhooks = createWebhooks({ ...deps.webhooks, fetch, scheduler, retrySchedule, publicOnly, leaseMs, database, cursors, clock, ids, unreadableRows });

@@ -108,6 +108,35 @@ describe.each(["sqlite", "memory"] as const)("damaged rows on %s", (kind) => {
     });
   });
 
+  describe("a damaged account or token row", () => {
+    it("a token whose scopes are not a list: requests with it answer 500 record_unreadable, one log line, never its text", async () => {
+      let t = await open();
+      expect((await t.call("GET", "products")).status).toBe(200);
+      t = await damage(`UPDATE tokens SET scopes = '{"all":true}'`);
+      for (let i = 0; i < 2; i++) {
+        const res = await t.call("GET", "products");
+        expect(res.status).toBe(500);
+        expect(res.json.error).toMatchObject({ code: "record_unreadable", details: { resource: "access token" } });
+        expect(res.json.error.message).toContain("Create a new token meanwhile");
+      }
+      const logged = lines.filter((l) => l.includes("unreadable row tokens/"));
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toContain("scopes is not a list of scopes");
+      expect(logged.join("\n")).not.toContain(t.creds.token);
+    });
+
+    it("an account whose product quota is not a number: its product creates answer 500 record_unreadable naming it, reads go on", async () => {
+      let t = await open();
+      const id = (await t.call("POST", "products", { body: { title: "Kept", product_type: "physical", price: 3 } })).json.data.id as string;
+      t = await damage(`UPDATE accounts SET product_quota = 'lots'`);
+      const created = await t.call("POST", "products", { body: { title: "New", product_type: "physical", price: 1 } });
+      expect(created.status).toBe(500);
+      expect(created.json.error).toMatchObject({ code: "record_unreadable", details: { resource: "account", id: t.creds.account_id } });
+      expect(created.json.error.message).toContain('product_quota is "lots", not an integer');
+      expect((await t.call("GET", `products/${id}`)).status).toBe(200);
+    });
+  });
+
   describe("a damaged page row", () => {
     it.each(PAGE_DAMAGE)("$what: its GET, PATCH, DELETE and deployment answer 500 record_unreadable naming it, lists go on, one log line, the rest works", async ({ set, problem, listed }) => {
       let t = await open();

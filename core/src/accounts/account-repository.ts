@@ -1,14 +1,17 @@
 import { toTimestamp, type Clock } from "../deps.js";
-import { fromJson, toJson } from "../db/column-types.js";
+import { toJson } from "../db/column-types.js";
 import type { Database, Queries, Tx } from "../db/database.js";
 import { isForeignKeyViolation } from "../db/errors.js";
-import type { AccountRecord, AppRecord, Scope, TokenRecord } from "./schemas.js";
+import { createRowReader, type ColumnRule, type UnreadableRows } from "../db/unreadable-rows.js";
+import { environmentSchema, type AccountRecord, type AppRecord, type Scope, type TokenRecord } from "./schemas.js";
 
 /** What the account repository is built on. */
 export interface AccountRepositoryDeps {
   database: Database;
   /** Stamps the settings it creates (everything else carries its own times). */
   clock: Clock;
+  /** Names each damaged row met once in the log. */
+  unreadable?: UnreadableRows;
 }
 
 /**
@@ -27,6 +30,13 @@ const CREATED = { outcome: "created" } as const;
 const EXISTS = { outcome: "exists" } as const;
 const ACCOUNT_COLUMNS = ["account_id", "environment", "currency", "page_quota", "product_quota", "media_quota_bytes", "created_at"] as const;
 
+/** What an account's quotas must hold (SQLite keeps whatever a hand edit puts in a column). */
+const QUOTA_RULES: Record<string, ColumnRule> = { page_quota: "integer", product_quota: "integer", media_quota_bytes: "integer" };
+const ACCOUNT_RULES: Record<string, ColumnRule> = { ...QUOTA_RULES, environment: environmentSchema.options, currency: "text", created_at: "text" };
+const TOKEN_RULES: Record<string, ColumnRule> = { account_id: "text", expires_at: "text?", created_at: "text" };
+/** How a damaged token is named: the start of its hash (the hash is kept, never the token; the log needs no more). */
+const tokenName = (tokenHash: string) => tokenHash.slice(0, 12);
+
 /**
  * The account plane on the relational schema (migration 0001): accounts and their quotas, access tokens by
  * the SHA-256 of their text, partner applications with the accounts they act for, and the service's own
@@ -35,7 +45,14 @@ const ACCOUNT_COLUMNS = ["account_id", "environment", "currency", "page_quota", 
  * Every create is `ON CONFLICT DO NOTHING`: the dev credentials, made by every process that starts, are
  * written once, and a caller's transaction is never aborted by a duplicate.
  */
-export function createAccountRepository({ database, clock }: AccountRepositoryDeps) {
+export function createAccountRepository({ database, clock, unreadable }: AccountRepositoryDeps) {
+  const accounts = createRowReader("account", "accounts", unreadable);
+  const tokens = createRowReader("access token", "tokens", unreadable, "Create a new token meanwhile.");
+  /** `row` as read, once its columns hold what an account's must (a damaged one is the account's refusal). */
+  const checkedAccount = <R extends { account_id: string }>(row: R | undefined, rules: Record<string, ColumnRule>): R | null => {
+    if (row) accounts.check(row.account_id, row, rules);
+    return row ?? null;
+  };
   async function findApplicationAccounts(q: Queries, applicationIds: readonly string[]): Promise<Map<string, string[]>> {
     const byApp = new Map<string, string[]>(applicationIds.map((id) => [id, []]));
     if (applicationIds.length === 0) return byApp;
@@ -71,8 +88,7 @@ export function createAccountRepository({ database, clock }: AccountRepositoryDe
 
     /** The account, or null. */
     async getAccount(accountId: string, q: Queries = database.db): Promise<AccountRecord | null> {
-      const row = await q.selectFrom("accounts").select(ACCOUNT_COLUMNS).where("account_id", "=", accountId).executeTakeFirst();
-      return row ?? null;
+      return checkedAccount(await q.selectFrom("accounts").select(ACCOUNT_COLUMNS).where("account_id", "=", accountId).executeTakeFirst(), ACCOUNT_RULES);
     },
 
     /** Up to `limit` accounts in the order of their ids (the dashboard's list). */
@@ -86,9 +102,10 @@ export function createAccountRepository({ database, clock }: AccountRepositoryDe
      * transactions one at a time already).
      */
     async getQuotas(accountId: string, q: Queries = database.db, options: { lock?: boolean } = {}): Promise<AccountQuotas | null> {
-      let query = q.selectFrom("accounts").select(["page_quota", "product_quota", "media_quota_bytes"]).where("account_id", "=", accountId);
+      let query = q.selectFrom("accounts").select(["account_id", "page_quota", "product_quota", "media_quota_bytes"]).where("account_id", "=", accountId);
       if (options.lock && database.dialect === "postgres") query = query.forUpdate();
-      return (await query.executeTakeFirst()) ?? null;
+      const row = checkedAccount(await query.executeTakeFirst(), QUOTA_RULES);
+      return row && { page_quota: row.page_quota, product_quota: row.product_quota, media_quota_bytes: row.media_quota_bytes };
     },
 
     /**
@@ -119,7 +136,8 @@ export function createAccountRepository({ database, clock }: AccountRepositoryDe
     async findToken(tokenHash: string, now: string, q: Queries = database.db): Promise<FoundToken | null> {
       const row = await q.selectFrom("tokens").select(["account_id", "scopes", "expires_at", "created_at"]).where("token_hash", "=", tokenHash).executeTakeFirst();
       if (!row) return null;
-      return { account_id: row.account_id, scopes: fromJson<Scope[]>(row.scopes), expires_at: row.expires_at, created_at: row.created_at, expired: row.expires_at !== null && row.expires_at <= now };
+      const { scopes } = tokens.read(tokenName(tokenHash), row, TOKEN_RULES, { scopes: { what: "a list of scopes", items: "text" } });
+      return { account_id: row.account_id, scopes: scopes as Scope[], expires_at: row.expires_at, created_at: row.created_at, expired: row.expires_at !== null && row.expires_at <= now };
     },
 
     /**

@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { sha256Hex, toPrefixedId, toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { ChangeMark } from "../db/change-mark.js";
 import type { Database } from "../db/database.js";
+import type { UnreadableRows } from "../db/unreadable-rows.js";
 import { LpError, notFound } from "../errors.js";
 import { isAccountId, isPrefixedId } from "../ids.js";
 import { createAccountRepository } from "./account-repository.js";
@@ -21,6 +22,8 @@ interface Deps {
   database: Database;
   clock: Clock;
   ids: IdSource;
+  /** Names each damaged account or token row met once in the log. */
+  unreadableRows?: UnreadableRows;
 }
 
 const unauthenticated = (message = "Missing or invalid credentials.") => new LpError("unauthenticated", message);
@@ -32,8 +35,8 @@ const TOKEN = /^lp_[A-Za-z0-9_-]{16,128}$/;
  * hash (about 30 µs through the query layer, most of it Kysely's building and running of the query), and a
  * reset, an import or another process's write is seen by the next request, with nothing to keep in step.
  */
-export function createAccountsService({ database, clock, ids }: Deps) {
-  const repository = createAccountRepository({ database, clock });
+export function createAccountsService({ database, clock, ids, unreadableRows }: Deps) {
+  const repository = createAccountRepository({ database, clock, unreadable: unreadableRows });
   const now = () => toTimestamp(clock.now());
 
   async function get(accountId: string): Promise<AccountRecord | null> {

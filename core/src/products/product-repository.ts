@@ -122,6 +122,8 @@ const LISTED_RULES: Record<string, ColumnRule> = { ...COLUMN_RULES, first_image_
 const PRODUCT_RULES: Record<string, ColumnRule> = { ...COLUMN_RULES, deleted_at: "text?" };
 /** What each of its images' rows must hold, as the read joins them. */
 const IMAGE_RULES: Record<string, ColumnRule> = { url: "text", media_type: "text", display_order: "integer", media_path: "text?", bytes: "integer?", image_created_at: "text" };
+/** What an account's quotas must hold, as a write reads them. */
+const QUOTA_RULES: Record<string, ColumnRule> = { product_quota: "integer", media_quota_bytes: "integer" };
 const CHECKOUT_FIELDS: JsonShape = { what: "a list", is: Array.isArray, nullable: true };
 
 /** An image as records hold it: `bytes` only on uploads. */
@@ -140,6 +142,7 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
   const pg = deps.dialect === "postgres";
   /** The error of a product whose rows cannot be read, named in the log once. */
   const unreadable = createRowReader("product", "products", deps.unreadable).fail;
+  const accounts = createRowReader("account", "accounts", deps.unreadable);
   const contains = (needle: string) => (pg ? sql<boolean>`strpos(search_text, ${needle}) > 0` : sql<boolean>`instr(search_text, ${needle}) > 0`);
 
   async function insertImages(tx: Tx, productId: string, images: readonly ProductImageRecord[]) {
@@ -164,6 +167,7 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
         .where("a.account_id", "=", accountId)
         .executeTakeFirst();
       if (!row) return null;
+      accounts.check(accountId, row, QUOTA_RULES);
       const bytes = Number(row.media_bytes ?? 0);
       return { account: row, used: { products: Number(row.products ?? 0), bytes: () => bytes } };
     }
@@ -172,6 +176,7 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
     if (lock) query = query.forNoKeyUpdate();
     const account = await query.executeTakeFirst();
     if (!account) return null;
+    accounts.check(accountId, account, QUOTA_RULES);
     const totals = await usage(q, accountId);
     return { account, used: { products: totals.products, bytes: () => totals.bytes } };
   }
