@@ -4,6 +4,7 @@ import { cryptoIds, systemClock, toTimestamp, type Clock, type IdSource } from "
 import type { EventSink } from "./events/event-sink.js";
 import { createIdempotency } from "./idempotency/idempotency.js";
 import { startSweeps, type Sweep } from "./db/sweep-schedule.js";
+import { mayHoldLeftWork } from "./db/queue.js";
 import { createCursorCodec } from "./lists/cursor.js";
 import { createMediaStore } from "./media/media-store.js";
 import { createMediaBlobs } from "./media/media-blobs.js";
@@ -129,7 +130,10 @@ export async function createCore(given: CoreDeps) {
 
   const products = createProductsService({ ...base, media });
   const idempotency = createIdempotency({ database, clock, owner: () => ids.uuid(), unreadableRows });
-  await idempotency.recover();
+  // What a previous run left (claimed Idempotency-Keys, queued and claimed work) is recovered and taken below;
+  // a new SQLite database (each startLp()) holds none, and its workers wait for the first commit that wakes them.
+  const left = await mayHoldLeftWork(database.db, database.dialect, ["idempotency_keys", "page_jobs", "deployments", "webhook_deliveries"]);
+  if (left) await idempotency.recover();
   const delays: Delays = deps.delays ?? { generationStepMs: 0, deploymentStepMs: 0 };
   const sleep = deps.sleep ?? realSleep;
   // Generation jobs and deployments are rows their workers claim under this process's id. With a manual clock
@@ -162,11 +166,11 @@ export async function createCore(given: CoreDeps) {
   const sites = createSitesService({ database, clock, ids, events, unreadableRows });
   const background: BackgroundWork = combineWorkers({ generation: pages.work, deployment: deployments.work });
   // Deliveries left due by a previous run are taken from now on.
-  await webhooks.start();
+  await webhooks.start({ left });
   // What a stopped process left claimed is settled (SQLite; on PostgreSQL its leases lapse), then the workers take due rows.
   try {
-    await pages.startWork();
-    await deployments.startWork();
+    await pages.startWork({ left });
+    await deployments.startWork({ left });
   } catch (error) {
     // A core that does not open leaves no worker running.
     await background.close().catch(() => {});

@@ -140,8 +140,8 @@ export function createApp(options: AppOptions) {
   app.get("/v1/openapi.json", () => json(openapiDocument()));
   if (dashboard) mountDashboard(app, server, dashboard);
 
-  const patterns = routes.map((r) => ({ method: r.method, regex: toRouteRegex(r.path) }));
-  patterns.push({ method: "GET", regex: toRouteRegex("/v1/openapi.json") }); // so POST on it is a 405 naming GET
+  const patterns = routes.map((r) => ({ method: r.method, regex: routeRegexOf(r.path) }));
+  patterns.push({ method: "GET", regex: routeRegexOf("/v1/openapi.json") }); // so POST on it is a 405 naming GET
   app.all("/**", (event) => {
     const path = event.url.pathname;
     const allowed = [...new Set(patterns.filter((p) => p.regex.test(path)).map((p) => p.method))];
@@ -205,5 +205,13 @@ export function toRouteRegex(path: string): RegExp {
     .join("/");
   return new RegExp(`^${source}/?$`);
 }
+
+// Each path's pattern, made at the first app of the process (a pattern without flags keeps no state between tests).
+const routeRegexes = new Map<string, RegExp>();
+const routeRegexOf = (path: string): RegExp => {
+  let regex = routeRegexes.get(path);
+  if (!regex) routeRegexes.set(path, (regex = toRouteRegex(path)));
+  return regex;
+};
 
 export type App = ReturnType<typeof createApp>;

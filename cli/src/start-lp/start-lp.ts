@@ -72,6 +72,15 @@ export interface Lp<W extends WebhookInbox | null = WebhookInbox> {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** The server stack, imported at the first start (importing `@lp/cli/testing` loads none of it) and kept for the next ones. */
+let stack: Promise<[typeof import("@lp/server"), typeof import("@lp/client"), typeof import("@lp/webhooks")]> | undefined;
+const loadStack = () =>
+  (stack ??= Promise.all([import("@lp/server"), import("@lp/client"), import("@lp/webhooks")]).catch((error: unknown) => {
+    // A failed import is tried again at the next start rather than remembered.
+    stack = undefined;
+    throw error;
+  }));
+
 /**
  * Starts the whole lp API in this process, on a free loopback port, with memory storage of its own
  * (two servers in one process share nothing), and a webhook receiver registered on the dev application.
@@ -85,7 +94,7 @@ export interface Lp<W extends WebhookInbox | null = WebhookInbox> {
 export async function startLp(options: StartLpOptions & { webhooks: false }): Promise<Lp<null>>;
 export async function startLp(options?: StartLpOptions): Promise<Lp>;
 export async function startLp(options: StartLpOptions = {}): Promise<Lp<WebhookInbox | null>> {
-  const [{ startServer, toJournalEntry }, { createClient }, { createReceiver }] = await Promise.all([import("@lp/server"), import("@lp/client"), import("@lp/webhooks")]);
+  const [{ startServer, toJournalEntry }, { createClient }, { createReceiver }] = await loadStack();
   const server = await startServer({
     host: "127.0.0.1",
     port: 0,

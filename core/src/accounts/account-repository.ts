@@ -193,19 +193,21 @@ export function createAccountRepository({ database, clock, unreadable }: Account
 
     /**
      * The setting `name` (a cursor or builder-link key, the admin key, the dev credentials), made by
-     * `create` when there is none. The write is `INSERT ... ON CONFLICT DO NOTHING` followed by a read, so
-     * processes starting together on one database all answer the value the first writer stored.
+     * `create` when there is none. The write is `INSERT ... ON CONFLICT DO NOTHING RETURNING`, and when another
+     * writer was first (nothing returned) a read, so processes starting together on one database all answer the
+     * value the first writer stored.
      */
     async readOrCreateSetting(name: string, create: () => string, q: Queries = database.db): Promise<string> {
       const read = () => q.selectFrom("settings").select("value").where("name", "=", name).executeTakeFirst();
       const existing = await read();
       if (existing) return existing.value;
-      await q
+      const written = await q
         .insertInto("settings")
         .values({ name, value: create(), created_at: toTimestamp(clock.now()) })
         .onConflict((oc) => oc.column("name").doNothing())
-        .execute();
-      return (await read())!.value;
+        .returning("value")
+        .executeTakeFirst();
+      return written?.value ?? (await read())!.value;
     },
   };
 }

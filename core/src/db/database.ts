@@ -87,13 +87,12 @@ export interface OpenDatabaseOptions {
  * alone. PostgreSQL runs on a pool; `bigint` and JSON columns come back as numbers and text, as on SQLite.
  */
 export async function openDatabase(target: DatabaseTarget, options: OpenDatabaseOptions = {}): Promise<Database> {
-  const { db, dialect, sqlite } = target.kind === "postgres" ? { ...(await openPostgres(target.url, target.maxConnections ?? 10)), sqlite: null } : openSqliteKysely(target);
+  const migrate = options.migrate !== false;
+  const { db, dialect, sqlite, loaded } = target.kind === "postgres" ? { ...(await openPostgres(target.url, target.maxConnections ?? 10)), sqlite: null, loaded: false } : openSqliteKysely(target, migrate);
   try {
-    // A process's later memory databases load the schema its first one was migrated to (memory-schema.ts).
-    const memory = target.kind === "memory" ? sqlite : null;
-    if (options.migrate !== false && !(memory && loadMemorySchema(memory))) {
+    if (migrate && !loaded) {
       await migrateToLatest(db, dialect);
-      if (memory) rememberMemorySchema(memory);
+      if (target.kind === "memory") rememberMemorySchema(sqlite!);
     }
   } catch (error) {
     await db.destroy().catch(() => {});
@@ -208,11 +207,18 @@ export function afterCommit(q: Queries, callback: () => void): void {
   else callback();
 }
 
-function openSqliteKysely(target: { kind: "sqlite"; file: string } | { kind: "memory" }): { db: Kysely<Tables>; dialect: Dialect; sqlite: SqliteDatabase } {
+/**
+ * Opens an SQLite file or `:memory:` with the connection's pragmas. With `loadSchema`, a memory database takes the
+ * schema a process's first one was migrated to (memory-schema.ts), when there is one yet: `loaded` says so.
+ */
+function openSqliteKysely(target: { kind: "sqlite"; file: string } | { kind: "memory" }, loadSchema: boolean): { db: Kysely<Tables>; dialect: Dialect; sqlite: SqliteDatabase; loaded: boolean } {
   const file = target.kind === "memory" ? ":memory:" : target.file;
   const created = file !== ":memory:" && !existsSync(file);
   const sqlite = openSqlite(file, { busyTimeoutMs: 5000 });
+  let loaded = false;
   try {
+    // Before the pragmas: a schema loaded as pages starts with the engine's defaults.
+    if (target.kind === "memory" && loadSchema) loaded = loadMemorySchema(sqlite);
     if (file !== ":memory:") {
       sqlite.exec("PRAGMA journal_mode = WAL");
       // The WAL and shared-memory files SQLite creates take the database file's mode.
@@ -225,7 +231,7 @@ function openSqliteKysely(target: { kind: "sqlite"; file: string } | { kind: "me
     sqlite.close();
     throw toOpenRefusal(file, error);
   }
-  return { db: hooked(createNodeSqliteDialect(sqlite)), dialect: "sqlite", sqlite };
+  return { db: hooked(createNodeSqliteDialect(sqlite)), dialect: "sqlite", sqlite, loaded };
 }
 
 /** What to do about a disk that refuses an SQLite file at its opening. */

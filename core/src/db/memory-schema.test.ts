@@ -25,6 +25,9 @@ describe("the schema of memory databases", () => {
       expect(await migrationsOf(later)).toEqual(await migrationsOf(migrated));
       const foreignKeys = await sql<{ foreign_keys: number }>`PRAGMA foreign_keys`.execute(later.db);
       expect(foreignKeys.rows[0].foreign_keys).toBe(1);
+      // The connection's pragmas are those of the first: a schema loaded as pages does not reset them.
+      const synchronous = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(later.db);
+      expect(synchronous.rows[0].synchronous).toBe((await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(first.db)).rows[0].synchronous);
     } finally {
       for (const database of [first, later, migrated]) await database.close();
     }

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { beforeEach, expect, it } from "vitest";
 import { describeDatabases } from "../testing/databases.js";
 import type { Database, Queries } from "./database.js";
-import { claimDue, finishClaim, nextDueAt, renewLease, type QueueTable } from "./queue.js";
+import { claimDue, finishClaim, mayHoldLeftWork, nextDueAt, renewLease, type QueueTable } from "./queue.js";
 
 // A table of due work made for the test, with the three columns every queue table has.
 const work: QueueTable = { table: "test_work", key: "id" };
@@ -44,6 +44,14 @@ describeDatabases("the queue of due work", ({ kind, open }) => {
     expect(await renewLease(database.db, work, "a", "p2", t(9))).toBe(true);
     expect(await finishClaim(database.db, work, "a", "p2", { due_at: t(20) })).toBe(true);
     expect(await leases(database.db)).toEqual([{ id: "a", lease_owner: null, due_at: t(20) }]);
+  });
+
+  it("says whether a start may find work a previous run left: on SQLite not while the tables are empty", async () => {
+    await createWork(database.db, []);
+    const tables = ["test_work", "page_jobs"];
+    expect(await mayHoldLeftWork(database.db, database.dialect, tables)).toBe(kind === "postgres");
+    await sql`insert into test_work (id, due_at) values ('a', null)`.execute(database.db);
+    expect(await mayHoldLeftWork(database.db, database.dialect, tables)).toBe(true);
   });
 
   it("says when a claim could next take something", async () => {

@@ -12,6 +12,19 @@ export interface QueueTable {
   key: string;
 }
 
+/**
+ * Whether a previous run may have left work in `tables` (queue tables, and any other whose rows a start recovers):
+ * on SQLite, where the database is this process's alone, not when none of them holds a row (a new database), so
+ * a start that would find nothing to settle or take skips looking (one statement instead of one or more per
+ * table). On PostgreSQL other processes write the same tables at any time: always.
+ */
+export async function mayHoldLeftWork(q: Queries, dialect: Dialect, tables: readonly string[]): Promise<boolean> {
+  if (dialect !== "sqlite" || tables.length === 0) return true;
+  const exists = sql.join(tables.map((table) => sql`exists (select 1 from ${sql.table(table)})`), sql` or `);
+  const { rows } = await sql<{ held: number }>`select ${exists} as held`.execute(q);
+  return Number(rows[0]?.held ?? 1) !== 0;
+}
+
 /** What a claim asks for. */
 export interface ClaimOptions {
   /** The time, as ISO text, by the core's clock. */

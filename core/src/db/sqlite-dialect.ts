@@ -82,13 +82,32 @@ function createStatementCache(db: SqliteDatabase) {
         cache.delete(sql);
       } else {
         const statement = db.prepare(sql);
-        entry = { statement, reader: returnsRows(statement, sql) };
+        entry = { statement, reader: readerOf(statement, sql) };
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
       }
       cache.set(sql, entry);
       return entry;
     },
   };
+}
+
+/** How many statement texts the process remembers the answer of {@link returnsRows} for. */
+const READER_CACHE_SIZE = 2000;
+const readers = new Map<string, boolean>();
+
+/**
+ * Whether the statement returns rows, asked once per text in the process: the answer is the text's (whether it
+ * has result columns), the same on every connection, and `columns()` describes each column to tell it (a
+ * connection per test prepares every statement afresh).
+ */
+function readerOf(statement: ReturnType<SqliteDatabase["prepare"]>, sql: string): boolean {
+  let reader = readers.get(sql);
+  if (reader === undefined) {
+    reader = returnsRows(statement, sql);
+    if (readers.size >= READER_CACHE_SIZE) readers.delete(readers.keys().next().value!);
+    readers.set(sql, reader);
+  }
+  return reader;
 }
 
 // `columns()` arrived in Node 22.16 and 23.11; before it, a statement returns rows when its text says so.

@@ -157,8 +157,12 @@ export function createDeploymentsService(deps: DeploymentsDeps) {
 
     /** The deployment worker (its pending runs and idle, for the core). */
     work: worker,
-    /** Settles what a stopped process left (see `takeOverAtStart`), then starts taking due deployments. */
-    async startWork() {
+    /**
+     * Settles what a stopped process left (see `takeOverAtStart`), then starts taking due deployments; with
+     * `left` false (no deployment stored) there are none yet.
+     */
+    async startWork(options: { left?: boolean } = {}) {
+      if (options.left === false) return;
       await takeOverAtStart(database, deploymentQueue, settleLeft);
       worker.wake();
     },

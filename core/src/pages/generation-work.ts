@@ -58,8 +58,9 @@ export function createGenerationWork(deps: GenerationWorkDeps) {
 
   return {
     worker,
-    /** Settles the jobs a stopped process left (SQLite), then takes due jobs. */
-    async start() {
+    /** Settles the jobs a stopped process left (SQLite), then takes due jobs; with `left` false (no job stored) there are none yet. */
+    async start(options: { left?: boolean } = {}) {
+      if (options.left === false) return;
       await takeOverAtStart(database, pageJobQueue, settleLeft);
       worker.wake();
     },

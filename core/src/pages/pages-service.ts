@@ -224,7 +224,7 @@ export function createPagesService(deps: PagesDeps) {
     /** The generation worker (its pending runs and idle, for the core). */
     work: work.worker,
     /** Settles what a stopped process left (see `interrupted-work.ts`), then starts taking due jobs. */
-    startWork: () => work.start(),
+    startWork: (options?: { left?: boolean }) => work.start(options),
   };
 }
 

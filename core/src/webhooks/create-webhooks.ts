@@ -134,15 +134,20 @@ export function createWebhooks(deps: WebhookDeps) {
     endpoints: endpointsService,
     /** Makes a new delivery to endpoint `id` of each kept event in the window it would have been sent (admin API). */
     replay: (endpointId: string, window: ReplayWindow, change?: ChangeMark) => replays.replay(endpointId, window, change),
-    /** Starts taking due deliveries (what a previous run left too) and the retention of events. */
-    async start(): Promise<void> {
+    /**
+     * Starts taking due deliveries (what a previous run left too) and the retention of events. With `left`
+     * false (no delivery stored: a new database), there is nothing to free or take yet: the first commit of a
+     * delivery wakes the worker.
+     */
+    async start(options: { left?: boolean } = {}): Promise<void> {
+      const left = options.left !== false;
       // On SQLite the database is this process's alone (its data dir is locked): an attempt a stopped process
       // held is due again now, not at its lease's end (a retry, as any attempt cut short is).
-      if (database.dialect === "sqlite") {
+      if (left && database.dialect === "sqlite") {
         await database.db.updateTable("webhook_deliveries").set({ lease_owner: null, lease_expires_at: null }).where("lease_owner", "is not", null).execute();
       }
       retention.start();
-      wake();
+      if (left) wake();
     },
     onIdle,
     /** Attempts in flight, by delivery id. */

@@ -46,8 +46,12 @@ export function maxConnectionsFor(descriptorLimit: number | null): number {
   return Math.max(1, limit - Math.max(64, Math.ceil(limit / 4)));
 }
 
+// This process's limit, read at its first server: Node raises it as it starts, and nothing lp runs changes it after.
+let processLimit: number | null | undefined;
+const processDescriptorLimit = () => (processLimit === undefined ? (processLimit = readDescriptorLimit()) : processLimit);
+
 /** The limits `lp serve` applies unless told otherwise: `maxPerAddress` only with `--public`. */
-export function defaultConnectionLimits(publicOnly: boolean, descriptorLimit = readDescriptorLimit()): ConnectionLimits {
+export function defaultConnectionLimits(publicOnly: boolean, descriptorLimit = processDescriptorLimit()): ConnectionLimits {
   return {
     headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS,
     checkIntervalMs: 1_000,
