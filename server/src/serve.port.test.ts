@@ -8,6 +8,13 @@ describe("startServer over a real port", () => {
     server = null;
   });
 
+  it("refuses a port browsers block instead of listening on another one", async () => {
+    const refused = await startServer({ storage: "memory", port: 6000, log: null }).catch((error: NodeJS.ErrnoException) => error);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as NodeJS.ErrnoException).code).toBe("EUNSAFEPORT");
+    expect((refused as Error).message).toContain("Port 6000 is one browsers refuse to connect to");
+  });
+
   it("answers health checks and a product round trip on loopback, then closes", async () => {
     server = await startServer({ storage: "memory", port: 0, log: null });
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

@@ -19,7 +19,8 @@ export interface Listener {
 /**
  * Listens on `host:port` through listhen (a lazy import). What lp guarantees on top of it: loopback unless
  * `host` says otherwise (listhen's `public` follows the host, never the environment), port 0 for a free port,
- * a port in use refused with `EADDRINUSE` (listhen's port finder is told not to move to another port), no
+ * a port in use refused with `EADDRINUSE` (listhen's port finder is told not to move to another port), a port
+ * browsers block refused with `EUNSAFEPORT` (listhen's finder would move it to 3000), no
  * banner, URL, clipboard or signal handlers of listhen's own, and the close below. With `limits`, connections
  * are bounded in time and number (refusals told through `report`); without, Node's defaults apply.
  */
@@ -61,6 +62,13 @@ export async function listenOn(handler: NodeHandler, host: string, port: number,
     throw Object.assign(new Error(`Port ${port} on ${host} is already in use (${error.message}).`), { code: "EADDRINUSE" });
   });
   const server = listener.server as Server;
+  // listhen's port finder takes port 3000 instead of a port browsers block (6000, 6665-6669 and the like),
+  // whatever it is told: such a port is refused, never silently moved.
+  const bound = server.address();
+  if (port !== 0 && typeof bound === "object" && bound && bound.port !== port) {
+    await listener.close();
+    throw Object.assign(new Error(`Port ${port} is one browsers refuse to connect to (listhen will not listen on it): choose another port.`), { code: "EUNSAFEPORT" });
+  }
   server.on("connection", track);
   if (limits) applyServerTimeouts(server, limits);
   const stopCaps = limits ? applyConnectionCaps(server, limits, report) : () => {};
