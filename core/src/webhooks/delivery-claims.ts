@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Dialect, Queries, Tx } from "../db/database.js";
-import { renewLease, type QueueTable } from "../db/queue.js";
+import type { QueueTable } from "../db/queue.js";
 import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
 import { isUnreadableRow, type UnreadableRows } from "../db/unreadable-rows.js";
 import { createDeliveryReads, toAttemptRow, toStateColumns, type DeliveryState } from "./delivery-rows.js";
@@ -184,9 +184,6 @@ export function createDeliveryClaims(dialect: Dialect, unreadable?: UnreadableRo
      * turn came: held with no due time, or skipped); false when the claim is no longer `owner`'s.
      */
     releaseClaim: (tx: Tx, id: string, owner: string, state: DeliveryState): Promise<boolean> => writeState(tx, id, owner, state),
-
-    /** Extends `owner`'s claim of a delivery whose attempt is still running; false when it lapsed and was taken over. */
-    renewLease: (q: Queries, id: string, owner: string, leaseUntil: string): Promise<boolean> => renewLease(q, DELIVERY_QUEUE, id, owner, leaseUntil),
 
     /**
      * Marks a stored delivery pending for one manual attempt, at `at`, due at `dueAt` (later when its
