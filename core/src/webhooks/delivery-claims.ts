@@ -262,14 +262,22 @@ export function createDeliveryClaims(dialect: Dialect, unreadable?: UnreadableRo
      * null when nothing is due. An attempt finishing frees a slot earlier: its process claims again then.
      */
     async nextDueAt(q: Queries, now: string): Promise<string | null> {
+      // Per endpoint, through the indexes: its earliest due delivery not held (the due index, past the few
+      // held ones), and its held ones (the leased index). Never a scan of every due row: after each batch of
+      // a backlog the worker looks again.
       const { rows } = await sql<{ concurrency_limit: number; circuit_state: string; circuit_opens_until: string | null; free_due: string | null; first_lapse: string | null; held: number }>`
-        select e.concurrency_limit, e.circuit_state, e.circuit_opens_until,
-          min(case when d.lease_expires_at is null or d.lease_expires_at <= ${now} then d.due_at end) as free_due,
-          min(case when d.lease_expires_at > ${now} then d.lease_expires_at end) as first_lapse,
-          sum(case when d.lease_expires_at > ${now} then 1 else 0 end) as held
-        from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
-        where d.due_at is not null
-        group by e.id, e.concurrency_limit, e.circuit_state, e.circuit_opens_until`.execute(q);
+        select concurrency_limit, circuit_state, circuit_opens_until, free_due, first_lapse, held from (
+          select e.concurrency_limit, e.circuit_state, e.circuit_opens_until,
+            (select d.due_at from webhook_deliveries d
+              where d.endpoint_id = e.id and d.due_at is not null and (d.lease_expires_at is null or d.lease_expires_at <= ${now})
+              order by d.due_at limit 1) as free_due,
+            (select min(l.lease_expires_at) from webhook_deliveries l
+              where l.endpoint_id = e.id and l.lease_owner is not null and l.lease_expires_at > ${now} and l.due_at is not null) as first_lapse,
+            (select count(*) from webhook_deliveries l
+              where l.endpoint_id = e.id and l.lease_owner is not null and l.lease_expires_at > ${now} and l.due_at is not null) as held
+          from webhook_endpoints e
+        ) c
+        where free_due is not null or first_lapse is not null`.execute(q);
       let next: string | null = null;
       const later = (a: string, b: string | null) => (b !== null && b > a ? b : a);
       for (const row of rows) {

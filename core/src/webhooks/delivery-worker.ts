@@ -133,6 +133,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
     leaseMs: deps.leaseMs ?? DELIVERY_LEASE_MS,
     concurrency: deps.concurrency ?? DELIVERY_CONCURRENCY,
     claim,
+    // The claim's own look: a delivery its endpoint's concurrency_limit or open circuit holds back is due
+    // only when that lets it out, so a full endpoint arms one timer for its first lease to lapse rather than
+    // claims that take nothing.
+    nextDueAt: (db, _table, now) => claims.nextDueAt(db.db, now),
     run,
     onError: (key, error) => deps.onError(key === null ? "claiming deliveries" : `delivery ${key}`, error),
   });
