@@ -1,5 +1,6 @@
-import { sql } from "kysely";
+import { sql, type Selectable } from "kysely";
 import type { Dialect, Queries, Tx } from "../db/database.js";
+import type { WebhookTables } from "../db/tables/webhooks.js";
 import type { QueueTable } from "../db/queue.js";
 import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
 import { isUnreadableRow, type UnreadableRows } from "../db/unreadable-rows.js";
@@ -120,11 +121,13 @@ export function createDeliveryClaims(dialect: Dialect, unreadable?: UnreadableRo
     async claimDue(tx: Tx, claim: DeliveryClaim): Promise<ClaimedDelivery[]> {
       const candidates = await claimCandidates(tx, claim);
       const claimed: Array<{ id: string; due_at: string; probe: boolean }> = [];
+      // The claimed rows as the claim left them (RETURNING *): read once, by the statement that claims them.
+      const rows: Selectable<WebhookTables["webhook_deliveries"]>[] = [];
       for (const endpoint of candidates) {
         const probe = endpoint.circuit_state !== "closed";
         const take = Math.min((probe ? 1 : endpoint.concurrency_limit) - endpoint.held, claim.limit - claimed.length);
         if (take <= 0) continue;
-        const rows = await tx
+        const taken = await tx
           .updateTable("webhook_deliveries")
           .set({ lease_owner: claim.owner, lease_expires_at: claim.leaseUntil })
           .where("id", "in", (eb) => {
@@ -141,17 +144,17 @@ export function createDeliveryClaims(dialect: Dialect, unreadable?: UnreadableRo
             if (pg) due = due.forUpdate().skipLocked();
             return due;
           })
-          .returning(["id", "due_at"])
+          .returningAll()
           .execute();
-        for (const row of rows) claimed.push({ id: row.id, due_at: row.due_at!, probe });
-        if (probe && rows.length > 0 && endpoint.circuit_state === "open") {
+        for (const row of taken) claimed.push({ id: row.id, due_at: row.due_at!, probe });
+        rows.push(...taken);
+        if (probe && taken.length > 0 && endpoint.circuit_state === "open") {
           await tx.updateTable("webhook_endpoints").set({ circuit_state: "half_open" }).where("id", "=", endpoint.id).execute();
         }
         if (claimed.length >= claim.limit) break;
       }
       if (claimed.length === 0) return [];
       claimed.sort((a, b) => (a.due_at < b.due_at ? -1 : a.due_at > b.due_at ? 1 : a.id < b.id ? -1 : 1));
-      const rows = await tx.selectFrom("webhook_deliveries").selectAll().where("id", "in", claimed.map((c) => c.id)).execute();
       const loaded = await reads.load(tx, rows);
       // A damaged delivery is not attempted: its claim ends with it held (pending, not due), so it takes no
       // slot of its endpoint and is never claimed again until a retry makes it due. The others go out.
