@@ -48,6 +48,13 @@ export interface Lease {
  */
 export type ClaimFunction = (database: Database, table: QueueTable, options: ClaimOptions) => Promise<string[]>;
 
+/**
+ * When a claim of `table` could next take something, as ISO text (`now` or earlier when something is claimable
+ * already; null when nothing is due). The default is the queue's {@link nextDueAt}; an area with its own
+ * {@link ClaimFunction} brings the look that knows its rule, so a row its claim refuses is not taken for due.
+ */
+export type NextDueFunction = (database: Database, table: QueueTable, now: string) => Promise<string | null>;
+
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
   database: Database;
@@ -62,6 +69,8 @@ export interface WorkerOptions {
   /** Runs at once (default 8). */
   concurrency?: number;
   claim?: ClaimFunction;
+  /** The look after a batch for the next due time (default: the queue's, by due times and leases alone). */
+  nextDueAt?: NextDueFunction;
   /**
    * Does the work of row `key`, and answers when it is next due (null: done), or {@link CLAIM_ENDED} when it
    * ended the claim itself, in the transaction that recorded its work (a change another writer makes after
@@ -118,6 +127,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const renewEveryMs = Math.max(1, Math.floor(leaseMs / 3));
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const claim: ClaimFunction = options.claim ?? ((db, target, claimOptions) => claimDue(db.db, db.dialect, target, claimOptions));
+  const lookAhead: NextDueFunction = options.nextDueAt ?? ((db, target) => nextDueAt(db.db, target));
   const queue = new PQueue({ concurrency });
   const running = new Map<string, Running>();
   const idleWaiters: Array<() => void> = [];
@@ -173,7 +183,7 @@ export function createWorker(options: WorkerOptions): Worker {
         if (taken > 0) blocked = 0;
         // Closing, or every slot taken: a finish claims what is next.
         if (closed || free - taken <= 0) continue;
-        const next = await nextDueAt(database.db, table);
+        const next = await lookAhead(database, table, iso(clock.now().getTime()));
         const at = next === null ? null : Date.parse(next);
         const now = clock.now().getTime();
         if (at === null) blocked = 0;

@@ -1,6 +1,6 @@
 import { toTimestamp } from "../deps.js";
 import type { PostResult } from "./http-attempt.js";
-import type { AttemptRecord, DeliveryRecord, EndpointRecord } from "./records.js";
+import type { AttemptRecord, DeliveryRecord, DeliveryTarget, EndpointRecord } from "./records.js";
 import { circuitAfterFailure, circuitAfterSuccess, nextRetryDelay } from "./retry-policy.js";
 
 /** The event type of the test operation's deliveries. */
@@ -14,7 +14,7 @@ export type Gate = { kind: "send" } | { kind: "hold" } | { kind: "skip"; reason:
  * disabled one skips it; a test delivery, first attempt and retries alike, goes out whatever the status (the
  * partner asked for it). The circuit is the claim's to enforce: a delivery is claimed only when it lets one out.
  */
-export function toGate(endpoint: EndpointRecord, delivery: DeliveryRecord): Gate {
+export function toGate(endpoint: DeliveryTarget, delivery: DeliveryRecord): Gate {
   if (delivery.event_type === TEST_EVENT_TYPE || endpoint.status === "active") return { kind: "send" };
   if (endpoint.status === "disabled") return { kind: "skip", reason: "endpoint_disabled" };
   return { kind: "hold" };
@@ -85,7 +85,7 @@ export interface EndpointAfterAttempt {
  * success closes it (a clean circuit is left as it is), a failure counts, opens it at the threshold, re-opens
  * it for longer after a failed probe; the tenth re-open in a row, or a 410, disables the endpoint.
  */
-export function toEndpointAfterAttempt(endpoint: EndpointRecord, outcome: Pick<AttemptOutcome, "ok" | "gone">, probe: boolean, now: number): EndpointAfterAttempt | null {
+export function toEndpointAfterAttempt(endpoint: DeliveryTarget, outcome: Pick<AttemptOutcome, "ok" | "gone">, probe: boolean, now: number): EndpointAfterAttempt | null {
   if (outcome.ok) {
     const clean = endpoint.circuit.state === "closed" && endpoint.circuit.consecutive_failures === 0;
     return clean ? null : { circuit: circuitAfterSuccess() };

@@ -1,6 +1,8 @@
 import { beforeEach, expect, it } from "vitest";
 import type { Database } from "../db/database.js";
+import { renewLease } from "../db/queue.js";
 import { describeDatabases } from "../testing/databases.js";
+import { DELIVERY_QUEUE } from "./delivery-claims.js";
 import { failedAttempt, createDeliverySteps, type DeliverySteps } from "./delivery-steps.fixture.js";
 import { at, seedApplication, toTestEndpoint, toTestEvent } from "./webhook-rows.fixture.js";
 
@@ -106,9 +108,9 @@ describeDatabases("the webhook delivery claims", ({ open }) => {
     const [taken] = await claim("p2", at(2, 30), 10, at(3));
     expect(taken.delivery.id).toBe(dead.delivery.id);
     expect(await fail(dead.delivery, "dead", at(2, 31), at(9))).toBe(false);
-    expect(await database.transaction((tx) => claims.renewLease(tx, dead.delivery.id, "dead", at(4)))).toBe(false);
+    expect(await database.transaction((tx) => renewLease(tx, DELIVERY_QUEUE, dead.delivery.id, "dead", at(4)))).toBe(false);
     expect(await deliveries.get(database.db, dead.delivery.id)).toMatchObject({ attempts: [], status: "pending", next_attempt_at: at(1) });
-    expect(await database.transaction((tx) => claims.renewLease(tx, taken.delivery.id, "p2", at(5)))).toBe(true);
+    expect(await database.transaction((tx) => renewLease(tx, DELIVERY_QUEUE, taken.delivery.id, "p2", at(5)))).toBe(true);
     expect(await fail(taken.delivery, "p2", at(2, 32), at(9))).toBe(true);
     expect(await deliveries.get(database.db, dead.delivery.id)).toMatchObject({ attempts: [failedAttempt(1, at(2, 32))], next_attempt_at: at(9) });
   });

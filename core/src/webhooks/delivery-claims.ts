@@ -1,6 +1,7 @@
-import { sql } from "kysely";
+import { sql, type Selectable } from "kysely";
 import type { Dialect, Queries, Tx } from "../db/database.js";
-import { renewLease, type QueueTable } from "../db/queue.js";
+import type { WebhookTables } from "../db/tables/webhooks.js";
+import type { QueueTable } from "../db/queue.js";
 import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
 import { isUnreadableRow, type UnreadableRows } from "../db/unreadable-rows.js";
 import { createDeliveryReads, toAttemptRow, toStateColumns, type DeliveryState } from "./delivery-rows.js";
@@ -120,11 +121,13 @@ export function createDeliveryClaims(dialect: Dialect, unreadable?: UnreadableRo
     async claimDue(tx: Tx, claim: DeliveryClaim): Promise<ClaimedDelivery[]> {
       const candidates = await claimCandidates(tx, claim);
       const claimed: Array<{ id: string; due_at: string; probe: boolean }> = [];
+      // The claimed rows as the claim left them (RETURNING *): read once, by the statement that claims them.
+      const rows: Selectable<WebhookTables["webhook_deliveries"]>[] = [];
       for (const endpoint of candidates) {
         const probe = endpoint.circuit_state !== "closed";
         const take = Math.min((probe ? 1 : endpoint.concurrency_limit) - endpoint.held, claim.limit - claimed.length);
         if (take <= 0) continue;
-        const rows = await tx
+        const taken = await tx
           .updateTable("webhook_deliveries")
           .set({ lease_owner: claim.owner, lease_expires_at: claim.leaseUntil })
           .where("id", "in", (eb) => {
@@ -141,17 +144,17 @@ export function createDeliveryClaims(dialect: Dialect, unreadable?: UnreadableRo
             if (pg) due = due.forUpdate().skipLocked();
             return due;
           })
-          .returning(["id", "due_at"])
+          .returningAll()
           .execute();
-        for (const row of rows) claimed.push({ id: row.id, due_at: row.due_at!, probe });
-        if (probe && rows.length > 0 && endpoint.circuit_state === "open") {
+        for (const row of taken) claimed.push({ id: row.id, due_at: row.due_at!, probe });
+        rows.push(...taken);
+        if (probe && taken.length > 0 && endpoint.circuit_state === "open") {
           await tx.updateTable("webhook_endpoints").set({ circuit_state: "half_open" }).where("id", "=", endpoint.id).execute();
         }
         if (claimed.length >= claim.limit) break;
       }
       if (claimed.length === 0) return [];
       claimed.sort((a, b) => (a.due_at < b.due_at ? -1 : a.due_at > b.due_at ? 1 : a.id < b.id ? -1 : 1));
-      const rows = await tx.selectFrom("webhook_deliveries").selectAll().where("id", "in", claimed.map((c) => c.id)).execute();
       const loaded = await reads.load(tx, rows);
       // A damaged delivery is not attempted: its claim ends with it held (pending, not due), so it takes no
       // slot of its endpoint and is never claimed again until a retry makes it due. The others go out.
@@ -184,9 +187,6 @@ export function createDeliveryClaims(dialect: Dialect, unreadable?: UnreadableRo
      * turn came: held with no due time, or skipped); false when the claim is no longer `owner`'s.
      */
     releaseClaim: (tx: Tx, id: string, owner: string, state: DeliveryState): Promise<boolean> => writeState(tx, id, owner, state),
-
-    /** Extends `owner`'s claim of a delivery whose attempt is still running; false when it lapsed and was taken over. */
-    renewLease: (q: Queries, id: string, owner: string, leaseUntil: string): Promise<boolean> => renewLease(q, DELIVERY_QUEUE, id, owner, leaseUntil),
 
     /**
      * Marks a stored delivery pending for one manual attempt, at `at`, due at `dueAt` (later when its
@@ -265,14 +265,22 @@ export function createDeliveryClaims(dialect: Dialect, unreadable?: UnreadableRo
      * null when nothing is due. An attempt finishing frees a slot earlier: its process claims again then.
      */
     async nextDueAt(q: Queries, now: string): Promise<string | null> {
+      // Per endpoint, through the indexes: its earliest due delivery not held (the due index, past the few
+      // held ones), and its held ones (the leased index). Never a scan of every due row: after each batch of
+      // a backlog the worker looks again.
       const { rows } = await sql<{ concurrency_limit: number; circuit_state: string; circuit_opens_until: string | null; free_due: string | null; first_lapse: string | null; held: number }>`
-        select e.concurrency_limit, e.circuit_state, e.circuit_opens_until,
-          min(case when d.lease_expires_at is null or d.lease_expires_at <= ${now} then d.due_at end) as free_due,
-          min(case when d.lease_expires_at > ${now} then d.lease_expires_at end) as first_lapse,
-          sum(case when d.lease_expires_at > ${now} then 1 else 0 end) as held
-        from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
-        where d.due_at is not null
-        group by e.id, e.concurrency_limit, e.circuit_state, e.circuit_opens_until`.execute(q);
+        select concurrency_limit, circuit_state, circuit_opens_until, free_due, first_lapse, held from (
+          select e.concurrency_limit, e.circuit_state, e.circuit_opens_until,
+            (select d.due_at from webhook_deliveries d
+              where d.endpoint_id = e.id and d.due_at is not null and (d.lease_expires_at is null or d.lease_expires_at <= ${now})
+              order by d.due_at limit 1) as free_due,
+            (select min(l.lease_expires_at) from webhook_deliveries l
+              where l.endpoint_id = e.id and l.lease_owner is not null and l.lease_expires_at > ${now} and l.due_at is not null) as first_lapse,
+            (select count(*) from webhook_deliveries l
+              where l.endpoint_id = e.id and l.lease_owner is not null and l.lease_expires_at > ${now} and l.due_at is not null) as held
+          from webhook_endpoints e
+        ) c
+        where free_due is not null or first_lapse is not null`.execute(q);
       let next: string | null = null;
       const later = (a: string, b: string | null) => (b !== null && b > a ? b : a);
       for (const row of rows) {

@@ -4,7 +4,7 @@ import { isForeignKeyViolation } from "../db/errors.js";
 import { describeDatabases } from "../testing/databases.js";
 import { failedAttempt, createDeliverySteps, type DeliverySteps } from "./delivery-steps.fixture.js";
 import { toDeliveryId } from "./ordered-id.js";
-import { toNewDelivery, type DeliveryRecord } from "./records.js";
+import type { DeliveryRecord } from "./records.js";
 import { at, seedApplication, toTestEndpoint, toTestEvent } from "./webhook-rows.fixture.js";
 
 describeDatabases("the webhook delivery repository", ({ open }) => {
@@ -171,24 +171,5 @@ describeDatabases("the webhook delivery repository", ({ open }) => {
     await deliveries.addDelivery(database.db, replay);
     expect(await deliveries.get(database.db, replay.id)).toEqual(replay);
     expect((await deliveries.list(database.db, "we_01", { limit: 10 })).items.map((d) => d.id)).toEqual([replay.id, made.id]);
-  });
-
-  it("stores an exported delivery with its event and attempts, its event once for all of its deliveries", async () => {
-    const [one, two] = await addEndpoints(toTestEndpoint("we_01"), toTestEndpoint("we_02"));
-    const event = toTestEvent("evt_01");
-    const exported: DeliveryRecord[] = [one, two].map((endpoint) => ({
-      ...toNewDelivery(event, endpoint, at(1)),
-      status: "pending",
-      attempts: [failedAttempt(1, at(1))],
-      scheduled_attempts: 1,
-      next_attempt_at: at(6),
-    }));
-    await database.transaction(async (tx) => {
-      for (const d of exported) await deliveries.importDelivery(tx, d);
-    });
-    for (const d of exported) expect(await deliveries.get(database.db, d.id)).toEqual(d);
-    expect(await database.db.selectFrom("events").select("id").execute()).toEqual([{ id: "evt_01" }]);
-    expect(await claim("p1", at(5))).toEqual([]);
-    expect((await claim("p1", at(6))).map((c) => c.delivery.id).sort()).toEqual(exported.map((d) => d.id).sort());
   });
 });

@@ -1,7 +1,7 @@
 import type { Queries, Tx } from "../db/database.js";
 import { selectKeysetPage, type KeysetPage, type KeysetQuery } from "../lists/keyset-page.js";
 import { readReadable, type UnreadableRows } from "../db/unreadable-rows.js";
-import { createDeliveryReads, insertDeliveries, toAttemptRow, toEventRow } from "./delivery-rows.js";
+import { createDeliveryReads, insertDeliveries, toEventRow } from "./delivery-rows.js";
 import { toNewDelivery, type DeliveryRecord, type DeliveryStatus, type EndpointRecord, type EventRecord } from "./records.js";
 
 /** Filters and page of an endpoint's deliveries list. */
@@ -23,7 +23,7 @@ export interface EventWindow extends KeysetQuery {
 
 /**
  * Events and their deliveries to endpoints, stored and read: an event and its fan-out written in the
- * caller's transaction, a replay's or an export's deliveries added, an endpoint's deliveries listed, the
+ * caller's transaction, a replay's deliveries added, an endpoint's deliveries listed, the
  * events of a window read for a replay, and old events no delivery carries removed. Claims, attempts and due
  * times are `delivery-claims.ts`'s. A damaged delivery (or its event, or an attempt) is read as
  * `UnreadableRowError` naming it (named once through `unreadable`); lists and replays leave it out.
@@ -46,16 +46,6 @@ export function createDeliveryRepository(unreadable?: UnreadableRows) {
     /** Stores one more delivery of an event already stored (a replay's, with an id of its own). */
     async addDelivery(q: Queries, delivery: DeliveryRecord): Promise<void> {
       await insertDeliveries(q, [delivery]);
-    },
-
-    /**
-     * Stores a delivery as an export gave it: its event (from its payload, once for every delivery of it), the
-     * delivery in its state (a pending one due at its `next_attempt_at`, claimed by no one) and its attempts.
-     */
-    async importDelivery(tx: Tx, delivery: DeliveryRecord): Promise<void> {
-      await tx.insertInto("events").values(toEventRow(delivery.payload)).onConflict((c) => c.column("id").doNothing()).execute();
-      await insertDeliveries(tx, [delivery]);
-      if (delivery.attempts.length > 0) await tx.insertInto("delivery_attempts").values(delivery.attempts.map((a) => toAttemptRow(delivery.id, a))).execute();
     },
 
     /** The delivery with its attempts and event; with `endpointId`, only if it is that endpoint's. */

@@ -1,5 +1,6 @@
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { Database } from "../db/database.js";
+import { isUnreadableRow, type UnreadableRowError } from "../db/unreadable-rows.js";
 import { CLAIM_ENDED, createWorker, type ClaimFunction, type Lease, type Worker } from "../db/worker.js";
 import { toAttemptOutcome, toEndpointAfterAttempt, toGate } from "./attempt-outcome.js";
 import { DELIVERY_LEASE_MS, DELIVERY_QUEUE, type ClaimedDelivery, type DeliveryClaims } from "./delivery-claims.js";
@@ -7,7 +8,7 @@ import type { DeliveryRepository } from "./delivery-repository.js";
 import type { DeliveryState } from "./delivery-rows.js";
 import type { EndpointRepository } from "./endpoint-repository.js";
 import type { PostResult } from "./http-attempt.js";
-import type { DeliveryRecord, EndpointRecord } from "./records.js";
+import type { DeliveryRecord, DeliveryTarget } from "./records.js";
 import { isWaiting } from "./retry-policy.js";
 import type { Scheduler } from "./scheduler.js";
 import { sendAttempt, type SendDeps } from "./send-attempt.js";
@@ -47,11 +48,17 @@ export interface DeliveryWorkerDeps {
 export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
   const { database, endpoints, deliveries, claims, clock, owner } = deps;
   const iso = (ms: number) => toTimestamp(new Date(ms));
-  // What the last claim answered per delivery (its record and whether it probes), for the run that follows it.
-  const claimed = new Map<string, ClaimedDelivery>();
+  // What the last claim answered per delivery (its record, whether it probes, and its endpoint as the claim's
+  // transaction read it: absent when deleted, an error when damaged), for the run that follows it.
+  const claimed = new Map<string, ClaimedDelivery & { endpoint: DeliveryTarget | UnreadableRowError | undefined }>();
 
   const claim: ClaimFunction = async (db, _table, options) => {
-    const taken = await db.transaction((tx) => claims.claimDue(tx, options));
+    const taken = await db.transaction(async (tx) => {
+      const due = await claims.claimDue(tx, options);
+      // The endpoints of the whole batch in one statement: the read each attempt needs before it is sent.
+      const targets = await endpoints.targets(tx, [...new Set(due.map((c) => c.delivery.endpoint_id))]);
+      return due.map((c) => ({ ...c, endpoint: targets.get(c.delivery.endpoint_id) }));
+    });
     for (const c of taken) claimed.set(c.delivery.id, c);
     return taken.map((c) => c.delivery.id);
   };
@@ -62,7 +69,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
     const delivery = found?.delivery ?? (await deliveries.get(database.db, key));
     // Gone with its endpoint (a delete cascades): nothing is left to record.
     if (!delivery) return CLAIM_ENDED;
-    let endpoint = await endpoints.get(database.db, delivery.endpoint_id);
+    const read = found ? found.endpoint : (await endpoints.targets(database.db, [delivery.endpoint_id])).get(delivery.endpoint_id);
+    // A damaged endpoint: the worker ends the claim with the delivery not due (the read named the row once).
+    if (isUnreadableRow(read)) throw read;
+    let endpoint = read ?? null;
     if (endpoint && toGate(endpoint, delivery).kind !== "send") endpoint = await settleUnsent(delivery, lease);
     if (!endpoint) return CLAIM_ENDED;
     const started = clock.now();
@@ -76,10 +86,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
    * Holds or skips a delivery its endpoint's status does not let out, deciding again on the endpoint read under
    * its lock; answers the endpoint when a verification committed since lets it out now (the claim is kept).
    */
-  async function settleUnsent(delivery: DeliveryRecord, lease: Lease): Promise<EndpointRecord | null> {
+  async function settleUnsent(delivery: DeliveryRecord, lease: Lease): Promise<DeliveryTarget | null> {
     lease.assertHeld();
     return database.transaction(async (tx) => {
-      const endpoint = await endpoints.lock(tx, delivery.endpoint_id);
+      const endpoint = await endpoints.lockTarget(tx, delivery.endpoint_id);
       if (!endpoint) return null;
       const gate = toGate(endpoint, delivery);
       if (gate.kind === "send") return endpoint;
@@ -98,7 +108,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
    */
   async function record(delivery: DeliveryRecord, endpointId: string, probe: boolean, started: Date, result: PostResult): Promise<void> {
     await database.transaction(async (tx) => {
-      const endpoint = await endpoints.lock(tx, endpointId);
+      const endpoint = await endpoints.lockTarget(tx, endpointId);
       if (!endpoint) return;
       const nowMs = clock.now().getTime();
       const at = iso(nowMs);
@@ -123,6 +133,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): Worker {
     leaseMs: deps.leaseMs ?? DELIVERY_LEASE_MS,
     concurrency: deps.concurrency ?? DELIVERY_CONCURRENCY,
     claim,
+    // The claim's own look: a delivery its endpoint's concurrency_limit or open circuit holds back is due
+    // only when that lets it out, so a full endpoint arms one timer for its first lease to lapse rather than
+    // claims that take nothing.
+    nextDueAt: (db, _table, now) => claims.nextDueAt(db.db, now),
     run,
     onError: (key, error) => deps.onError(key === null ? "claiming deliveries" : `delivery ${key}`, error),
   });

@@ -2,9 +2,9 @@ import type { Selectable } from "kysely";
 import { toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import type { WebhookTables } from "../db/tables/webhooks.js";
-import { createRowReader, readReadable, type ColumnRule, type JsonShape, type RowReader, type UnreadableRows } from "../db/unreadable-rows.js";
+import { createRowReader, readOrUnreadable, readReadable, type ColumnRule, type JsonShape, type RowReader, type UnreadableRowError, type UnreadableRows } from "../db/unreadable-rows.js";
 import { selectKeysetPage, type KeysetPage, type KeysetQuery } from "../lists/keyset-page.js";
-import type { EndpointRecord } from "./records.js";
+import type { DeliveryTarget, EndpointRecord } from "./records.js";
 
 type EndpointRow = Selectable<WebhookTables["webhook_endpoints"]>;
 
@@ -123,6 +123,24 @@ export function createEndpointRepository(dialect: Dialect, unreadable?: Unreadab
     },
 
     /**
+     * The endpoints `ids` as their deliveries' attempts use them, without their subscriptions, in one
+     * statement: by id, a damaged one as its `UnreadableRowError`; an id with no endpoint is absent.
+     */
+    async targets(q: Queries, ids: readonly string[]): Promise<Map<string, DeliveryTarget | UnreadableRowError>> {
+      if (ids.length === 0) return new Map();
+      const rows = await q.selectFrom("webhook_endpoints").selectAll().where("id", "in", [...ids]).execute();
+      return new Map(rows.map((row) => [row.id, readOrUnreadable(() => toDeliveryTarget(row, endpointRows))]));
+    },
+
+    /** The endpoint `id` as {@link lock} holds it, without its subscriptions: for a change of its circuit or status by the engine. */
+    async lockTarget(tx: Tx, id: string): Promise<DeliveryTarget | null> {
+      let query = tx.selectFrom("webhook_endpoints").selectAll().where("id", "=", id);
+      if (dialect === "postgres") query = query.forNoKeyUpdate();
+      const row = await query.executeTakeFirst();
+      return row ? toDeliveryTarget(row, endpointRows) : null;
+    },
+
+    /**
      * How many endpoints the application has, its row locked on PostgreSQL until the transaction ends: the
      * creates of one application count and insert one at a time, so a cap on the count holds.
      */
@@ -190,14 +208,21 @@ export type EndpointRepository = ReturnType<typeof createEndpointRepository>;
 
 /** An endpoint row and its subscriptions as the record the engine works with, checked by `rows`. */
 function toEndpointRecord(row: EndpointRow, events: unknown[], rows: RowReader): EndpointRecord {
-  const { last_verification } = rows.read(row.id, row, ENDPOINT_RULES, { last_verification: LAST_VERIFICATION });
+  const target = toDeliveryTarget(row, rows);
   const notText = events.find((type) => typeof type !== "string");
   if (notText !== undefined) throw rows.fail(row.id, `a subscribed event type is ${typeof notText}, not text`);
+  // The order of the record's fields as before the subscriptions were read apart: an export writes them so.
+  const { id, application_id, url, ...rest } = target;
+  return { id, application_id, url, events: events as string[], ...rest };
+}
+
+/** An endpoint row as its deliveries' attempts use it (no subscriptions), checked by `rows`. */
+function toDeliveryTarget(row: EndpointRow, rows: RowReader): DeliveryTarget {
+  const { last_verification } = rows.read(row.id, row, ENDPOINT_RULES, { last_verification: LAST_VERIFICATION });
   return {
     id: row.id,
     application_id: row.application_id,
     url: row.url,
-    events: events as string[],
     environment: row.environment,
     concurrency_limit: row.concurrency_limit,
     status: row.status,
@@ -211,7 +236,7 @@ function toEndpointRecord(row: EndpointRow, events: unknown[], rows: RowReader):
       reopen_count: row.circuit_reopen_count,
       opens_until: row.circuit_opens_until,
     },
-    last_verification: last_verification as EndpointRecord["last_verification"],
+    last_verification: last_verification as DeliveryTarget["last_verification"],
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

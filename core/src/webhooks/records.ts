@@ -36,6 +36,9 @@ export interface EndpointRecord {
   updated_at: string;
 }
 
+/** An endpoint as an attempt of one of its deliveries uses it: everything but its subscriptions, which a delivery never needs. */
+export type DeliveryTarget = Omit<EndpointRecord, "events">;
+
 /** The body every delivery of an event carries (DESIGN §9). */
 export interface EventRecord {
   id: string;

@@ -1,6 +1,6 @@
 import type { AddressGuard } from "./address-guard.js";
 import type { Poster, PostResult } from "./http-attempt.js";
-import type { DeliveryRecord, EndpointRecord } from "./records.js";
+import type { DeliveryRecord, DeliveryTarget } from "./records.js";
 import { eventText } from "./record-text.js";
 import { toAttemptHeaders } from "./signing.js";
 
@@ -16,7 +16,7 @@ export interface SendDeps {
  * Sends one signed attempt of `delivery` to `endpoint` at `started`: its `webhook-id` is the delivery's id,
  * the same on every attempt in every process. A blocked address is a failed attempt, never a request.
  */
-export function sendAttempt(deps: SendDeps, endpoint: EndpointRecord, delivery: DeliveryRecord, started: Date): Promise<PostResult> {
+export function sendAttempt(deps: SendDeps, endpoint: DeliveryTarget, delivery: DeliveryRecord, started: Date): Promise<PostResult> {
   // Without --public every address is allowed: the attempt goes out with no check to wait for.
   if (!deps.guard.publicOnly) return post(deps, endpoint, delivery, started);
   return deps.guard.check(endpoint.url).then((blocked) =>
@@ -24,7 +24,7 @@ export function sendAttempt(deps: SendDeps, endpoint: EndpointRecord, delivery: 
   );
 }
 
-function post(deps: SendDeps, endpoint: EndpointRecord, delivery: DeliveryRecord, started: Date): Promise<PostResult> {
+function post(deps: SendDeps, endpoint: DeliveryTarget, delivery: DeliveryRecord, started: Date): Promise<PostResult> {
   // The exact bytes sent: the event serialised once for every attempt of every delivery of it.
   const body = eventText(delivery.payload);
   return deps.post({
