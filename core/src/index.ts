@@ -25,7 +25,7 @@ export { importDocumentSchema, EXPORT_VERSION, IMPORT_BODY_LIMIT, type Format3Ex
 export { sniffImageType, mediaTypeFromKey, IMAGE_TYPES } from "./media/sniff.js";
 export { ensureAdminKey, ensureDevCredentials, type DevCredentials } from "./accounts/dev-credentials.js";
 export { AdminKeyMismatchError, ensureSharedAdminKey, toAdminKeyFingerprint } from "./accounts/shared-admin-key.js";
-export { checkPostgresAtStart, PostgresStartError, redactDatabaseUrl } from "./db/postgres-preflight.js";
+export { checkPostgresAtStart, PostgresStartError, preflightTimeoutMs, redactDatabaseUrl } from "./db/postgres-preflight.js";
 export { createPlaceholderSvg } from "./generation/images.js";
 export { pageCreateSchema, pageUpdateSchema, pageListSchema, inlineProductSchema, type PageCreateInput, type PageUpdateInput, type PageListQuery } from "./pages/schemas.js";
 export type { PageRecord, JobRecord } from "./pages/page-view.js";

@@ -14,6 +14,7 @@ import {
   createOpenAIGenerator,
   lockDataDir,
   checkPostgresAtStart,
+  preflightTimeoutMs,
   ensureAdminKey,
   ensureSharedAdminKey,
   redactDatabaseUrl,
@@ -72,6 +73,12 @@ export interface ServeOptions {
    * PostgreSQL database and need its work taken over in seconds (`LP_SERVE_LEASE_MS` of `testing/serve-main.ts`).
    */
   leaseMs?: number;
+  /**
+   * When a start-up fault must have ended the start by (as `Date.now()` counts): the PostgreSQL check waits for
+   * the server only until then (at least a second; 2.5 s without it). `lp serve` sets it 4.5 s after its
+   * process started, so it ends within 5 s even when loading its modules was slow.
+   */
+  startDeadline?: number;
   /** Spread every deployment over about this long (three steps), so polling loops can be exercised. */
   deployDelayMs?: number;
   /** Pause per generation step, likewise. */
@@ -160,7 +167,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   if (options.clockStart !== undefined && Number.isNaN(Date.parse(options.clockStart))) throw new Error(`The manual clock's start '${options.clockStart}' is not a timestamp.`);
   // A database that cannot serve (down, a refused user, no such database) ends the start at once, before a
   // pool opens connections that would retry; and never with another database in its place.
-  if (url) await checkPostgresAtStart(url);
+  if (url) await checkPostgresAtStart(url, preflightTimeoutMs(options.startDeadline));
   // Only the embedded store keeps the state in the data dir, so only it locks it; a PostgreSQL database is shared on purpose (DESIGN §12).
   const dataDir = kind === "sqlite" ? resolve(options.dataDir ?? ".lp") : undefined;
   const notice = dataDir ? secureDataDir(dataDir) : null;

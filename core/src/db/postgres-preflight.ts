@@ -1,6 +1,17 @@
 /** Longest the start-up check of a PostgreSQL URL takes before it gives up, so `lp serve` ends within 5 s. */
 export const POSTGRES_PREFLIGHT_TIMEOUT_MS = 2_500;
 
+/**
+ * How long the start-up check may wait for the server when the start must have ended by `deadline` (as
+ * `Date.now()` counts; none: {@link POSTGRES_PREFLIGHT_TIMEOUT_MS}): what is left of it, at most that and at
+ * least a second. `lp serve` counts its 5 s from its process's start, so a start whose modules loaded slowly
+ * (a loaded machine) waits less, rather than ending late.
+ */
+export function preflightTimeoutMs(deadline?: number): number {
+  if (deadline === undefined) return POSTGRES_PREFLIGHT_TIMEOUT_MS;
+  return Math.round(Math.min(POSTGRES_PREFLIGHT_TIMEOUT_MS, Math.max(1_000, deadline - Date.now())));
+}
+
 /** A PostgreSQL URL that cannot serve lp: the one-line reason, for `lp serve` to print before it exits 1. */
 export class PostgresStartError extends Error {
   constructor(message: string) {
@@ -34,7 +45,7 @@ function explain(error: PgError, url: URL, timeoutMs: number): string {
   const user = decodeURIComponent(url.username) || "(the default user)";
   if (code === "ECONNREFUSED") return `nothing accepts connections at ${where} (ECONNREFUSED): start the server or fix the host and port`;
   if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `the host ${url.hostname} cannot be resolved (${code})`;
-  if (code === "ETIMEDOUT" || /timeout|timed out/i.test(message)) return `no answer from ${where} within ${timeoutMs / 1000} s`;
+  if (code === "ETIMEDOUT" || /timeout|timed out/i.test(message)) return `no answer from ${where} within ${(timeoutMs / 1000).toFixed(1)} s`;
   if (code === "28P01") return `the password for user "${user}" was refused (28P01)`;
   if (code === "28000") return `the server refused user "${user}" (28000: ${message})`;
   if (code === "3D000") return `${message} (3D000): create it first (createdb); lp never falls back to another database`;

@@ -153,6 +153,8 @@ export async function run(opts: ServeCommandOptions, ctx: Context): Promise<void
   }
   const server = await startServer({
     writtenBy: `lp ${VERSION}`,
+    // A start-up fault ends the process within 5 s of its start (DESIGN §12), however long its modules took.
+    startDeadline: performance.timeOrigin + 4_500,
     host: opts.host,
     port: opts.port,
     storage: opts.storage,
