@@ -2,6 +2,7 @@ import { toTimestamp, type Clock } from "../deps.js";
 import { toJson } from "../db/column-types.js";
 import type { Database, Queries, Tx } from "../db/database.js";
 import { isForeignKeyViolation } from "../db/errors.js";
+import { preparedQuery } from "../db/prepared-query.js";
 import { createRowReader, type ColumnRule, type UnreadableRows } from "../db/unreadable-rows.js";
 import { environmentSchema, type AccountRecord, type AppRecord, type Scope, type TokenRecord } from "./schemas.js";
 
@@ -36,6 +37,10 @@ const ACCOUNT_RULES: Record<string, ColumnRule> = { ...QUOTA_RULES, environment:
 const TOKEN_RULES: Record<string, ColumnRule> = { account_id: "text", expires_at: "text?", created_at: "text" };
 /** How a damaged token is named: the start of its hash (the hash is kept, never the token; the log needs no more). */
 const tokenName = (tokenHash: string) => tokenHash.slice(0, 12);
+/** A token's row by the SHA-256 of its text: every authenticated request reads it. */
+const tokenByHash = preparedQuery((q: Queries, tokenHash: string) =>
+  q.selectFrom("tokens").select(["account_id", "scopes", "expires_at", "created_at"]).where("token_hash", "=", tokenHash),
+);
 
 /**
  * The account plane on the relational schema (migration 0001): accounts and their quotas, access tokens by
@@ -134,7 +139,7 @@ export function createAccountRepository({ database, clock, unreadable }: Account
      * still answered: the service tells "expired" from "unknown"). Times are ISO text, compared as such.
      */
     async findToken(tokenHash: string, now: string, q: Queries = database.db): Promise<FoundToken | null> {
-      const row = await q.selectFrom("tokens").select(["account_id", "scopes", "expires_at", "created_at"]).where("token_hash", "=", tokenHash).executeTakeFirst();
+      const [row] = await tokenByHash(q, tokenHash);
       if (!row) return null;
       const { scopes } = tokens.read(tokenName(tokenHash), row, TOKEN_RULES, { scopes: { what: "a list of scopes", items: "text" } });
       return { account_id: row.account_id, scopes: scopes as Scope[], expires_at: row.expires_at, created_at: row.created_at, expired: row.expires_at !== null && row.expires_at <= now };

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from "kysely";
 import { toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
+import { preparedInsert, preparedQuery } from "../db/prepared-query.js";
 import type { Tables } from "../db/tables.js";
 import { columnProblem, createRowReader, readJsonColumn, type ColumnRule, type JsonShape, type UnreadableRows } from "../db/unreadable-rows.js";
 import { LpError } from "../errors.js";
@@ -73,6 +74,32 @@ const productColumns = [
   "created_at",
   "updated_at",
 ] as const satisfies readonly (keyof ProductRow)[];
+
+const insertProduct = preparedInsert("products", [...productColumns, "checkout_fields", "search_text", "media_bytes", "deleted_at"]);
+
+/** An account's quotas and its products' totals, in one statement (SQLite, where one transaction runs at a time). */
+const quotasWithTotals = preparedQuery((q: Queries, accountId: string) =>
+  q
+    .selectFrom("accounts as a")
+    .leftJoin("product_totals as t", "t.account_id", "a.account_id")
+    .select(["a.product_quota", "a.media_quota_bytes", "t.products", "t.media_bytes"])
+    .where("a.account_id", "=", accountId),
+);
+
+/** A product's row with its images' rows (one row with null image columns when it has none), in display order. */
+const productWithImages = preparedQuery((q: Queries, id: string, accountId: string) =>
+  q
+    .selectFrom("products as p")
+    .leftJoin("product_images as i", "i.product_id", "p.id")
+    .select(productColumns.map((column) => `p.${column}` as const))
+    .select(["p.checkout_fields", "p.deleted_at"])
+    .select(["i.id as image_id", "i.url", "i.media_type", "i.display_order", "i.media_path", "i.bytes", "i.created_at as image_created_at"])
+    .where("p.id", "=", id)
+    .where("p.account_id", "=", accountId)
+    .orderBy("i.display_order")
+    .orderBy("i.created_at")
+    .orderBy("i.id"),
+);
 
 /** The row of a product record (its images apart): what a bulk load writes (the benchmarks' seeds). */
 export function toProductRow(record: ProductRecord): ProductRow {
@@ -160,12 +187,7 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
   async function quotasOf(q: Queries, accountId: string, lock: boolean) {
     if (!pg) {
       // SQLite runs one transaction at a time: the account and its totals are read by one statement.
-      const row = await q
-        .selectFrom("accounts as a")
-        .leftJoin("product_totals as t", "t.account_id", "a.account_id")
-        .select(["a.product_quota", "a.media_quota_bytes", "t.products", "t.media_bytes"])
-        .where("a.account_id", "=", accountId)
-        .executeTakeFirst();
+      const [row] = await quotasWithTotals(q, accountId);
       if (!row) return null;
       accounts.check(accountId, row, QUOTA_RULES);
       const bytes = Number(row.media_bytes ?? 0);
@@ -187,7 +209,7 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
   }
 
   async function insert(tx: Tx, record: ProductRecord): Promise<void> {
-    await tx.insertInto("products").values(toProductRow(record)).execute();
+    await insertProduct(tx, toProductRow(record));
     await insertImages(tx, record.id, record.images);
   }
 
@@ -220,18 +242,7 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
         const held = await q.selectFrom("products").select("id").where("id", "=", id).where("account_id", "=", accountId).forUpdate().executeTakeFirst();
         if (!held) return null;
       }
-      const query = q
-        .selectFrom("products as p")
-        .leftJoin("product_images as i", "i.product_id", "p.id")
-        .select(productColumns.map((column) => `p.${column}` as const))
-        .select(["p.checkout_fields", "p.deleted_at"])
-        .select(["i.id as image_id", "i.url", "i.media_type", "i.display_order", "i.media_path", "i.bytes", "i.created_at as image_created_at"])
-        .where("p.id", "=", id)
-        .where("p.account_id", "=", accountId)
-        .orderBy("i.display_order")
-        .orderBy("i.created_at")
-        .orderBy("i.id");
-      const rows = await query.execute();
+      const rows = await productWithImages(q, id, accountId);
       const first = rows[0];
       if (!first) return null;
       // A row edited by hand or torn reads as a clear refusal naming the product, never as a crash further on.

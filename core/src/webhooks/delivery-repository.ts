@@ -1,4 +1,5 @@
 import type { Queries, Tx } from "../db/database.js";
+import { preparedInsert } from "../db/prepared-query.js";
 import { selectKeysetPage, type KeysetPage, type KeysetQuery } from "../lists/keyset-page.js";
 import { readReadable, type UnreadableRows } from "../db/unreadable-rows.js";
 import { createDeliveryReads, insertDeliveries, toEventRow } from "./delivery-rows.js";
@@ -28,6 +29,9 @@ export interface EventWindow extends KeysetQuery {
  * times are `delivery-claims.ts`'s. A damaged delivery (or its event, or an attempt) is read as
  * `UnreadableRowError` naming it (named once through `unreadable`); lists and replays leave it out.
  */
+
+/** Every change writes its event row. */
+const insertEvent = preparedInsert("events", ["id", "type", "account_id", "environment", "data", "created_at"]);
 export function createDeliveryRepository(unreadable?: UnreadableRows) {
   const reads = createDeliveryReads(unreadable);
   return {
@@ -37,7 +41,7 @@ export function createDeliveryRepository(unreadable?: UnreadableRows) {
      * paused one, skipped for an unverified or disabled one). Rolled back with the caller's change.
      */
     async recordEvent(tx: Tx, event: EventRecord, endpoints: readonly EndpointRecord[], options: { trigger?: "scheduled" | "test" } = {}): Promise<DeliveryRecord[]> {
-      await tx.insertInto("events").values(toEventRow(event)).execute();
+      await insertEvent(tx, toEventRow(event));
       const made = endpoints.map((endpoint) => toNewDelivery(event, endpoint, event.timestamp, options.trigger));
       await insertDeliveries(tx, made);
       return made;

@@ -1,6 +1,7 @@
 import type { Selectable } from "kysely";
 import { toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
+import { preparedQuery } from "../db/prepared-query.js";
 import type { WebhookTables } from "../db/tables/webhooks.js";
 import { createRowReader, readOrUnreadable, readReadable, type ColumnRule, type JsonShape, type RowReader, type UnreadableRowError, type UnreadableRows } from "../db/unreadable-rows.js";
 import { selectKeysetPage, type KeysetPage, type KeysetQuery } from "../lists/keyset-page.js";
@@ -54,6 +55,19 @@ export interface EventAudience {
  * transaction ends; SQLite runs one transaction at a time. A damaged endpoint is read as `UnreadableRowError`
  * naming it (named once through `unreadable`); lists and fan-outs leave it out.
  */
+/** The endpoints an event of an account's goes to (every change's event asks), oldest first. */
+const subscribedEndpoints = preparedQuery((q: Queries, accountId: string, type: string, environment: EndpointRecord["environment"]) =>
+  q
+    .selectFrom("webhook_endpoint_events as s")
+    .innerJoin("webhook_endpoints as e", "e.id", "s.endpoint_id")
+    .innerJoin("application_accounts as a", (join) => join.onRef("a.application_id", "=", "e.application_id").on("a.account_id", "=", accountId))
+    .selectAll("e")
+    .where("s.event_type", "=", type)
+    .where("e.environment", "=", environment)
+    .orderBy("e.created_at")
+    .orderBy("e.id"),
+);
+
 export function createEndpointRepository(dialect: Dialect, unreadable?: UnreadableRows) {
   const endpointRows = createRowReader("webhook endpoint", "webhook_endpoints", unreadable);
 
@@ -163,16 +177,7 @@ export function createEndpointRepository(dialect: Dialect, unreadable?: Unreadab
      */
     async subscribers(q: Queries, event: EventAudience): Promise<EndpointRecord[]> {
       if (event.account_id === null) return [];
-      const rows = await q
-        .selectFrom("webhook_endpoint_events as s")
-        .innerJoin("webhook_endpoints as e", "e.id", "s.endpoint_id")
-        .innerJoin("application_accounts as a", (join) => join.onRef("a.application_id", "=", "e.application_id").on("a.account_id", "=", event.account_id))
-        .selectAll("e")
-        .where("s.event_type", "=", event.type)
-        .where("e.environment", "=", event.environment)
-        .orderBy("e.created_at")
-        .orderBy("e.id")
-        .execute();
+      const rows = await subscribedEndpoints(q, event.account_id, event.type, event.environment);
       // A damaged endpoint is sent nothing, and the change that caused the event goes on.
       return withEvents(q, rows, true);
     },

@@ -1,5 +1,6 @@
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import { afterCommit, type Database, type Queries, type Tx } from "../db/database.js";
+import { preparedQuery } from "../db/prepared-query.js";
 import type { DomainEvent, EventSink } from "../events/event-sink.js";
 import type { DeliveryRepository } from "./delivery-repository.js";
 import type { EndpointRepository } from "./endpoint-repository.js";
@@ -26,6 +27,9 @@ export interface EventRecorderDeps {
  * delivery worker once it has committed. `emit` (an event with no change of its own) is a transaction of its
  * own with `record`. Every event is stored, subscribed to or not, for replay.
  */
+/** The environment an account's events are of. */
+const environmentOf = preparedQuery((q: Queries, accountId: string) => q.selectFrom("accounts").select("environment").where("account_id", "=", accountId));
+
 export function createEventRecorder(deps: EventRecorderDeps) {
   const { database, clock } = deps;
   // Emits under way (callers may not wait for them): onIdle waits for them before the worker.
@@ -33,7 +37,7 @@ export function createEventRecorder(deps: EventRecorderDeps) {
 
   async function toEventRecord(q: Queries, input: DomainEvent): Promise<EventRecord> {
     // Read in the caller's transaction: on SQLite a read outside it would wait for it to end.
-    const account = await q.selectFrom("accounts").select("environment").where("account_id", "=", input.account_id).executeTakeFirst();
+    const [account] = await environmentOf(q, input.account_id);
     return {
       id: toOrderedId("evt", clock, deps.ids),
       type: input.type,
