@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { beforeEach, expect, it } from "vitest";
 import { describeDatabases } from "../testing/databases.js";
 import type { Database, Queries } from "./database.js";
-import { preparedQuery } from "./prepared-query.js";
+import { preparedQuery, preparedStatement } from "./prepared-query.js";
 
 const AT = "2026-03-01T10:00:00.000Z";
 
@@ -36,6 +36,14 @@ describeDatabases("a prepared query", ({ open }) => {
     expect(await rename(database.db, "missing", "none")).toEqual([]);
     const values = (await sql<{ value: string }>`select value from settings order by name`.execute(database.db)).rows.map((r) => r.value);
     expect(values).toEqual(["first", "value 1", "value 2"]);
+  });
+
+  it("answers the rows an update changed, as a prepared statement", async () => {
+    const touch = preparedStatement((q: Queries, name: string, at: string) => q.updateTable("settings").set({ created_at: at }).where("name", "=", name).where("created_at", "=", AT));
+    expect(Number((await touch(database.db, "b", "2026-03-02T10:00:00.000Z")).numAffectedRows)).toBe(1);
+    // Its condition no longer holds: nothing changes the second time.
+    expect(Number((await touch(database.db, "b", "2026-03-03T10:00:00.000Z")).numAffectedRows)).toBe(0);
+    expect(await named(database.db, "a", "c")).toEqual([{ name: "a", value: "value 0" }, { name: "c", value: "value 2" }]);
   });
 
   it("refuses a query whose argument is not one of its parameters", async () => {

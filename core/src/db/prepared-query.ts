@@ -1,6 +1,11 @@
-import type { Compilable, CompiledQuery } from "kysely";
+import type { CompiledQuery, QueryExecutorProvider, QueryResult } from "kysely";
 import type { Queries } from "./database.js";
 import type { Tables } from "./tables.js";
+
+/** A query builder (`compile()`), or an `sql` template (`compile(executorProvider)`). */
+interface Buildable<R> {
+  compile(executorProvider: QueryExecutorProvider): CompiledQuery<R>;
+}
 
 /** Where each parameter of a compiled query comes from: the index of an argument, or a value of the query's own. */
 type Slot = number | { value: unknown };
@@ -18,9 +23,15 @@ interface Compiled<R> {
  * `build` is called once per database with a marker for each argument: every argument must reach the query as a
  * value (a `where`'s operand, a value to insert), never as a name, a list's length or a branch, since the SQL
  * is not built again. That is checked when it is compiled: a marker that is not a parameter as given is an error.
- * Returns the rows.
+ * Returns the rows ({@link preparedStatement}: the whole result, for the rows an update changed).
  */
-export function preparedQuery<A extends unknown[], R>(build: (q: Queries, ...args: A) => Compilable<R>): (q: Queries, ...args: A) => Promise<R[]> {
+export function preparedQuery<A extends unknown[], R>(build: (q: Queries, ...args: A) => Buildable<R>): (q: Queries, ...args: A) => Promise<R[]> {
+  const run = preparedStatement(build);
+  return async (q, ...args) => (await run(q, ...args)).rows;
+}
+
+/** {@link preparedQuery}, answering the engine's whole result (`numAffectedRows` of an update or a delete). */
+export function preparedStatement<A extends unknown[], R>(build: (q: Queries, ...args: A) => Buildable<R>): (q: Queries, ...args: A) => Promise<QueryResult<R>> {
   // By the database's adapter: one per database, shared by its transactions; the SQL differs by dialect.
   const compiled = new WeakMap<object, Compiled<R>>();
   return async (q, ...args) => {
@@ -31,16 +42,15 @@ export function preparedQuery<A extends unknown[], R>(build: (q: Queries, ...arg
       compiled.set(adapter, entry);
     }
     const parameters = entry.slots.map((slot) => (typeof slot === "number" ? args[slot] : slot.value));
-    const { rows } = await q.executeQuery<R>({ ...entry.query, parameters });
-    return rows;
+    return q.executeQuery<R>({ ...entry.query, parameters });
   };
 }
 
 const marker = (index: number) => `\u0000lp-argument-${index}\u0000`;
 
-function compile<A extends unknown[], R>(q: Queries, build: (q: Queries, ...args: A) => Compilable<R>, arity: number): Compiled<R> {
+function compile<A extends unknown[], R>(q: Queries, build: (q: Queries, ...args: A) => Buildable<R>, arity: number): Compiled<R> {
   const markers = Array.from({ length: arity }, (_, index) => marker(index));
-  const query = build(q, ...(markers as A)).compile();
+  const query = build(q, ...(markers as A)).compile(q);
   const slots = query.parameters.map((value): Slot => {
     const index = markers.indexOf(value as string);
     return index >= 0 ? index : { value };

@@ -3,6 +3,7 @@ import type { Dialect, Queries, Tx } from "../db/database.js";
 import type { WebhookTables } from "../db/tables/webhooks.js";
 import type { QueueTable } from "../db/queue.js";
 import { TEST_EVENT_TYPE } from "./attempt-outcome.js";
+import { preparedInsert, preparedQuery, preparedStatement } from "../db/prepared-query.js";
 import { isUnreadableRow, type UnreadableRows } from "../db/unreadable-rows.js";
 import { createDeliveryReads, toAttemptRow, toStateColumns, type DeliveryState } from "./delivery-rows.js";
 import type { AttemptRecord, DeliveryRecord } from "./records.js";
@@ -36,6 +37,59 @@ export interface DeliveryClaim {
 /** What a manual retry did: marked the delivery, or found an attempt of it in flight (which then stands for the retry). */
 export type RetryMark = { kind: "marked"; delivery: DeliveryRecord } | { kind: "in_flight"; delivery: DeliveryRecord };
 
+/** The columns of a delivery's state ({@link toStateColumns}), in the order {@link writeStateOf} takes them. */
+const STATE_COLUMNS = ["status", "scheduled_attempts", "auto_retry", "next_trigger", "skipped_reason", "updated_at", "due_at"] as const;
+
+/** A claimed delivery's state, written (and its lease ended) only while the claim is `owner`'s. */
+const writeStateOf = preparedStatement((q: Queries, id: string, owner: string, ...state: unknown[]) =>
+  q
+    .updateTable("webhook_deliveries")
+    .set({ ...Object.fromEntries(STATE_COLUMNS.map((column, i) => [column, state[i]])), lease_owner: null, lease_expires_at: null } as never)
+    .where("id", "=", id)
+    .where("lease_owner", "=", owner),
+);
+
+const insertAttempt = preparedInsert("delivery_attempts", ["delivery_id", "number", "trigger", "started_at", "status_code", "latency_ms", "outcome", "error", "response_body", "truncated"]);
+
+/**
+ * The endpoints a claim may take from at `now`, earliest due first, at most `limit`: those with a due delivery
+ * whose lease is free and fewer attempts in flight (`held`) than they allow.
+ */
+const candidatesDue = preparedQuery((_q: Queries, now: string, limit: number) =>
+  sql<{ id: string; concurrency_limit: number; circuit_state: string; held: number }>`
+    select id, concurrency_limit, circuit_state, held from (
+      select e.id, e.concurrency_limit, e.circuit_state,
+        (select count(*) from webhook_deliveries l
+          where l.endpoint_id = e.id and l.lease_owner is not null and l.lease_expires_at > ${now}) as held,
+        (select d.due_at from webhook_deliveries d
+          where d.endpoint_id = e.id and d.due_at is not null and d.due_at <= ${now}
+            and (d.lease_expires_at is null or d.lease_expires_at <= ${now})
+          order by d.due_at limit 1) as first_due
+      from webhook_endpoints e
+      where e.circuit_state = 'closed' or e.circuit_opens_until is null or e.circuit_opens_until <= ${now}
+    ) c
+    where first_due is not null and held < case when circuit_state = 'closed' then concurrency_limit else 1 end
+    order by first_due, id
+    limit ${limit}`,
+);
+
+/** Per endpoint, through the indexes: its earliest due delivery not held (`free_due`), and its held ones (`first_lapse`, `held`). */
+const dueTimes = preparedQuery((_q: Queries, now: string) =>
+  sql<{ concurrency_limit: number; circuit_state: string; circuit_opens_until: string | null; free_due: string | null; first_lapse: string | null; held: number }>`
+    select concurrency_limit, circuit_state, circuit_opens_until, free_due, first_lapse, held from (
+      select e.concurrency_limit, e.circuit_state, e.circuit_opens_until,
+        (select d.due_at from webhook_deliveries d
+          where d.endpoint_id = e.id and d.due_at is not null and (d.lease_expires_at is null or d.lease_expires_at <= ${now})
+          order by d.due_at limit 1) as free_due,
+        (select min(l.lease_expires_at) from webhook_deliveries l
+          where l.endpoint_id = e.id and l.lease_owner is not null and l.lease_expires_at > ${now} and l.due_at is not null) as first_lapse,
+        (select count(*) from webhook_deliveries l
+          where l.endpoint_id = e.id and l.lease_owner is not null and l.lease_expires_at > ${now} and l.due_at is not null) as held
+      from webhook_endpoints e
+    ) c
+    where free_due is not null or first_lapse is not null`,
+);
+
 /**
  * The deliveries table as the queue of attempts. A pending delivery with a due time is claimed under a lease
  * by {@link claimDue}, which keeps each endpoint's attempts in flight within its `concurrency_limit` and sends
@@ -51,33 +105,37 @@ export function createDeliveryClaims(dialect: Dialect, unreadable?: UnreadableRo
 
   /** Writes a claimed delivery's new state and ends the claim; false (nothing written) when the claim is no longer `owner`'s. */
   async function writeState(tx: Tx, id: string, owner: string, state: DeliveryState): Promise<boolean> {
-    const result = await tx
-      .updateTable("webhook_deliveries")
-      .set({ ...toStateColumns(state), lease_owner: null, lease_expires_at: null })
-      .where("id", "=", id)
-      .where("lease_owner", "=", owner)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    const columns = toStateColumns(state);
+    const result = await writeStateOf(tx, id, owner, ...STATE_COLUMNS.map((column) => columns[column]));
+    return Number(result.numAffectedRows) === 1;
   }
+
+  /** Up to `take` of an endpoint's due deliveries whose lease is free, earliest due first, claimed under `owner`'s lease; the rows as claimed. */
+  const claimOfEndpoint = preparedQuery((q: Queries, owner: string, leaseUntil: string, endpointId: string, now: string, take: number) =>
+    q
+      .updateTable("webhook_deliveries")
+      .set({ lease_owner: owner, lease_expires_at: leaseUntil })
+      .where("id", "in", (eb) => {
+        let due = eb
+          .selectFrom("webhook_deliveries")
+          .select("id")
+          .where("endpoint_id", "=", endpointId)
+          .where("due_at", "is not", null)
+          .where("due_at", "<=", now)
+          .where((w) => w.or([w("lease_expires_at", "is", null), w("lease_expires_at", "<=", now)]))
+          .orderBy("due_at")
+          .orderBy("id")
+          .limit(take);
+        if (pg) due = due.forUpdate().skipLocked();
+        return due;
+      })
+      .returningAll(),
+  );
 
   /** The endpoints `claimDue` may take from now, earliest due first, with their attempts in flight (held). */
   async function claimCandidates(tx: Tx, claim: DeliveryClaim) {
     const { now } = claim;
-    const { rows } = await sql<{ id: string; concurrency_limit: number; circuit_state: string; held: number }>`
-      select id, concurrency_limit, circuit_state, held from (
-        select e.id, e.concurrency_limit, e.circuit_state,
-          (select count(*) from webhook_deliveries l
-            where l.endpoint_id = e.id and l.lease_owner is not null and l.lease_expires_at > ${now}) as held,
-          (select d.due_at from webhook_deliveries d
-            where d.endpoint_id = e.id and d.due_at is not null and d.due_at <= ${now}
-              and (d.lease_expires_at is null or d.lease_expires_at <= ${now})
-            order by d.due_at limit 1) as first_due
-        from webhook_endpoints e
-        where e.circuit_state = 'closed' or e.circuit_opens_until is null or e.circuit_opens_until <= ${now}
-      ) c
-      where first_due is not null and held < case when circuit_state = 'closed' then concurrency_limit else 1 end
-      order by first_due, id
-      limit ${claim.limit}`.execute(tx);
+    const rows = await candidatesDue(tx, now, claim.limit);
     const candidates = rows.map((r) => ({ id: r.id, concurrency_limit: Number(r.concurrency_limit), circuit_state: r.circuit_state, held: Number(r.held) }));
     if (!pg || candidates.length === 0) return candidates;
     // On PostgreSQL, the candidates' rows are locked (those another claim or change holds are skipped; a
@@ -127,25 +185,7 @@ export function createDeliveryClaims(dialect: Dialect, unreadable?: UnreadableRo
         const probe = endpoint.circuit_state !== "closed";
         const take = Math.min((probe ? 1 : endpoint.concurrency_limit) - endpoint.held, claim.limit - claimed.length);
         if (take <= 0) continue;
-        const taken = await tx
-          .updateTable("webhook_deliveries")
-          .set({ lease_owner: claim.owner, lease_expires_at: claim.leaseUntil })
-          .where("id", "in", (eb) => {
-            let due = eb
-              .selectFrom("webhook_deliveries")
-              .select("id")
-              .where("endpoint_id", "=", endpoint.id)
-              .where("due_at", "is not", null)
-              .where("due_at", "<=", claim.now)
-              .where((w) => w.or([w("lease_expires_at", "is", null), w("lease_expires_at", "<=", claim.now)]))
-              .orderBy("due_at")
-              .orderBy("id")
-              .limit(take);
-            if (pg) due = due.forUpdate().skipLocked();
-            return due;
-          })
-          .returningAll()
-          .execute();
+        const taken = await claimOfEndpoint(tx, claim.owner, claim.leaseUntil, endpoint.id, claim.now, take);
         for (const row of taken) claimed.push({ id: row.id, due_at: row.due_at!, probe });
         rows.push(...taken);
         if (probe && taken.length > 0 && endpoint.circuit_state === "open") {
@@ -178,7 +218,7 @@ export function createDeliveryClaims(dialect: Dialect, unreadable?: UnreadableRo
      */
     async recordAttempt(tx: Tx, id: string, owner: string, attempt: AttemptRecord, state: DeliveryState): Promise<boolean> {
       if (!(await writeState(tx, id, owner, state))) return false;
-      await tx.insertInto("delivery_attempts").values(toAttemptRow(id, attempt)).execute();
+      await insertAttempt(tx, toAttemptRow(id, attempt));
       return true;
     },
 
@@ -268,19 +308,7 @@ export function createDeliveryClaims(dialect: Dialect, unreadable?: UnreadableRo
       // Per endpoint, through the indexes: its earliest due delivery not held (the due index, past the few
       // held ones), and its held ones (the leased index). Never a scan of every due row: after each batch of
       // a backlog the worker looks again.
-      const { rows } = await sql<{ concurrency_limit: number; circuit_state: string; circuit_opens_until: string | null; free_due: string | null; first_lapse: string | null; held: number }>`
-        select concurrency_limit, circuit_state, circuit_opens_until, free_due, first_lapse, held from (
-          select e.concurrency_limit, e.circuit_state, e.circuit_opens_until,
-            (select d.due_at from webhook_deliveries d
-              where d.endpoint_id = e.id and d.due_at is not null and (d.lease_expires_at is null or d.lease_expires_at <= ${now})
-              order by d.due_at limit 1) as free_due,
-            (select min(l.lease_expires_at) from webhook_deliveries l
-              where l.endpoint_id = e.id and l.lease_owner is not null and l.lease_expires_at > ${now} and l.due_at is not null) as first_lapse,
-            (select count(*) from webhook_deliveries l
-              where l.endpoint_id = e.id and l.lease_owner is not null and l.lease_expires_at > ${now} and l.due_at is not null) as held
-          from webhook_endpoints e
-        ) c
-        where free_due is not null or first_lapse is not null`.execute(q);
+      const rows = await dueTimes(q, now);
       let next: string | null = null;
       const later = (a: string, b: string | null) => (b !== null && b > a ? b : a);
       for (const row of rows) {

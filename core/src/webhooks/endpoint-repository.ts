@@ -70,6 +70,11 @@ const subscribedEndpoints = preparedQuery((q: Queries, accountId: string, type: 
 
 export function createEndpointRepository(dialect: Dialect, unreadable?: UnreadableRows) {
   const endpointRows = createRowReader("webhook endpoint", "webhook_endpoints", unreadable);
+  /** The endpoint `id`'s row for a change in the caller's transaction: locked on PostgreSQL (see `lock`). */
+  const lockedRow = preparedQuery((q: Queries, id: string) => {
+    const query = q.selectFrom("webhook_endpoints").selectAll().where("id", "=", id);
+    return dialect === "postgres" ? query.forNoKeyUpdate() : query;
+  });
 
   /** The endpoints' records, in the order of `rows`; with `skip`, those that are damaged left out, else the first throws. */
   async function withEvents(q: Queries, rows: EndpointRow[], skip = false): Promise<EndpointRecord[]> {
@@ -131,9 +136,7 @@ export function createEndpointRepository(dialect: Dialect, unreadable?: Unreadab
      * `FOR KEY SHARE`) does not wait for it.
      */
     async lock(tx: Tx, id: string): Promise<EndpointRecord | null> {
-      let query = tx.selectFrom("webhook_endpoints").selectAll().where("id", "=", id);
-      if (dialect === "postgres") query = query.forNoKeyUpdate();
-      return one(tx, await query.executeTakeFirst());
+      return one(tx, (await lockedRow(tx, id))[0]);
     },
 
     /**
@@ -148,9 +151,7 @@ export function createEndpointRepository(dialect: Dialect, unreadable?: Unreadab
 
     /** The endpoint `id` as {@link lock} holds it, without its subscriptions: for a change of its circuit or status by the engine. */
     async lockTarget(tx: Tx, id: string): Promise<DeliveryTarget | null> {
-      let query = tx.selectFrom("webhook_endpoints").selectAll().where("id", "=", id);
-      if (dialect === "postgres") query = query.forNoKeyUpdate();
-      const row = await query.executeTakeFirst();
+      const [row] = await lockedRow(tx, id);
       return row ? toDeliveryTarget(row, endpointRows) : null;
     },
 
