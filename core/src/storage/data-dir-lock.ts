@@ -11,9 +11,11 @@ const isAlive = (pid: number) => {
 };
 
 /**
- * Claims a data directory for this process. Locks, queues and indexes live in one process, so two servers
- * on one directory would each believe they own it; the second is refused with the first one's pid. A lock
- * left by a process that died (SIGKILL) is taken over.
+ * Claims a data directory for this process. A data dir is one server's: at start it makes the work its last
+ * process had claimed due at once (it does not wait for those leases to lapse), and its rate limits and dashboard
+ * sessions are counted in the process, so a second server on the directory would take the first one's work; it is
+ * refused with the first one's pid. Processes that share state share PostgreSQL. A lock left by a process that
+ * died (SIGKILL) is taken over.
  */
 export function lockDataDir(dir: string): () => void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
