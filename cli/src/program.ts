@@ -21,7 +21,7 @@ const COMMANDS: Array<[name: string, summary: string, example: string | null, lo
   ["requests", "List the API requests a local server answered (the request journal); wait for them with --expect", "lp requests --method POST --path '/v1/accounts/*/products'", () => import("./commands/requests/index.js")],
   ["config", "Read and write profiles in the config file", "lp config set api_url https://lp.example.com --profile staging", () => import("./commands/config/index.js")],
   ["serve", "Run the landing page service locally (API, admin API, media, builder, sites)", null, () => import("./commands/serve/index.js")],
-  ["doctor", "Check a data dir or Redis prefix (records, indexes, media, modes, format) and repair it with --fix", "lp doctor --data-dir .lp", () => import("./commands/doctor/index.js")],
+  ["doctor", "Check a data dir (format, SQLite integrity and foreign keys, media, modes) and repair it with --fix", "lp doctor --data-dir .lp", () => import("./commands/doctor/index.js")],
   ["dashboard", "Print or open a one-time login URL for the local dashboard", "lp dashboard --open", () => import("./commands/dashboard/index.js")],
   ["listen", "Receive webhooks on loopback: answer challenges, verify signatures, print events", null, () => import("./commands/listen/index.js")],
   ["check-receiver", "Check that your webhook receiver accepts real deliveries and refuses forged ones", null, () => import("./commands/check-receiver/index.js")],

@@ -28,7 +28,7 @@ export class LpError extends Error {
 }
 
 /**
- * The shared data store (Redis) cannot run a command now: unreachable, restarting or still loading. The
+ * The database (PostgreSQL) cannot run a statement now: unreachable, restarting or still starting up. The
  * request may be retried as it is (the server answers 503 with `Retry-After: 1`); `cause` is the driver's error.
  */
 export class StorageUnavailableError extends LpError {

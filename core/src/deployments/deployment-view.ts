@@ -45,14 +45,6 @@ export function toDeploymentView(d: DeploymentRecord): Deployment {
   };
 }
 
-/** Index entry: deployment history is listed newest first and filtered by status. */
-export function toDeploymentEntry(d: DeploymentRecord) {
-  return { id: d.id, created_at: d.created_at, status: d.status };
-}
-
-/** What the deployments index holds per deployment. */
-export type DeploymentEntry = ReturnType<typeof toDeploymentEntry>;
-
 /** The renderer's view of a page record. */
 export function toRenderable(page: PageRecord): RenderablePage {
   return {

@@ -20,9 +20,6 @@ export interface EventSink {
   record?(tx: Tx, event: DomainEvent): Promise<void>;
 }
 
-/** A sink that drops events, for cores built without a webhook engine. */
-export const nullEventSink: EventSink = { emit: async () => {} };
-
 /** Records `event` with the change being made in `tx` (see {@link EventSink.record}). */
 export async function recordEvent(sink: EventSink, tx: Tx, event: DomainEvent): Promise<void> {
   if (sink.record) return sink.record(tx, event);

@@ -8,7 +8,7 @@ import { createCursorCodec } from "../lists/cursor.js";
 import { toSort } from "../lists/list-query.js";
 import { describeDatabases } from "../testing/databases.js";
 import { createProductRepository, type ProductRepository } from "./product-repository.js";
-import { matchesText, toProductEntry, type ProductImageRecord, type ProductRecord } from "./product-view.js";
+import type { ProductImageRecord, ProductRecord } from "./product-view.js";
 import { productListSchema, type ProductListQuery } from "./products-service.js";
 
 /** The created bounds as the lists before the tables applied them: exclusive, dates or date-times. */
@@ -85,15 +85,29 @@ async function listAll(repo: ProductRepository, database: Database, accountId: s
 
 const compare = (a: unknown, b: unknown) => (a === b ? 0 : (a as number) < (b as number) ? -1 : 1);
 
-/** The ids today's listing gives (the index's entries, filtered by the list's own filter, in keyset order). */
+/**
+ * A product as the list's model sorts and filters it: the title with A-Z lowered and nothing else (the key
+ * `lower(title)` of migration 0002 on both engines), and `q` searched in the title, a line break and the
+ * description, lowercased.
+ */
+const toEntry = (r: ProductRecord) => ({
+  id: r.id,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  title: r.title.replace(/[A-Z]+/g, (run) => run.toLowerCase()),
+  price: r.price,
+  product_type: r.product_type,
+  text: `${r.title}\n${r.description ?? ""}`.toLowerCase(),
+});
+
+/** The ids a listing should give: the model's entries, filtered by the list's own filter, in keyset order. */
 function expected(records: ProductRecord[], accountId: string, q: ProductListQuery): string[] {
   const { field, descending } = toSort(q.sort);
   const needle = q.q?.toLowerCase();
   const entries = records
-    .filter((r) => r.account_id === accountId)
-    .map(toProductEntry)
-    .filter((e) => e !== null)
-    .filter((e) => (!q.product_type || e.product_type === q.product_type) && (!needle || matchesText(e, needle)) && withinBounds(e.created_at, q.created_after, q.created_before));
+    .filter((r) => r.account_id === accountId && !r.deleted_at)
+    .map(toEntry)
+    .filter((e) => (!q.product_type || e.product_type === q.product_type) && (!needle || e.text.includes(needle)) && withinBounds(e.created_at, q.created_after, q.created_before));
   const key = field as "created_at" | "updated_at" | "title" | "price";
   entries.sort((a, b) => compare(a[key], b[key]) || compare(a.id, b.id));
   if (descending) entries.reverse();

@@ -39,7 +39,7 @@ export function readDescriptorLimit(read: () => string = () => readFileSync("/pr
 
 /**
  * The global connection cap for a descriptor limit: a quarter of the descriptors (at least 64) stay free
- * for what the server opens itself: storage files, uploads, Redis and queue connections, the log.
+ * for what the server opens itself: the database and its media files, uploads, PostgreSQL connections, the log.
  */
 export function maxConnectionsFor(descriptorLimit: number | null): number {
   const limit = descriptorLimit ?? FALLBACK_DESCRIPTOR_LIMIT;

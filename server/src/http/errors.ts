@@ -12,9 +12,9 @@ function headersFor(error: LpError, plane: "account" | "app" | "admin" | "none")
     return { "www-authenticate": plane === "app" ? 'Basic realm="lp developer"' : 'Bearer realm="lp"' };
   }
   if (error.code === "idempotency_key_in_use") return { "retry-after": "1" };
-  // Redis unreachable or restarting: the same request can be sent again shortly.
+  // PostgreSQL unreachable or restarting: the same request can be sent again shortly.
   if (error.code === "service_unavailable") return { "retry-after": "1" };
-  // The disk or Redis refuses writes: reads go on, writes can be sent again once there is room.
+  // The disk refuses writes (full, read-only, not permitted): reads go on, writes can be sent again once it takes them.
   if (error.code === "insufficient_storage" || error.code === "storage_unavailable") return { "retry-after": String(error.details?.retry_after_seconds ?? 30) };
   if (error.code === "rate_limited") return { "retry-after": String(error.details?.retry_after_seconds ?? 1) };
   // The rest of the body is left unread: the connection cannot carry another request.

@@ -84,8 +84,7 @@ export async function runCase(world: MatrixWorld, c: MatrixCase): Promise<void> 
   const request = toRequest(world, c, mine, theirs, tag);
   const label = `${c.route.method} ${request.path} [${c.name}]`;
 
-  // The fan-out of the events the setup emitted must be over, or its outbox clean-up lands in the diff
-  // (on Redis each write takes a round trip, so it is still running here).
+  // The work the setup's events started (their deliveries) must be over, or it lands in the diff.
   await t.core.onIdle();
   const before = c.expect.kind === "allowed" ? null : await takeSnapshot(t.core);
   const res = await send(t, request);
