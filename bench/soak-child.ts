@@ -15,8 +15,8 @@ export interface SoakServerInfo {
 export interface SoakChild {
   child: ChildProcess;
   info: SoakServerInfo;
-  /** Asks the server for a full garbage collection and resolves with its heap in use afterwards, MB. */
-  heapAfterGc(): Promise<number>;
+  /** Asks the server for a full garbage collection and resolves with its heap in use afterwards and its young generation's size, MB. */
+  heapAfterGc(): Promise<{ heapUsedMb: number; newSpaceMb: number }>;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
 }
@@ -53,7 +53,7 @@ export async function startSoakServer(dir: string): Promise<SoakChild> {
     async heapAfterGc() {
       const answer = nextLine("a heap request", 10_000);
       child.kill("SIGUSR2");
-      return (JSON.parse(await answer) as { heapUsedMb: number }).heapUsedMb;
+      return JSON.parse(await answer) as { heapUsedMb: number; newSpaceMb: number };
     },
     async stop() {
       child.kill("SIGTERM");

@@ -18,6 +18,8 @@ export interface WindowStats {
   rssEnd: number;
   /** Server heap in use after a forced full GC at the window's end, MB (filled in once measured). */
   heapMb: number;
+  /** The size V8 gives the server's young generation then, MB: part of its RSS, doubled by V8 under a steady load. */
+  newSpaceMb: number;
 }
 
 /** Collects request outcomes and cuts them into windows. */
@@ -67,6 +69,7 @@ export function createWindowRecorder(): WindowRecorder {
         rssMax: rssSorted.length ? rssSorted[rssSorted.length - 1] : NaN,
         rssEnd,
         heapMb: NaN,
+        newSpaceMb: NaN,
       };
       latencies = [];
       rss = [];
@@ -99,7 +102,7 @@ const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits)
 
 /** Formats the windows as an aligned Markdown table. */
 export function formatWindows(windows: readonly WindowStats[]): string {
-  const head = ["window", "requests", "req/s", "errors", "p50 ms", "p99 ms", "webhooks", "RSS median MB", "RSS max MB", "RSS end MB", "heap after GC MB"];
+  const head = ["window", "requests", "req/s", "errors", "p50 ms", "p99 ms", "webhooks", "RSS median MB", "RSS max MB", "RSS end MB", "heap after GC MB", "V8 young gen. MB"];
   const rows = windows.map((w) => [
     `${w.index} (${Math.round(w.from)}-${Math.round(w.to)} s)`,
     String(w.requests),
@@ -112,6 +115,7 @@ export function formatWindows(windows: readonly WindowStats[]): string {
     fixed(w.rssMax),
     fixed(w.rssEnd),
     fixed(w.heapMb),
+    fixed(w.newSpaceMb),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;

@@ -3,7 +3,8 @@
  * node, the embedded store (SQLite), 127.0.0.1, port 0) as a child process and a webhook receiver here, registers an
  * endpoint for the dev application, and sends a steady mixed load: a warm-up, then the measured duration
  * (5 minutes by default). Prints a table per window (requests, errors, p50/p99 latency, webhook events
- * received, server RSS sampled each second from /proc/<pid>/status, server heap after a forced full GC)
+ * received, server RSS sampled each second from /proc/<pid>/status, server heap after a forced full GC, and
+ * the size V8 gives the young generation then, which it doubles under a steady load and which RSS carries)
  * and a verdict: zero errors, RSS growth at most 10 % (median of the last window against the first), no
  * owed webhook event missing.
  * Exits 1 when the verdict fails. Never part of the test suite.
@@ -62,13 +63,18 @@ try {
   const windows: WindowStats[] = [];
   let webhooksSeen = 0;
   let rssAtStart = NaN;
-  let heapAtStart: Promise<number> = Promise.resolve(NaN);
+  let heapAtStart: Promise<{ heapUsedMb: number; newSpaceMb: number }> = Promise.resolve({ heapUsedMb: NaN, newSpaceMb: NaN });
   const heaps: Promise<void>[] = [];
   const cut = (toMs: number) => {
     const w = recorder.cut(toMs / 1000, receiver.events.length - webhooksSeen);
     webhooksSeen = receiver.events.length;
     windows.push(w);
-    heaps.push(server.heapAfterGc().then((mb) => void (w.heapMb = mb)));
+    heaps.push(
+      server.heapAfterGc().then((heap) => {
+        w.heapMb = heap.heapUsedMb;
+        w.newSpaceMb = heap.newSpaceMb;
+      }),
+    );
     log(`window ${w.index}: ${w.requests} requests, ${w.errors} errors, p50 ${w.p50.toFixed(1)} ms, p99 ${w.p99.toFixed(1)} ms, RSS median ${w.rssMedian.toFixed(1)} MB`);
   };
 
@@ -125,7 +131,7 @@ try {
   while (missing() > 0 && Date.now() < webhookDeadline) await new Promise((r) => setTimeout(r, 100));
 
   await Promise.all(heaps);
-  const heapStart = await heapAtStart;
+  const { heapUsedMb: heapStart, newSpaceMb: newSpaceStart } = await heapAtStart;
   const totals = windows.reduce((t, w) => ({ requests: t.requests + w.requests, errors: t.errors + w.errors }), { requests: 0, errors: 0 });
   const first = windows[0];
   const last = windows[windows.length - 1];
@@ -143,7 +149,7 @@ try {
       `server RSS: ${rssBefore.toFixed(1)} MB before load, ${rssAtStart.toFixed(1)} MB after the warm-up, ${last.rssEnd.toFixed(1)} MB at the end; ` +
       `median ${first.rssMedian.toFixed(1)} MB in window 1, ${last.rssMedian.toFixed(1)} MB in window ${last.index}: ${pct(growth)}\n` +
       `server heap after a full GC: ${heapStart.toFixed(1)} MB after the warm-up, ${last.heapMb.toFixed(1)} MB at the end ` +
-      `(${pct((last.heapMb - heapStart) / heapStart)})\n`,
+      `(${pct((last.heapMb - heapStart) / heapStart)}); V8's young generation ${newSpaceStart.toFixed(1)} MB after the warm-up, ${last.newSpaceMb.toFixed(1)} MB at the end\n`,
   );
   for (const [what, n] of [...errors].slice(0, 10)) process.stdout.write(`error x${n}: ${what}\n`);
   process.stdout.write(
