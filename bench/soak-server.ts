@@ -19,7 +19,8 @@ const { account_id: account, token, application_id: appId, client_secret: appSec
 process.stdout.write(`${JSON.stringify({ url: server.url, account, token, appId, appSecret })}\n`);
 
 // SIGUSR2: a full collection (node runs with --expose-gc), then the heap still in use and the young generation's
-// size (its two semi-spaces, which V8 doubles under a steady allocation rate: resident memory, not a leak), as one JSON line.
+// size (its two semi-spaces, which V8 doubles as objects keep surviving its scavenges: resident memory, not a
+// leak), as one JSON line.
 process.on("SIGUSR2", () => {
   (globalThis as { gc?: () => void }).gc?.();
   const newSpace = getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? Number.NaN;
