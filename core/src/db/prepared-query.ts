@@ -15,12 +15,12 @@ interface Compiled<R> {
 }
 
 /**
- * A query of one fixed shape, built and compiled once per database, then run with new argument values. Kysely
+ * A query of one fixed shape, built and compiled once per dialect, then run with new argument values. Kysely
  * builds and compiles a query anew at every run, which costs more than node:sqlite takes to run a primary-key
  * read (about 25 µs of CPU for a product's read with its images, on this machine); the few statements that run
  * on every request or delivery are written with this instead.
  *
- * `build` is called once per database with a marker for each argument: every argument must reach the query as a
+ * `build` is called once per dialect with a marker for each argument: every argument must reach the query as a
  * value (a `where`'s operand, a value to insert), never as a name, a list's length or a branch, since the SQL
  * is not built again. That is checked when it is compiled: a marker that is not a parameter as given is an error.
  * Returns the rows ({@link preparedStatement}: the whole result, for the rows an update changed).
@@ -32,14 +32,16 @@ export function preparedQuery<A extends unknown[], R>(build: (q: Queries, ...arg
 
 /** {@link preparedQuery}, answering the engine's whole result (`numAffectedRows` of an update or a delete). */
 export function preparedStatement<A extends unknown[], R>(build: (q: Queries, ...args: A) => Buildable<R>): (q: Queries, ...args: A) => Promise<QueryResult<R>> {
-  // By the database's adapter: one per database, shared by its transactions; the SQL differs by dialect.
+  // By the dialect's adapter class: the SQL differs by dialect only (no database of lp has a plugin that rewrites
+  // its queries, and the PostgreSQL schema is the connection's search_path), so the query is compiled once per
+  // process for all the databases of one dialect (startLp() opens one per test).
   const compiled = new WeakMap<object, Compiled<R>>();
   return async (q, ...args) => {
-    const adapter = q.getExecutor().adapter;
-    let entry = compiled.get(adapter);
+    const dialect = q.getExecutor().adapter.constructor;
+    let entry = compiled.get(dialect);
     if (!entry) {
       entry = compile(q, build, args.length);
-      compiled.set(adapter, entry);
+      compiled.set(dialect, entry);
     }
     const parameters = entry.slots.map((slot) => (typeof slot === "number" ? args[slot] : slot.value));
     return q.executeQuery<R>({ ...entry.query, parameters });
@@ -62,7 +64,7 @@ function compile<A extends unknown[], R>(q: Queries, build: (q: Queries, ...args
 }
 
 /**
- * An insert of one row into `table`, every one of `columns` given, compiled once per database as
+ * An insert of one row into `table`, every one of `columns` given, compiled once per dialect as
  * {@link preparedQuery} is (for the rows a request writes every time: a product, an event).
  */
 export function preparedInsert<T extends keyof Tables, C extends keyof Tables[T] & string>(table: T, columns: readonly C[]): (q: Queries, row: { [K in C]: unknown }) => Promise<void> {
