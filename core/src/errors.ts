@@ -1,4 +1,5 @@
 import type { ErrorCode } from "@lp/contract";
+import type { z } from "zod";
 
 /**
  * The one error type of the core. Every failure a caller can act on carries a code from a closed list;
@@ -55,4 +56,20 @@ export function validationError(issues: ValidationIssue[], message?: string): Lp
   const first = issues[0];
   const text = message ?? (first ? `${first.path || "body"}: ${first.message}` : "The request is invalid.");
   return new LpError("validation_error", text, { issues });
+}
+
+/** zod issues as the `details.issues` of a `validation_error`. */
+export function toIssues(error: z.ZodError): ValidationIssue[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join("."),
+    code: issue.code,
+    message: issue.message,
+  }));
+}
+
+/** Parses `value` with `schema`, or throws a `validation_error` naming every problem. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw validationError(toIssues(result.error));
 }

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from "kysely";
+import type { AccountRecord } from "../accounts/schemas.js";
 import { toJson } from "../db/column-types.js";
 import type { Dialect, Queries, Tx } from "../db/database.js";
 import { preparedInsert, preparedQuery } from "../db/prepared-query.js";
@@ -8,7 +9,6 @@ import { LpError } from "../errors.js";
 import type { CursorCodec } from "../lists/cursor.js";
 import { selectKeysetPage, toPagination } from "../lists/keyset-page.js";
 import { toSort, type Page } from "../lists/list-query.js";
-import { productRoomRefusal } from "./product-quotas.js";
 import type { ProductImageRecord, ProductRecord, StoredCheckoutField } from "./product-view.js";
 import type { ProductListQuery } from "./products-service.js";
 import { productTypeSchema } from "./schemas.js";
@@ -23,7 +23,7 @@ export interface ProductListItem extends Omit<ProductRecord, "images" | "checkou
 }
 
 /** What an account's live products take of its quotas. */
-export interface ProductUsageTotals {
+interface ProductUsageTotals {
   /** Products not deleted. */
   products: number;
   /** Bytes of the uploaded images of the products not deleted. */
@@ -398,3 +398,41 @@ export function createProductRepository(deps: { dialect: Dialect; cursors: Curso
 
 /** The products repository of one database. */
 export type ProductRepository = ReturnType<typeof createProductRepository>;
+
+/** Which per-account quota a refusal names in `details.quota`. */
+type ProductQuotaName = "products" | "media_bytes";
+
+/** A 403 `quota_exceeded` naming the quota, its limit and what is used. */
+function quotaExceeded(quota: ProductQuotaName, limit: number, used: number, requested: number): LpError {
+  const message =
+    quota === "products"
+      ? `The account's product quota of ${limit} is reached; delete a product first.`
+      : `The account's media quota of ${limit} bytes would be passed (${used} used, ${requested} more asked); delete products or images first.`;
+  return new LpError("quota_exceeded", message, { quota, limit, used, ...(quota === "media_bytes" ? { requested } : {}) });
+}
+
+/** What an account's products take of its quotas, as one read saw them. */
+interface ProductUsage {
+  /** Live products. */
+  products: number;
+  /** Bytes of the live products' uploaded images (worked out when asked). */
+  bytes(): number;
+}
+
+/**
+ * The {@link quotaExceeded} refusal when `products` more products or `bytes` more bytes of uploads would pass
+ * the account's quotas, counting the products and bytes `usage` saw; null when they fit.
+ */
+function productRoomRefusal(
+  account: Pick<AccountRecord, "product_quota" | "media_quota_bytes">,
+  usage: ProductUsage,
+  products: number,
+  bytes: number,
+): LpError | null {
+  if (products > 0 && usage.products + products > account.product_quota) return quotaExceeded("products", account.product_quota, usage.products, products);
+  if (bytes > 0) {
+    const used = usage.bytes();
+    if (used + bytes > account.media_quota_bytes) return quotaExceeded("media_bytes", account.media_quota_bytes, used, bytes);
+  }
+  return null;
+}

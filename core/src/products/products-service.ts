@@ -3,17 +3,16 @@ import type { z } from "zod";
 import type { ChangeMark } from "../db/change-mark.js";
 import type { Tx } from "../db/database.js";
 import { toTimestamp } from "../deps.js";
-import { notFound, validationError, type ValidationIssue } from "../errors.js";
+import { LpError, notFound, validationError, type ValidationIssue } from "../errors.js";
 import { recordEvent, type DomainEvent } from "../events/event-sink.js";
 import { isUuid } from "../ids.js";
 import { isoDateOrDateTime, listQuerySchema, type Page } from "../lists/list-query.js";
 import type { MediaStore } from "../media/media-store.js";
-import { mediaTypeFromUrl } from "../media/sniff.js";
+import { IMAGE_TYPES, mediaTypeFromUrl, sniffImageType, type ImageMediaType } from "../media/sniff.js";
 import type { ServiceDeps } from "../service-deps.js";
-import { checkUploads, type CheckedUpload, type ImageUpload } from "./product-input.js";
 import { createProductRepository, type ProductListItem } from "./product-repository.js";
 import { placeholderUrl, sortImages, toProductView, type ProductImageRecord, type ProductRecord } from "./product-view.js";
-import { MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type ProductUpdateInput } from "./schemas.js";
+import { MAX_IMAGE_BYTES, MAX_IMAGES, productListQuerySchema, type ProductCreateInput, type ProductUpdateInput } from "./schemas.js";
 
 interface Deps extends ServiceDeps {
   media: MediaStore;
@@ -266,3 +265,32 @@ function tooManyImages() {
 
 /** The products service. */
 export type ProductsService = ReturnType<typeof createProductsService>;
+
+/** An image file given to a product (the server reads them from a multipart body). */
+export interface ImageUpload {
+  filename: string;
+  bytes: Uint8Array;
+}
+
+/** An upload whose bytes were recognised as an image. */
+interface CheckedUpload {
+  bytes: Uint8Array;
+  mediaType: ImageMediaType;
+  ext: string;
+}
+
+/** Checks each upload by its bytes and size. */
+function checkUploads(files: ImageUpload[]): CheckedUpload[] {
+  return files.map((file, i) => {
+    if (file.bytes.byteLength > MAX_IMAGE_BYTES) {
+      throw new LpError("payload_too_large", `Image '${file.filename}' is larger than 10 MiB.`, { limit_bytes: MAX_IMAGE_BYTES, path: `images.${i}` });
+    }
+    const mediaType = sniffImageType(file.bytes);
+    if (!mediaType) {
+      throw new LpError("validation_error", `File '${file.filename}' is not a PNG, JPEG, GIF, WebP, AVIF or SVG image.`, {
+        issues: [{ path: `images.${i}`, code: "invalid_image", message: "is not a supported image (checked by its content)" }],
+      });
+    }
+    return { bytes: file.bytes, mediaType, ext: IMAGE_TYPES[mediaType] };
+  });
+}

@@ -3,7 +3,7 @@ import type { Database } from "../db/database.js";
 import { isForeignKeyViolation } from "../db/errors.js";
 import { describeDatabases } from "../testing/databases.js";
 import { failedAttempt, createDeliverySteps, type DeliverySteps } from "./delivery-steps.fixture.js";
-import { toDeliveryId } from "./ordered-id.js";
+import { toDeliveryId } from "../ids.js";
 import type { DeliveryRecord } from "./records.js";
 import { at, seedApplication, toTestEndpoint, toTestEvent } from "./webhook-rows.fixture.js";
 

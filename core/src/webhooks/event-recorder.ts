@@ -4,7 +4,7 @@ import { preparedQuery } from "../db/prepared-query.js";
 import type { DomainEvent, EventSink } from "../events/event-sink.js";
 import type { DeliveryRepository } from "./delivery-repository.js";
 import type { EndpointRepository } from "./endpoint-repository.js";
-import { toOrderedId } from "./ordered-id.js";
+import { toOrderedId } from "../ids.js";
 import type { DeliveryRecord, EndpointRecord, EventRecord } from "./records.js";
 
 /** What the event recorder needs. */

@@ -1,6 +1,6 @@
 import type { AnyEventType, DeliveryAttempt, EventType, WebhookCircuit, WebhookDelivery, WebhookEndpoint } from "@lp/contract";
 import type { Environment } from "../accounts/schemas.js";
-import { toDeliveryId } from "./ordered-id.js";
+import { toDeliveryId } from "../ids.js";
 import { isWaiting } from "./retry-policy.js";
 
 /** Endpoint states (DESIGN §9). */

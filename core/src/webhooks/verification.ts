@@ -2,7 +2,7 @@ import { CHALLENGE_EVENT_TYPE } from "@lp/webhooks";
 import { toTimestamp, type Clock, type IdSource } from "../deps.js";
 import type { AddressGuard } from "./address-guard.js";
 import type { Poster } from "./http-attempt.js";
-import { toOrderedId } from "./ordered-id.js";
+import { toOrderedId } from "../ids.js";
 import type { EndpointRecord, VerificationResult } from "./records.js";
 import { toAttemptHeaders } from "./signing.js";
 
