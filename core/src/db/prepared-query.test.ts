@@ -6,6 +6,9 @@ import { preparedQuery, preparedStatement } from "./prepared-query.js";
 
 const AT = "2026-03-01T10:00:00.000Z";
 
+// One query for the suites of every engine below: compiled once per dialect, each database runs its dialect's SQL.
+const valueOf = preparedQuery((q: Queries, name: string) => q.selectFrom("settings").select("value").where("name", "=", name));
+
 describeDatabases("a prepared query", ({ open }) => {
   let database: Database;
   beforeEach(async () => {
@@ -44,6 +47,14 @@ describeDatabases("a prepared query", ({ open }) => {
     // Its condition no longer holds: nothing changes the second time.
     expect(Number((await touch(database.db, "b", "2026-03-03T10:00:00.000Z")).numAffectedRows)).toBe(0);
     expect(await named(database.db, "a", "c")).toEqual([{ name: "a", value: "value 0" }, { name: "c", value: "value 2" }]);
+  });
+
+  it("runs on every database of its dialect, each answering its own rows", async () => {
+    const other = await open();
+    await other.db.insertInto("settings").values({ name: "a", value: "the other's", created_at: AT }).execute();
+    expect(await valueOf(database.db, "a")).toEqual([{ value: "value 0" }]);
+    expect(await valueOf(other.db, "a")).toEqual([{ value: "the other's" }]);
+    expect(await other.transaction((tx) => valueOf(tx, "b"))).toEqual([]);
   });
 
   it("refuses a query whose argument is not one of its parameters", async () => {
