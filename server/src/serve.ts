@@ -4,6 +4,7 @@ import {
   createCore,
   openDatabase,
   openDataDir,
+  refuseNewerDataDir,
   DATABASE_FILE,
   createMediaBlobs,
   toMediaBlobsPlace,
@@ -170,6 +171,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   if (url) await checkPostgresAtStart(url, preflightTimeoutMs(options.startDeadline));
   // Only the embedded store keeps the state in the data dir, so only it locks it; a PostgreSQL database is shared on purpose (DESIGN §12).
   const dataDir = kind === "sqlite" ? resolve(options.dataDir ?? ".lp") : undefined;
+  // A newer lp's data dir is refused before this one writes anything there (its lock included).
+  if (dataDir) refuseNewerDataDir(dataDir, options.writtenBy ?? "lp");
   const notice = dataDir ? secureDataDir(dataDir) : null;
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   let database: Database;

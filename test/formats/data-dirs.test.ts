@@ -167,8 +167,8 @@ describe("the format marker", () => {
     );
     expect(readFileSync(join(dir, "format.json"), "utf8")).toBe(newer);
     expect(readFileSync(join(dir, "lp.db")).equals(before)).toBe(true);
+    // Refused before anything is written there: not even the data dir's lock.
     expect(readdirSync(dir).sort()).toEqual(readdirSync(join(root, newest)).sort());
-    // The refusal releases the data dir: a newer lp can open it at once.
     expect(readdirSync(dir)).not.toContain("lp.lock");
   });
 });

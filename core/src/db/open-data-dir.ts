@@ -43,6 +43,16 @@ export class NewerDataDirError extends Error {
 }
 
 /**
+ * Throws {@link NewerDataDirError} when `format.json` names a format newer than this lp (`reader`) reads, before
+ * anything is written in the dir (`lp serve` asks before it takes the dir's lock); else the marker, or null.
+ */
+export function refuseNewerDataDir(dir: string, reader: string): { format: number; written_by: string } | null {
+  const marker = readMarker(join(dir, "format.json"));
+  if (marker && marker.format > DATA_DIR_FORMAT) throw new NewerDataDirError(dir, marker.format, marker.written_by, reader);
+  return marker;
+}
+
+/**
  * Opens the store of a data dir: `lp.db` in format 3, made on first open. An older dir is migrated first:
  * format 1 (a file per record) by `migration/format-1-migration.ts` into format 2, then format 2 (JSON
  * records in one table, `records`) into format 3 ({@link migrateFormat2}). A dir of a newer format, by
@@ -52,8 +62,7 @@ export class NewerDataDirError extends Error {
 export async function openDataDir(dir: string, options: OpenDataDirOptions): Promise<Database> {
   mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   const markerFile = join(dir, "format.json");
-  const marker = readMarker(markerFile);
-  if (marker && marker.format > DATA_DIR_FORMAT) throw new NewerDataDirError(dir, marker.format, marker.written_by, options.writtenBy);
+  const marker = refuseNewerDataDir(dir, options.writtenBy);
   if (!marker || marker.format < DATA_DIR_FORMAT) migrateLegacyDataDir(dir, { log: options.log, writtenBy: options.writtenBy });
 
   const file = join(dir, DATABASE_FILE);

@@ -179,8 +179,20 @@ describe("lp doctor --data-dir", () => {
   });
 
   it("refuses --fix on a data dir a running server holds, and asks for a data dir", async () => {
+    const served = tempDir("served");
+    const server = await startServer({ storage: "sqlite", dataDir: served, port: 0, log: null, admin: false, storageLog: () => {} });
+    try {
+      const refused = await doctor("--data-dir", served, "--fix");
+      expect(refused.code).toBe(1);
+      expect(refused.err).toContain(`lp serve (pid ${process.pid}) is using ${served}; stop it before lp doctor --fix`);
+    } finally {
+      await server.close();
+    }
+    // Released at the server's stop.
+    expect((await doctor("--data-dir", served, "--fix")).code).toBe(0);
+
     const held = tempDir("held");
-    // Another live process holding the data-dir lock, as a running lp serve does.
+    // An older lp's lock, a pid in lp.lock, of a process that is alive.
     const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
     try {
       writeFileSync(join(held, "lp.lock"), String(holder.pid));

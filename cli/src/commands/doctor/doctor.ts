@@ -49,7 +49,7 @@ export async function run(opts: DoctorOptions, ctx: Context): Promise<void> {
   const core = await import("@lp/core");
   const writtenBy = `lp ${VERSION}`;
   const holder = core.dataDirHolder(opts.dataDir);
-  if (holder !== null && opts.fix) throw new CliError(EXIT.error, `lp serve (pid ${holder}) is using ${opts.dataDir}; stop it before lp doctor --fix.`);
+  if (holder !== null && opts.fix) throw new CliError(EXIT.error, `lp serve${holder.pid === null ? "" : ` (pid ${holder.pid})`} is using ${opts.dataDir}; stop it before lp doctor --fix.`);
   if (!existsSync(opts.dataDir)) throw new CliError(EXIT.error, `lp doctor: ${opts.dataDir} does not exist.`);
   const unlock = opts.fix ? core.lockDataDir(opts.dataDir) : () => {};
   let report: DatabaseDoctorReport;
