@@ -70,6 +70,26 @@ describe("the data dir lock", () => {
     expect(existsSync(join(dir, "lp.lock.pid"))).toBe(false);
   });
 
+  it("lets one of two processes that claim it at once win, and refuses the other", async () => {
+    const dir = tempDir();
+    // Each claims, says whether it won, and holds what it won until the test kills it: the loser cannot claim after the winner left.
+    const CLAIM = `const { lockDataDir } = await import("./core/src/storage/data-dir-lock.ts"); try { lockDataDir(process.argv[1]); console.log("won"); } catch (e) { console.log(String(e.message)); } setInterval(() => {}, 1000);`;
+    const claim = () =>
+      new Promise<string>((resolve) => {
+        const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", CLAIM, dir], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+        holders.push(child);
+        let out = "";
+        child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+          out += chunk;
+          if (out.includes("\n")) resolve(out.trim());
+        });
+        child.once("exit", (code) => resolve(`exited (${String(code)}) saying ${JSON.stringify(out)}`));
+      });
+    const answers = await Promise.all([claim(), claim()]);
+    expect(answers.filter((a) => a === "won")).toHaveLength(1);
+    expect(answers.find((a) => a !== "won")).toMatch(/^Another lp server (\(pid \d+\) )?is using /);
+  });
+
   it("reads an older lp's lock, a pid in a text file: refused while that process lives, replaced once it is gone", () => {
     const dir = tempDir();
     // The test runner's parent is alive for as long as this test runs.
