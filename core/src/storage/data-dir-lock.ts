@@ -147,7 +147,8 @@ function olderLockHolder(file: string): number | null | undefined {
   return Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid) ? pid : null;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process `pid` is alive (one of another user counts). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { isAlive } from "../storage/data-dir-lock.js";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 // Under core/node_modules: Node resolves the bundle's imports from there up, the root's packages included.
@@ -59,15 +60,7 @@ export function bundle(entry: string): Promise<string> {
 function removeOrphans(): void {
   for (const name of readdirSync(OUT_DIR)) {
     const pid = Number(/-(\d+)\.mjs(?:\.map)?$/.exec(name)?.[1]);
-    if (pid && !alive(pid)) rmSync(join(OUT_DIR, name), { force: true });
+    if (pid && !isAlive(pid)) rmSync(join(OUT_DIR, name), { force: true });
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
