@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openSqlite, type SqliteDatabase } from "./sqlite.js";
 
@@ -106,11 +106,16 @@ function heldError(dir: string, pid: number | null): Error {
 /** The pid `lp.lock.pid` names, or null. */
 function pidOf(dir: string): number | null {
   try {
-    const pid = Number.parseInt(readFileSync(join(dir, PID_FILE), "utf8"), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
+    return toPid(readFileSync(join(dir, PID_FILE), "utf8"));
   } catch {
     return null;
   }
+}
+
+/** A pid written as text, or null. */
+function toPid(text: string): number | null {
+  const pid = Number.parseInt(text, 10);
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
 }
 
 /**
@@ -129,22 +134,17 @@ function replaceOlderLock(dir: string, file: string): void {
  * lp left it; undefined for SQLite's lock, or no file.
  */
 function olderLockHolder(file: string): number | null | undefined {
-  let header: string;
+  let bytes: Buffer;
   try {
-    const fd = openSync(file, "r");
-    try {
-      const bytes = Buffer.alloc(SQLITE_HEADER.length);
-      header = bytes.toString("latin1", 0, readSync(fd, bytes, 0, bytes.length, 0));
-    } finally {
-      closeSync(fd);
-    }
+    // One page at most: SQLite's lock never holds a row.
+    bytes = readFileSync(file);
   } catch {
     return undefined;
   }
   // An empty file is an SQLite database not yet written (a claim that was under way).
-  if (header.length === 0 || header === SQLITE_HEADER) return undefined;
-  const pid = Number.parseInt(readFileSync(file, "utf8"), 10);
-  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid) ? pid : null;
+  if (bytes.length === 0 || bytes.toString("latin1", 0, SQLITE_HEADER.length) === SQLITE_HEADER) return undefined;
+  const pid = toPid(bytes.toString("utf8"));
+  return pid !== null && pid !== process.pid && isAlive(pid) ? pid : null;
 }
 
 /** Whether a process `pid` is alive (one of another user counts). */
